@@ -1,0 +1,585 @@
+"""Sheet geometry for printing cards: how many fit, where each one goes, how backs line up.
+
+Pure geometry, no PDF: every length is in millimetres with the origin at the top-left
+corner of the sheet and y growing downwards, which is how people measure a printed
+page.  The PDF writer converts to points and flips y only when it writes.
+
+Counting is done on exact decimal values (fractions) because the interesting cases
+sit right on the boundary (3 × 63 mm + 2 × 3 mm bleed = 195 mm of 200 mm) and a
+binary-float rounding error must not cost a card.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from .paper import STANDARD_SIZES, PaperError, check_size, exact, fmt_mm, label_for_size
+
+LayoutKind = Literal["bleed", "edge"]
+Duplex = Literal["long", "short", "none"]
+
+# An affine map in PDF's convention: (x, y) -> (a·x + c·y + e, b·x + d·y + f).
+Affine = tuple[float, float, float, float, float, float]
+
+IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+REGISTRATION_SIZE = 5.0
+"""Side of the print-and-cut registration squares, mm (what cutter software scans for)."""
+
+REGISTRATION_GAP = 2.0
+"""Clearance between the card block's bleed edge and the registration squares, mm."""
+
+
+class ImpositionError(ValueError):
+    """The cards cannot be laid out as asked; the message says what would work."""
+
+
+@dataclass(frozen=True)
+class CardGeometry:
+    """Physical card: trim size, bleed and the shape the cutter follows (all mm)."""
+
+    width: float
+    height: float
+    bleed: float
+    cut_path: str
+    is_rectangular: bool
+
+    def __post_init__(self) -> None:
+        try:
+            check_size(self.width, self.height, what="card")
+        except PaperError as exc:
+            raise ImpositionError(str(exc)) from None
+        if not isinstance(self.bleed, (int, float)) or not 0 <= self.bleed < 100:
+            raise ImpositionError(f"card bleed must be between 0 and 100 mm, got {self.bleed!r}")
+
+    @property
+    def art_width(self) -> float:
+        """Width of the face artwork (trim plus bleed on both sides)."""
+        return self.width + 2 * self.bleed
+
+    @property
+    def art_height(self) -> float:
+        """Height of the face artwork (trim plus bleed on both sides)."""
+        return self.height + 2 * self.bleed
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One physical card to print: keys of its front and (optional) back faces."""
+
+    front: str
+    back: str | None
+
+
+@dataclass(frozen=True)
+class Rect:
+    """Axis-aligned rectangle in sheet millimetres (top-left origin, y down)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+    def grow(self, left: float, top: float, right: float, bottom: float) -> Rect:
+        """The rectangle pushed outwards by the given amount on each side."""
+        return Rect(self.x - left, self.y - top, self.w + left + right, self.h + top + bottom)
+
+    def moved(self, dx: float, dy: float) -> Rect:
+        return Rect(self.x + dx, self.y + dy, self.w, self.h)
+
+    def overlaps(self, other: Rect, tol: float = 1e-6) -> bool:
+        """True if the interiors intersect (touching edges do not count)."""
+        return (
+            self.x < other.right - tol
+            and other.x < self.right - tol
+            and self.y < other.bottom - tol
+            and other.y < self.bottom - tol
+        )
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where one card sits on a sheet.
+
+    `trim` is the final card after cutting; `clip` is the part of the face artwork that
+    is printed on the front (the whole bleed box, or in edge-to-edge layouts the trim
+    extended only on the block's outer edges so neighbours do not paint over each other).
+    """
+
+    index: int
+    row: int
+    col: int
+    trim: Rect
+    clip: Rect
+    rotated: bool
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    """The chosen grid for one sheet, with everything the writers need.
+
+    `paper_w`/`paper_h` are the sheet as printed (already turned to landscape if that
+    was chosen).  `bleed` is the bleed actually printed around the block, which may be
+    less than the card's artwork bleed.
+    """
+
+    paper_w: float
+    paper_h: float
+    paper_label: str
+    orientation: Literal["portrait", "landscape"]
+    rows: int
+    cols: int
+    layout: LayoutKind
+    rotated: bool
+    card: CardGeometry
+    bleed: float
+    gutter: float
+    margin: float
+    slots: tuple[Slot, ...]
+    note: str = field(default="")
+
+    @property
+    def per_sheet(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def block(self) -> Rect:
+        """Bounding box of all trim rectangles."""
+        return _bbox([s.trim for s in self.slots])
+
+    @property
+    def block_bleed(self) -> Rect:
+        """Bounding box of all printed artwork: nothing but cards may be drawn inside."""
+        return _bbox([s.clip for s in self.slots])
+
+    @property
+    def cut_xs(self) -> tuple[float, ...]:
+        """Distinct x positions of vertical trim lines (a shared cut counts once)."""
+        return _distinct([v for s in self.slots for v in (s.trim.x, s.trim.right)])
+
+    @property
+    def cut_ys(self) -> tuple[float, ...]:
+        """Distinct y positions of horizontal trim lines (a shared cut counts once)."""
+        return _distinct([v for s in self.slots for v in (s.trim.y, s.trim.bottom)])
+
+    def describe(self) -> str:
+        """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …"."""
+        text = f"{self.paper_label} {self.orientation}, {self.cols}×{self.rows} = {self.per_sheet} "
+        text += "card per sheet" if self.per_sheet == 1 else "cards per sheet"
+        if self.rotated:
+            text += ", cards turned 90°"
+        if self.layout == "edge":
+            text += ", edge to edge with shared cuts"
+        elif self.bleed > 0:
+            text += f", with {fmt_mm(self.bleed)} mm bleed"
+        else:
+            text += ", no bleed"
+        if self.note:
+            text += f" ({self.note})"
+        return text
+
+    def art_rect(self, slot: Slot) -> Rect:
+        """Footprint of the full face artwork (trim plus the card's own bleed) on the sheet."""
+        b = self.card.bleed
+        return slot.trim.grow(b, b, b, b)
+
+    def front_transform(self, slot: Slot) -> Affine:
+        """Map face-artwork millimetres (origin top-left of the art, y down) to the sheet.
+
+        Turned cards are rotated a quarter turn counter-clockwise: the card's top ends
+        up on the left.
+        """
+        art = self.art_rect(slot)
+        if not slot.rotated:
+            return (1.0, 0.0, 0.0, 1.0, art.x, art.y)
+        # (u, v) -> (v, art_w - u): top edge (v = 0) lands on the left side.
+        return (0.0, -1.0, 1.0, 0.0, art.x, art.y + self.card.art_width)
+
+    def back_transform(self, slot: Slot, duplex: Duplex, offset: tuple[float, float]) -> Affine:
+        """Map back-artwork millimetres to the back page so the back lands behind its front.
+
+        A point of the back artwork at (u, v) sits behind the front artwork point
+        (art_w − u, v) when the card is turned over about its own vertical axis; that
+        point is placed on the front page by the front transform, and the sheet flip F
+        takes front-page positions to back-page positions.  So
+        back = offset ∘ F ∘ front ∘ mirror.  Two reflections make a rotation, so the back
+        is never drawn mirrored; it comes out upside down on short-edge flips of
+        portrait sheets, which is what makes it upright in the hand.
+        """
+        mirror = (-1.0, 0.0, 0.0, 1.0, self.card.art_width, 0.0)
+        shift = (1.0, 0.0, 0.0, 1.0, float(offset[0]), float(offset[1]))
+        flip = self.flip(duplex)
+        return compose(shift, compose(flip, compose(self.front_transform(slot), mirror)))
+
+    def back_clip(self, slot: Slot, duplex: Duplex, offset: tuple[float, float]) -> Rect:
+        """Printed area of the back: the mirror of the front's clip, shifted with the back."""
+        return transform_rect(self.flip(duplex), slot.clip).moved(*offset)
+
+    def flip(self, duplex: Duplex) -> Affine:
+        """Reflection taking a front-page position to the back-page position behind it."""
+        return sheet_flip(self.paper_w, self.paper_h, duplex)
+
+    def registration_marks(self) -> tuple[Rect, Rect, Rect]:
+        """Three filled squares (top-left, top-right, bottom-left) for print-and-cut machines.
+
+        They sit diagonally off the corners of the printed block so they can never touch
+        a card, a cut mark (marks are on trim lines, inside the block's span) or a cut line.
+        """
+        blk = self.block_bleed
+        s, g = REGISTRATION_SIZE, REGISTRATION_GAP
+        marks = (
+            Rect(blk.x - g - s, blk.y - g - s, s, s),
+            Rect(blk.right + g, blk.y - g - s, s, s),
+            Rect(blk.x - g - s, blk.bottom + g, s, s),
+        )
+        for mark in marks:
+            if mark.x < 0 or mark.y < 0 or mark.right > self.paper_w or mark.bottom > self.paper_h:
+                need = g + s
+                raise ImpositionError(
+                    f"registration marks need {fmt_mm(need)} mm of paper beside the card block; "
+                    f"raise the margin to at least {fmt_mm(need + 1)} mm or leave registration marks off"
+                )
+        return marks
+
+
+def plan_grid(
+    paper_w: float,
+    paper_h: float,
+    card: CardGeometry,
+    *,
+    margin: float = 5.0,
+    gutter: float | None = None,
+    bleed: float | None = None,
+    allow_rotate: bool = True,
+    layout: Literal["auto", "bleed", "edge"] = "auto",
+    paper_label: str | None = None,
+) -> GridPlan:
+    """Choose the sheet orientation, card rotation and layout that print the most cards.
+
+    Candidates are both sheet orientations, cards upright or (if allowed) turned, and the
+    two layouts: "bleed" (every card keeps its bleed, cells separated by `gutter`) and
+    "edge" (cards butt against each other with one shared cut; bleed only around the
+    block).  Ties prefer bleed (each card can be cut with slack), then upright cards, then
+    the sheet orientation as given.  `bleed` defaults to the card's own bleed and may only
+    reduce it, since artwork that does not exist cannot be printed.
+    """
+    label = paper_label or label_for_size(paper_w, paper_h)
+    try:
+        check_size(paper_w, paper_h, what=f"paper {label}")
+    except PaperError as exc:
+        raise ImpositionError(str(exc)) from None
+    b = card.bleed if bleed is None else bleed
+    g = 0.0 if gutter is None else gutter
+    if not 0 <= b <= card.bleed:
+        raise ImpositionError(
+            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed "
+            f"({fmt_mm(card.bleed)} mm)"
+        )
+    if not 0 <= g < 100:
+        raise ImpositionError(f"gutter must be between 0 and 100 mm, got {fmt_mm(g)} mm")
+    if not 0 <= margin < min(paper_w, paper_h) / 2:
+        raise ImpositionError(
+            f"margin must be between 0 and half the paper's short side, got {fmt_mm(margin)} mm"
+        )
+    if layout not in ("auto", "bleed", "edge"):
+        raise ImpositionError(f"layout must be 'auto', 'bleed' or 'edge', got {layout!r}")
+
+    kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
+    best: tuple[tuple, _Candidate] | None = None
+    for turn_sheet in (False, True):
+        sw, sh = (paper_h, paper_w) if turn_sheet else (paper_w, paper_h)
+        for rotated in (False, True) if allow_rotate else (False,):
+            for kind in kinds:
+                cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
+                if cand.count == 0:
+                    continue
+                rank = (cand.count, kind == "bleed", not rotated, not turn_sheet)
+                if best is None or rank > best[0]:
+                    best = (rank, cand)
+    if best is None:
+        raise ImpositionError(_no_fit_message(paper_w, paper_h, card, margin, b, label))
+    cand = best[1]
+    return _build(cand, card, label, float(margin), b, g)
+
+
+def sheet_flip(paper_w: float, paper_h: float, duplex: Duplex) -> Affine:
+    """Reflection taking a front-page position to the back-page position behind it.
+
+    The printer turns the sheet about the named edge, and prints the back upright for
+    someone who turns it the same way.  The long edge of a portrait sheet is vertical,
+    so a long-edge flip turns it about a vertical axis (x -> W − x: columns mirror);
+    a short-edge flip turns it about a horizontal axis (y -> H − y: rows mirror).  On a
+    landscape sheet the long edge is horizontal and the two swap.
+    """
+    if duplex not in ("long", "short"):
+        raise ImpositionError(f"duplex must be 'long' or 'short' to place backs, got {duplex!r}")
+    about_vertical = (duplex == "long") == (paper_w <= paper_h)
+    if about_vertical:
+        return (-1.0, 0.0, 0.0, 1.0, float(paper_w), 0.0)
+    return (1.0, 0.0, 0.0, -1.0, 0.0, float(paper_h))
+
+
+def compose(m1: Affine, m2: Affine) -> Affine:
+    """m1 ∘ m2: apply m2 first, then m1."""
+    a1, b1, c1, d1, e1, f1 = m1
+    a2, b2, c2, d2, e2, f2 = m2
+    return (
+        a1 * a2 + c1 * b2,
+        b1 * a2 + d1 * b2,
+        a1 * c2 + c1 * d2,
+        b1 * c2 + d1 * d2,
+        a1 * e2 + c1 * f2 + e1,
+        b1 * e2 + d1 * f2 + f1,
+    )
+
+
+def apply(m: Affine, x: float, y: float) -> tuple[float, float]:
+    """Image of one point under an affine map."""
+    a, b, c, d, e, f = m
+    return (a * x + c * y + e, b * x + d * y + f)
+
+
+def transform_rect(m: Affine, r: Rect) -> Rect:
+    """Bounding box of a rectangle's image (exact for the quarter turns and flips used here)."""
+    pts = [apply(m, x, y) for x in (r.x, r.right) for y in (r.y, r.bottom)]
+    xs = [p[0] for p in pts]
+    ys = [p[1] for p in pts]
+    return Rect(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    sheet_w: float
+    sheet_h: float
+    rotated: bool
+    kind: LayoutKind
+    cols: int
+    rows: int
+
+    @property
+    def count(self) -> int:
+        return self.cols * self.rows
+
+
+def _fit(
+    sw: float, sh: float, card: CardGeometry, rotated: bool, kind: LayoutKind,
+    margin: Fraction, b: Fraction, g: Fraction,
+) -> _Candidate:
+    """How many columns and rows of one kind fit in the printable area of one sheet."""
+    cw, ch = (exact(card.height), exact(card.width)) if rotated else (exact(card.width), exact(card.height))
+    avail_w, avail_h = exact(sw) - 2 * margin, exact(sh) - 2 * margin
+    if kind == "bleed":
+        cols = math.floor((avail_w + g) / (cw + 2 * b + g))
+        rows = math.floor((avail_h + g) / (ch + 2 * b + g))
+    else:
+        cols = math.floor((avail_w - 2 * b) / cw)
+        rows = math.floor((avail_h - 2 * b) / ch)
+    return _Candidate(sw, sh, rotated, kind, max(cols, 0), max(rows, 0))
+
+
+def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: float, g: float) -> GridPlan:
+    """Turn the winning candidate into centred slot rectangles."""
+    cw, ch = (exact(card.height), exact(card.width)) if c.rotated else (exact(card.width), exact(card.height))
+    eb = exact(b)
+    eg = exact(g) if c.kind == "bleed" else Fraction(0)
+    if c.kind == "bleed":
+        step_x, step_y = cw + 2 * eb + eg, ch + 2 * eb + eg
+        block_w, block_h = c.cols * step_x - eg, c.rows * step_y - eg
+    else:
+        step_x, step_y = cw, ch
+        block_w, block_h = c.cols * cw + 2 * eb, c.rows * ch + 2 * eb
+    x0 = (exact(c.sheet_w) - block_w) / 2 + eb
+    y0 = (exact(c.sheet_h) - block_h) / 2 + eb
+    slots = []
+    for row in range(c.rows):
+        for col in range(c.cols):
+            tx, ty = x0 + col * step_x, y0 + row * step_y
+            trim = Rect(float(tx), float(ty), float(cw), float(ch))
+            if c.kind == "bleed":
+                clip = trim.grow(b, b, b, b)
+            else:
+                clip = trim.grow(
+                    b if col == 0 else 0.0,
+                    b if row == 0 else 0.0,
+                    b if col == c.cols - 1 else 0.0,
+                    b if row == c.rows - 1 else 0.0,
+                )
+            slots.append(Slot(len(slots), row, col, trim, clip, c.rotated))
+    note = ""
+    if c.kind == "edge" and b > 0:
+        note = _why_not_bleed(c, cw, ch, eb, eg, margin)
+    return GridPlan(
+        paper_w=float(c.sheet_w),
+        paper_h=float(c.sheet_h),
+        paper_label=label,
+        orientation="landscape" if c.sheet_w > c.sheet_h else "portrait",
+        rows=c.rows,
+        cols=c.cols,
+        layout=c.kind,
+        rotated=c.rotated,
+        card=card,
+        bleed=float(b),
+        gutter=float(g) if c.kind == "bleed" else 0.0,
+        margin=margin,
+        slots=tuple(slots),
+        note=note,
+    )
+
+
+def _why_not_bleed(c: _Candidate, cw: Fraction, ch: Fraction, b: Fraction, g: Fraction, margin: float) -> str:
+    """Explain which dimension the same grid with full bleed would overflow."""
+    m = exact(margin)
+    need_w = c.cols * (cw + 2 * b) + (c.cols - 1) * g
+    need_h = c.rows * (ch + 2 * b) + (c.rows - 1) * g
+    avail_w, avail_h = exact(c.sheet_w) - 2 * m, exact(c.sheet_h) - 2 * m
+    if need_w > avail_w:
+        need, avail, side = need_w, avail_w, "width"
+    elif need_h > avail_h:
+        need, avail, side = need_h, avail_h, "height"
+    else:
+        return f"{fmt_mm(float(b))} mm bleed kept around the block"
+    return (
+        f"{fmt_mm(float(b))} mm bleed does not fit: needs {fmt_mm(float(need))} mm "
+        f"of {fmt_mm(float(avail))} mm printable {side}"
+    )
+
+
+def _no_fit_message(paper_w: float, paper_h: float, card: CardGeometry, margin: float, b: float, label: str) -> str:
+    """Say why nothing fits and name the smallest standard paper that would work."""
+    size = f"{fmt_mm(card.width)}×{fmt_mm(card.height)} mm"
+    if b:
+        size += f" ({fmt_mm(card.width + 2 * b)}×{fmt_mm(card.height + 2 * b)} mm with bleed)"
+    text = (
+        f"card {size} does not fit on {label} with {fmt_mm(margin)} mm margins "
+        f"(printable {fmt_mm(paper_w - 2 * margin)}×{fmt_mm(paper_h - 2 * margin)} mm)"
+    )
+    for name, (w, h) in sorted(STANDARD_SIZES.items(), key=lambda kv: kv[1][0] * kv[1][1]):
+        if w * h <= paper_w * paper_h:
+            continue
+        lo, hi = sorted((card.width + 2 * b, card.height + 2 * b))
+        if lo <= w - 2 * margin and hi <= h - 2 * margin:
+            return f"{text}; use --paper {name} or larger"
+    need_w = fmt_mm(card.width + 2 * b + 2 * margin)
+    need_h = fmt_mm(card.height + 2 * b + 2 * margin)
+    return f"{text}; use a custom paper of at least --paper {need_w}x{need_h}mm"
+
+
+def _bbox(rects: list[Rect]) -> Rect:
+    x0 = min(r.x for r in rects)
+    y0 = min(r.y for r in rects)
+    x1 = max(r.right for r in rects)
+    y1 = max(r.bottom for r in rects)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def _distinct(values: list[float], tol: float = 1e-6) -> tuple[float, ...]:
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or v - out[-1] > tol:
+            out.append(v)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One printed page of a large sheet split over smaller paper.
+
+    `region` is the part of the large sheet (mm, origin at its top-left) printed on this
+    page, placed at the top-left corner of the printable area.  `glue_right` and
+    `glue_below` are the strips shared with the neighbour to the right / below, which
+    that neighbour covers when the tiles are assembled.
+    """
+
+    name: str
+    row: int
+    col: int
+    region: Rect
+    glue_right: Rect | None
+    glue_below: Rect | None
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """How a large sheet (e.g. an A3 game mat) is split over several pages."""
+
+    paper_w: float
+    paper_h: float
+    margin: float
+    overlap: float
+    rows: int
+    cols: int
+    tiles: tuple[Tile, ...]
+
+    def describe(self) -> str:
+        orientation = "landscape" if self.paper_w > self.paper_h else "portrait"
+        return (
+            f"{label_for_size(self.paper_w, self.paper_h)} {orientation}, {self.cols}×{self.rows} = "
+            f"{len(self.tiles)} tiles with {fmt_mm(self.overlap)} mm overlap"
+        )
+
+
+def plan_tiles(
+    width: float, height: float, paper_w: float, paper_h: float, *, margin: float = 5.0, overlap: float = 10.0
+) -> TilePlan:
+    """Split a width × height mm sheet into the fewest pages, neighbours sharing `overlap` mm.
+
+    Tiles advance by (printable size − overlap) so every pair of neighbours shares exactly
+    `overlap` mm to glue; the last column/row is simply narrower.  Both paper
+    orientations are tried; ties keep the paper as given.
+    """
+    check_size(width, height, what="tiled sheet")
+    check_size(paper_w, paper_h, what="paper")
+    if not 0 <= margin < min(paper_w, paper_h) / 2:
+        raise ImpositionError(f"margin must be between 0 and half the paper's short side, got {fmt_mm(margin)} mm")
+    best: TilePlan | None = None
+    for sw, sh in ((paper_w, paper_h), (paper_h, paper_w)):
+        pw, ph = sw - 2 * margin, sh - 2 * margin
+        if not 0 <= overlap < min(pw, ph) / 2:
+            raise ImpositionError(
+                f"overlap must be between 0 and half the printable size ({fmt_mm(min(pw, ph) / 2)} mm), "
+                f"got {fmt_mm(overlap)} mm"
+            )
+        cols, xs = _tile_axis(width, pw, overlap)
+        rows, ys = _tile_axis(height, ph, overlap)
+        if best is not None and rows * cols >= len(best.tiles):
+            continue
+        tiles = []
+        for r, (y0, th) in enumerate(ys):
+            for c, (x0, tw) in enumerate(xs):
+                glue_right = Rect(x0 + tw - overlap, y0, overlap, th) if c < cols - 1 else None
+                glue_below = Rect(x0, y0 + th - overlap, tw, overlap) if r < rows - 1 else None
+                tiles.append(Tile(f"{_row_name(r)}{c + 1}", r, c, Rect(x0, y0, tw, th), glue_right, glue_below))
+        best = TilePlan(sw, sh, margin, overlap, rows, cols, tuple(tiles))
+    assert best is not None
+    return best
+
+
+def _tile_axis(total: float, printable: float, overlap: float) -> tuple[int, list[tuple[float, float]]]:
+    """Start and length of each tile along one axis."""
+    if total <= printable + 1e-9:
+        return 1, [(0.0, float(total))]
+    step = printable - overlap
+    count = math.ceil((exact(total) - exact(overlap)) / exact(step))
+    spans = [(i * step, min(printable, total - i * step)) for i in range(count)]
+    return count, spans
+
+
+def _row_name(index: int) -> str:
+    """Spreadsheet-style row letters: A … Z, AA, AB …"""
+    name = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        name = chr(ord("A") + rem) + name
+    return name

@@ -1,0 +1,125 @@
+"""Paper sizes in millimetres, and the one place where millimetres become PDF points.
+
+Everything in the imposition code is in millimetres because that is how print
+shops, card sizes and printer margins are specified; PDF user space is in points
+(1/72 in).  Converting only at the moment of writing keeps rounding in one spot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+MM_PER_INCH = Fraction(254, 10)
+PT_PER_MM = Fraction(72) / MM_PER_INCH
+
+# Portrait (width <= height) sizes in mm.  US sizes are exact inch multiples.
+STANDARD_SIZES: dict[str, tuple[float, float]] = {
+    "a5": (148.0, 210.0),
+    "a4": (210.0, 297.0),
+    "a3": (297.0, 420.0),
+    "letter": (215.9, 279.4),
+    "legal": (215.9, 355.6),
+    "tabloid": (279.4, 431.8),
+}
+
+# Sheets larger than this are almost certainly a unit mistake (cm or pt typed as mm).
+MAX_SIDE_MM = 5000.0
+
+_CUSTOM_RE = re.compile(
+    r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*$", re.IGNORECASE
+)
+
+
+class PaperError(ValueError):
+    """Bad paper specification; the message says what to type instead."""
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A sheet of paper as the user named it (orientation as given)."""
+
+    name: str
+    width: float
+    height: float
+
+    @property
+    def label(self) -> str:
+        """Human label: "A4" for standard sizes, "300×450 mm" for custom ones."""
+        if self.name in STANDARD_SIZES:
+            return self.name.upper() if self.name.startswith("a") else self.name.capitalize()
+        return f"{fmt_mm(self.width)}×{fmt_mm(self.height)} mm"
+
+
+def fmt_mm(value: float) -> str:
+    """Format a length without noise: 63 -> "63", 63.5 -> "63.5", 215.9 -> "215.9"."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return text if text != "-0" else "0"
+
+
+def parse_paper(spec: str) -> Paper:
+    """Parse "a4", "Letter" or a custom "WxHmm" such as "300x450mm".
+
+    Raises PaperError with a one-line hint, because this is user input from the CLI.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise PaperError(f"empty paper size; use one of {_names()} or WxHmm such as 300x450mm")
+    key = spec.strip().lower()
+    if key in STANDARD_SIZES:
+        w, h = STANDARD_SIZES[key]
+        return Paper(key, w, h)
+    match = _CUSTOM_RE.match(key)
+    if not match:
+        raise PaperError(
+            f"unknown paper size {spec!r}; use one of {_names()} or WxHmm such as 300x450mm"
+        )
+    w, h = float(match.group(1)), float(match.group(2))
+    check_size(w, h, what=f"paper {spec!r}")
+    return Paper(key.replace(" ", ""), w, h)
+
+
+def check_size(width: float, height: float, *, what: str) -> None:
+    """Reject non-positive or absurd sizes with a message naming the offending object."""
+    for side, value in (("width", width), ("height", height)):
+        if not isinstance(value, (int, float)) or value != value:
+            raise PaperError(f"{what}: {side} must be a number of millimetres, got {value!r}")
+        if value <= 0:
+            raise PaperError(f"{what}: {side} must be positive, got {fmt_mm(value)} mm")
+        if value > MAX_SIDE_MM:
+            raise PaperError(
+                f"{what}: {side} {fmt_mm(value)} mm is larger than {fmt_mm(MAX_SIDE_MM)} mm; "
+                "sizes are in millimetres"
+            )
+
+
+def name_for_size(width: float, height: float) -> str | None:
+    """Return the standard name of a sheet in either orientation, so plans can say "A4"."""
+    for name, (w, h) in STANDARD_SIZES.items():
+        if {round(width, 2), round(height, 2)} == {round(w, 2), round(h, 2)}:
+            return name
+    return None
+
+
+def label_for_size(width: float, height: float) -> str:
+    """"A4" for a standard sheet (either orientation), else "300×450 mm"."""
+    name = name_for_size(width, height)
+    return Paper(name or "custom", width, height).label
+
+
+def mm_to_pt(value: float | Fraction) -> float:
+    """Convert mm to PDF points, rounding only once at the end."""
+    return float(Fraction(value) * PT_PER_MM)
+
+
+def exact(value: float) -> Fraction:
+    """The decimal value the user meant: 215.9 -> 2159/10, not the binary float near it.
+
+    Grid counts compare sums like 3 × 63 + 6 against 200; doing that on the decimal
+    value avoids a card being dropped because 0.1 has no exact binary form.
+    """
+    return Fraction(repr(float(value)))
+
+
+def _names() -> str:
+    return ", ".join(STANDARD_SIZES)
