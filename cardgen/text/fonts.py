@@ -1,0 +1,196 @@
+"""Font faces and the fallback chain.
+
+A card's text may mix Latin particle names, Greek symbols, Arabic, Hebrew, Devanagari
+and Chinese, and no single font covers all of that. The engine therefore works with an
+ordered *chain* of faces per weight and picks, for every character cluster, the first
+face that has glyphs for it. All faces ship inside ``cardgen/fonts`` so that output never
+depends on what the rendering machine has installed.
+
+Each face is opened twice, for two different jobs: HarfBuzz (``uharfbuzz``) for shaping
+and a lazily loaded fontTools ``TTFont`` for glyph outlines. Both are created once and
+cached on the :class:`Face`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import uharfbuzz as hb
+from fontTools.pens.svgPathPen import SVGPathPen
+from fontTools.ttLib import TTFont, TTLibError
+
+from cardgen.errors import CardgenError, Location
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
+
+
+class TextEngineError(CardgenError):
+    """A font could not be used (missing, unreadable, not a font)."""
+
+    def __init__(self, message: str, path: Path | str | None = None) -> None:
+        super().__init__(message, location=Location.of_file(path) if path else None, code="font")
+
+
+def fmt(value: float) -> str:
+    """Format a number with at most 3 decimals and no trailing zeros.
+
+    Every number in emitted SVG goes through here so that output is compact and
+    byte-stable (no ``-0``, no float noise such as ``0.30000000000000004``).
+    """
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+@dataclass(frozen=True)
+class FaceSpec:
+    """Where a face lives and which languages want it first for shared characters."""
+
+    file: str
+    langs: tuple[str, ...] = ()
+
+
+class Face:
+    """One font file, ready for shaping (HarfBuzz) and outline extraction (fontTools)."""
+
+    def __init__(self, index: int, path: Path, langs: tuple[str, ...] = ()) -> None:
+        self.index = index
+        self.path = path
+        self.langs = langs
+        try:
+            # fontTools validates the file properly; HarfBuzz would silently accept garbage
+            # and shape everything to .notdef.
+            self._ttfont = TTFont(str(path), lazy=True)
+            self.upem: int = self._ttfont["head"].unitsPerEm
+            hhea = self._ttfont["hhea"]
+            self.ascender: float = hhea.ascent / self.upem
+            self.descender: float = -hhea.descent / self.upem
+            self._glyph_order = self._ttfont.getGlyphOrder()
+            cmap = self._ttfont.getBestCmap() or {}
+        except (OSError, TTLibError, KeyError, AssertionError, ValueError) as exc:
+            raise TextEngineError(f"cannot read font file: {exc}", path) from None
+        self.coverage: frozenset[int] = frozenset(cmap)
+        blob = hb.Blob.from_file_path(str(path))
+        self.hb_font = hb.Font(hb.Face(blob))
+        self._paths: dict[int, str] = {}
+
+    def __repr__(self) -> str:
+        return f"Face({self.index}, {self.path.name})"
+
+    def covers(self, char: str) -> bool:
+        return ord(char) in self.coverage
+
+    @cached_property
+    def _glyph_set(self):  # noqa: ANN202 - fontTools' glyph set type is private
+        return self._ttfont.getGlyphSet()
+
+    def glyph_path(self, gid: int) -> str:
+        """SVG path data of glyph ``gid`` in font units (y up), cached per face.
+
+        Coordinates stay in font units so that one definition serves every size; the
+        ``<use>`` transform scales and flips it.
+        """
+        path = self._paths.get(gid)
+        if path is None:
+            pen = SVGPathPen(self._glyph_set, ntos=fmt)
+            try:
+                self._glyph_set[self._glyph_order[gid]].draw(pen)
+            except (KeyError, IndexError, TTLibError, AssertionError) as exc:
+                raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
+            path = pen.getCommands()
+            self._paths[gid] = path
+        return path
+
+
+#: Noto Sans lacks arrows and relations (→ ≤ ∞ −); Noto Sans Math matches its design, so
+#: it comes straight after it, before the CJK face (which has some of them too). It has no
+#: bold, so both weights use the regular cut.
+MATH = FaceSpec("NotoSansMath-Regular.ttf")
+
+#: The bundled chain, in fallback order. The first face of a chain is its *primary* face:
+#: its ascender/descender define line boxes for every language, so that translated cards
+#: keep the same baseline grid.
+REGULAR_CHAIN: tuple[FaceSpec, ...] = (
+    FaceSpec("NotoSans-Regular.ttf"),
+    MATH,
+    FaceSpec("NotoSansArabic-Regular.ttf", ("ar", "fa", "ur", "ps")),
+    FaceSpec("NotoSansHebrew-Regular.ttf", ("he", "iw", "yi")),
+    FaceSpec("NotoSansDevanagari-Regular.ttf", ("hi", "mr", "ne", "sa")),
+    FaceSpec("NotoSansSC-Regular-GB2312.otf", ("zh",)),
+)
+BOLD_CHAIN: tuple[FaceSpec, ...] = (
+    FaceSpec("NotoSans-Bold.ttf"),
+    MATH,
+    FaceSpec("NotoSansArabic-Bold.ttf", ("ar", "fa", "ur", "ps")),
+    FaceSpec("NotoSansHebrew-Bold.ttf", ("he", "iw", "yi")),
+    FaceSpec("NotoSansDevanagari-Bold.ttf", ("hi", "mr", "ne", "sa")),
+    FaceSpec("NotoSansSC-Bold-GB2312.otf", ("zh",)),
+)
+
+
+class FontChain:
+    """Ordered fallback faces per weight, with per-language preference.
+
+    Faces are numbered once across all weights (a file used by both weights is loaded
+    once); that number is the ``<face-index>`` in glyph ids, so it must be stable.
+    """
+
+    def __init__(self, chains: dict[str, tuple[FaceSpec, ...]], font_dir: Path = FONT_DIR) -> None:
+        self.faces: list[Face] = []
+        self._chains: dict[str, tuple[Face, ...]] = {}
+        by_file: dict[str, Face] = {}
+        for weight, specs in chains.items():
+            chain = []
+            for spec in specs:
+                face = by_file.get(spec.file)
+                if face is None:
+                    path = font_dir / spec.file
+                    if not path.is_file():
+                        raise TextEngineError("font file not found", path)
+                    face = Face(len(self.faces), path, spec.langs)
+                    self.faces.append(face)
+                    by_file[spec.file] = face
+                chain.append(face)
+            self._chains[weight] = tuple(chain)
+        self._ordered: dict[tuple[str, str | None], tuple[Face, ...]] = {}
+
+    @property
+    def weights(self) -> tuple[str, ...]:
+        return tuple(self._chains)
+
+    def chain(self, weight: str, lang: str | None = None) -> tuple[Face, ...]:
+        """Faces for ``weight`` with the faces preferred by ``lang`` moved to the front.
+
+        The reordered chain is only consulted for script-neutral characters (punctuation,
+        digits, symbols): that is how ``zh`` text gets full-width CJK punctuation while a
+        Latin word inside it still uses the Latin face.
+        """
+        key = (weight, primary_subtag(lang))
+        ordered = self._ordered.get(key)
+        if ordered is None:
+            try:
+                base = self._chains[weight]
+            except KeyError:
+                raise TextEngineError(
+                    f"unknown font weight {weight!r}; expected one of {', '.join(self._chains)}"
+                ) from None
+            preferred = tuple(f for f in base if key[1] and key[1] in f.langs)
+            ordered = preferred + tuple(f for f in base if f not in preferred)
+            self._ordered[key] = ordered
+        return ordered
+
+    def primary(self, weight: str) -> Face:
+        return self.chain(weight)[0]
+
+    def covered(self, char: str) -> bool:
+        """True if any face of any weight has a glyph for ``char``."""
+        cp = ord(char)
+        return any(cp in face.coverage for face in self.faces)
+
+
+def primary_subtag(lang: str | None) -> str | None:
+    """``"zh-Hans-CN"`` → ``"zh"``: font preference only depends on the language itself."""
+    if not lang:
+        return None
+    return lang.replace("_", "-").split("-")[0].lower()

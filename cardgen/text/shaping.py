@@ -1,0 +1,229 @@
+"""Itemize a paragraph into runs and shape each run with HarfBuzz.
+
+HarfBuzz shapes one run at a time and needs each run to have a single font, script and
+direction. A paragraph is therefore cut wherever the bidi level, the script or the font
+changes. Font choice happens per *cluster* (a base character plus the combining marks,
+joiners and variation selectors that follow it), so a mark such as the combining
+overline of an anti-quark ``ū`` always lands in its base's run and HarfBuzz can position
+it with the font's mark attachment (GPOS) data.
+
+Shaping works in em units (font units / units-per-em) and is independent of the font
+size, so results are cached per paragraph and reused for every size tried by
+auto-shrink and for every card that repeats a label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from unicodedata import category
+
+import uharfbuzz as hb
+from fontTools.unicodedata import script as _script_of
+
+from cardgen.text.bidi import resolve_levels
+from cardgen.text.fonts import Face, FontChain
+
+# Scripts that do not decide a run's script or font on their own: Common, Inherited, Unknown.
+_NEUTRAL_SCRIPTS = frozenset({"Zyyy", "Zinh", "Zzzz"})
+_ATTACHING_CATEGORIES = frozenset({"Mn", "Mc", "Me", "Cf"})
+SHAPE_CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedGlyph:
+    """One glyph as HarfBuzz placed it; lengths in em."""
+
+    gid: int
+    cluster: int  # index (in the paragraph) of the first character of the glyph's cluster
+    advance: float
+    dx: float
+    dy: float
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedRun:
+    """Characters ``start:end`` of a paragraph shaped with one face, script and direction."""
+
+    start: int
+    end: int
+    level: int
+    face: Face
+    script: str
+    glyphs: tuple[ShapedGlyph, ...]  # HarfBuzz order, i.e. visual order inside the run
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedParagraph:
+    """A shaped paragraph in logical order, ready for line breaking.
+
+    ``advances[i]`` is the em advance of the cluster starting at character ``i`` (0 for
+    characters inside a cluster and for dropped characters); ``boundary[i]`` says that a
+    line may be cut before character ``i`` without splitting a cluster.
+    """
+
+    text: str
+    runs: tuple[ShapedRun, ...]
+    advances: tuple[float, ...]
+    boundary: tuple[bool, ...]
+    missing: frozenset[str]
+
+
+@lru_cache(maxsize=8192)
+def char_script(char: str) -> str:
+    """ISO 15924 script code of a character (``"Latn"``, ``"Arab"``, ``"Zyyy"``...)."""
+    return _script_of(char)
+
+
+@lru_cache(maxsize=8192)
+def _attaches(char: str) -> bool:
+    """Whether ``char`` belongs to the preceding character's cluster (marks, joiners,
+    variation selectors and other invisible format characters)."""
+    return category(char) in _ATTACHING_CATEGORIES
+
+
+@lru_cache(maxsize=1024)
+def is_format(char: str) -> bool:
+    """Format characters (ZWJ, LRM, ...) are default-ignorable: HarfBuzz hides them in any
+    font, so they never count as missing even when a font's cmap lacks them."""
+    return category(char) == "Cf"
+
+
+def _clusters(text: str) -> list[tuple[int, int]]:
+    """Split text into font-selection clusters ``(start, end)``."""
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or not _attaches(text[i]):
+            bounds.append((start, i))
+            start = i
+    return bounds if text else []
+
+
+def _face_covers(face: Face, chars: str) -> bool:
+    coverage = face.coverage
+    return all(ord(c) in coverage or is_format(c) for c in chars)
+
+
+def _pick_face(chain: tuple[Face, ...], chars: str) -> Face | None:
+    """First face covering the whole cluster, else the first covering its base character."""
+    for face in chain:
+        if _face_covers(face, chars):
+            return face
+    base = ord(chars[0])
+    for face in chain:
+        if base in face.coverage:
+            return face
+    return None
+
+
+def _invisible(chars: str) -> bool:
+    """Clusters made only of format characters (LRM, ZWJ...) render as nothing in any face."""
+    return all(is_format(c) for c in chars)
+
+
+def itemize(
+    text: str, chain: FontChain, weight: str, lang: str | None, base_level: int
+) -> tuple[list[tuple[int, int, int, Face, str]], set[str]]:
+    """Cut a paragraph into ``(start, end, level, face, script)`` runs; report uncovered
+    characters, which are left out of every run (dropped, never drawn as boxes)."""
+    levels = resolve_levels(text, base_level)
+    clusters = _clusters(text)
+    plain_chain = chain.chain(weight)
+    lang_chain = chain.chain(weight, lang)
+    preferred = lang_chain[0] if lang_chain[0] is not plain_chain[0] else None
+
+    scripts: list[str | None] = []
+    faces: list[Face | None] = []
+    neutral: list[bool] = []
+    for start, end in clusters:
+        script = char_script(text[start])
+        is_neutral = script in _NEUTRAL_SCRIPTS
+        neutral.append(is_neutral)
+        scripts.append(None if is_neutral else script)
+        faces.append(None if is_neutral else _pick_face(plain_chain, text[start:end]))
+
+    # Neutral clusters (spaces, digits, punctuation, symbols) join a neighbour's run when
+    # that face has them, so that runs are not cut at every space; the language's own face
+    # wins when it covers them (full-width punctuation in Chinese).
+    count = len(clusters)
+    next_face: list[Face | None] = [None] * (count + 1)
+    next_script: list[str | None] = [None] * (count + 1)
+    for k in range(count - 1, -1, -1):
+        next_face[k] = faces[k] if not neutral[k] else next_face[k + 1]
+        next_script[k] = scripts[k] if not neutral[k] else next_script[k + 1]
+    prev_face: Face | None = None
+    prev_script: str | None = None
+    for k, (start, end) in enumerate(clusters):
+        chars = text[start:end]
+        if neutral[k]:
+            scripts[k] = prev_script or next_script[k] or "Zyyy"
+            if _invisible(chars):
+                faces[k] = prev_face or next_face[k] or plain_chain[0]
+            else:
+                candidates = [preferred, prev_face, next_face[k]]
+                faces[k] = next(
+                    (f for f in candidates if f is not None and _face_covers(f, chars)), None
+                ) or _pick_face(lang_chain, chars)
+        if faces[k] is not None:
+            prev_face = faces[k]
+        prev_script = scripts[k] if not neutral[k] else prev_script or scripts[k]
+
+    runs: list[tuple[int, int, int, Face, str]] = []
+    missing: set[str] = set()
+    for k, (start, end) in enumerate(clusters):
+        face = faces[k]
+        if face is None:
+            missing.update(c for c in text[start:end] if not is_format(c))
+            continue
+        missing.update(c for c in text[start:end] if not _face_covers(face, c))
+        key = (levels[start], face, scripts[k])
+        if runs and runs[-1][1] == start and runs[-1][2:] == key:
+            runs[-1] = (runs[-1][0], end, *key)
+        else:
+            runs.append((start, end, *key))
+    return runs, missing
+
+
+def _shape_run(
+    text: str, start: int, end: int, level: int, face: Face, script: str, lang: str | None
+) -> tuple[ShapedGlyph, ...]:
+    """Shape ``text[start:end]``, giving HarfBuzz the whole paragraph as context so that
+    joining across a run boundary (e.g. a font change inside an Arabic word) still works."""
+    buf = hb.Buffer()
+    buf.add_str(text, start, end - start)
+    buf.direction = "rtl" if level % 2 else "ltr"
+    buf.script = script
+    if lang:
+        buf.language = lang
+    hb.shape(face.hb_font, buf, {})
+    scale = 1.0 / face.upem
+    # Glyph 0 (.notdef) only appears for characters the face lacks (reported as missing);
+    # it is dropped so that a box is never drawn.
+    return tuple(
+        ShapedGlyph(info.codepoint, info.cluster, pos.x_advance * scale,
+                    pos.x_offset * scale, pos.y_offset * scale)
+        for info, pos in zip(buf.glyph_infos, buf.glyph_positions)
+        if info.codepoint
+    )
+
+
+@lru_cache(maxsize=SHAPE_CACHE_SIZE)
+def shape_paragraph(
+    text: str, chain: FontChain, weight: str, lang: str | None, base_level: int
+) -> ShapedParagraph:
+    """Itemize and shape one paragraph (no line breaks inside); cached because card
+    labels repeat across cards and auto-shrink lays the same text out many times."""
+    items, missing = itemize(text, chain, weight, lang, base_level)
+    advances = [0.0] * len(text)
+    boundary = [True] * len(text)
+    runs = []
+    for start, end, level, face, script in items:
+        glyphs = _shape_run(text, start, end, level, face, script, lang)
+        starts = {glyph.cluster for glyph in glyphs}
+        for i in range(start, end):
+            boundary[i] = i == start or i in starts
+        for glyph in glyphs:
+            advances[glyph.cluster] += glyph.advance
+        runs.append(ShapedRun(start, end, level, face, script, glyphs))
+    return ShapedParagraph(text, tuple(runs), tuple(advances), tuple(boundary), frozenset(missing))
