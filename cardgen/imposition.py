@@ -263,6 +263,7 @@ def plan_grid(
     bleed: float | None = None,
     allow_rotate: bool = True,
     layout: Literal["auto", "bleed", "edge"] = "auto",
+    orientation: Literal["auto", "portrait", "landscape"] = "auto",
     paper_label: str | None = None,
 ) -> GridPlan:
     """Choose the sheet orientation, card rotation and layout that print the most cards.
@@ -273,6 +274,10 @@ def plan_grid(
     block).  Ties prefer bleed (each card can be cut with slack), then upright cards, then
     the sheet orientation as given.  `bleed` defaults to the card's own bleed and may only
     reduce it, since artwork that does not exist cannot be printed.
+
+    Turning the cards on a portrait sheet is the same geometry as upright cards on a
+    landscape sheet, so rotation only wins when `orientation` pins the sheet (some
+    printers and print shops want portrait pages only).
     """
     label = paper_label or label_for_size(paper_w, paper_h)
     try:
@@ -294,11 +299,18 @@ def plan_grid(
         )
     if layout not in ("auto", "bleed", "edge"):
         raise ImpositionError(f"layout must be 'auto', 'bleed' or 'edge', got {layout!r}")
+    if orientation not in ("auto", "portrait", "landscape"):
+        raise ImpositionError(f"orientation must be 'auto', 'portrait' or 'landscape', got {orientation!r}")
+    portrait = (min(paper_w, paper_h), max(paper_w, paper_h))
+    sheets = {
+        "auto": ((paper_w, paper_h), (paper_h, paper_w)),
+        "portrait": (portrait,),
+        "landscape": (portrait[::-1],),
+    }[orientation]
 
     kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
     best: tuple[tuple, _Candidate] | None = None
-    for turn_sheet in (False, True):
-        sw, sh = (paper_h, paper_w) if turn_sheet else (paper_w, paper_h)
+    for turn_sheet, (sw, sh) in enumerate(sheets):
         for rotated in (False, True) if allow_rotate else (False,):
             for kind in kinds:
                 cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
@@ -464,12 +476,14 @@ def _no_fit_message(paper_w: float, paper_h: float, card: CardGeometry, margin: 
         f"card {size} does not fit on {label} with {fmt_mm(margin)} mm margins "
         f"(printable {fmt_mm(paper_w - 2 * margin)}×{fmt_mm(paper_h - 2 * margin)} mm)"
     )
-    for name, (w, h) in sorted(STANDARD_SIZES.items(), key=lambda kv: kv[1][0] * kv[1][1]):
-        if w * h <= paper_w * paper_h:
-            continue
-        lo, hi = sorted((card.width + 2 * b, card.height + 2 * b))
-        if lo <= w - 2 * margin and hi <= h - 2 * margin:
-            return f"{text}; use --paper {name} or larger"
+    lo, hi = sorted((card.width + 2 * b, card.height + 2 * b))
+    fitting = [
+        name
+        for name, (w, h) in sorted(STANDARD_SIZES.items(), key=lambda kv: kv[1][0] * kv[1][1])
+        if lo <= w - 2 * margin and hi <= h - 2 * margin
+    ]
+    if fitting:
+        return f"{text}; use --paper {' or '.join(fitting[:2])}"
     need_w = fmt_mm(card.width + 2 * b + 2 * margin)
     need_h = fmt_mm(card.height + 2 * b + 2 * margin)
     return f"{text}; use a custom paper of at least --paper {need_w}x{need_h}mm"

@@ -1,0 +1,220 @@
+"""Grid planner, duplex geometry and tile planning (pure geometry, no PDF)."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardgen.imposition import (
+    CardGeometry,
+    ImpositionError,
+    Rect,
+    apply,
+    plan_grid,
+    plan_tiles,
+    sheet_flip,
+    transform_rect,
+)
+
+POKER = CardGeometry(63, 88, 3, "M0 0H63V88H0Z", True)
+A4 = (210.0, 297.0)
+A3 = (297.0, 420.0)
+
+
+def close(a: Rect, b: Rect, tol: float = 0.01) -> bool:
+    return all(abs(p - q) <= tol for p, q in zip((a.x, a.y, a.w, a.h), (b.x, b.y, b.w, b.h)))
+
+
+def test_poker_on_a4_goes_edge_to_edge_nine_up():
+    plan = plan_grid(*A4, POKER)
+    assert (plan.rows, plan.cols, plan.per_sheet, plan.layout) == (3, 3, 9, "edge")
+    assert plan.orientation == "portrait" and not plan.rotated
+    assert plan.describe() == (
+        "A4 portrait, 3×3 = 9 cards per sheet, edge to edge with shared cuts "
+        "(3 mm bleed does not fit: needs 207 mm of 200 mm printable width)"
+    )
+    # Shared cuts: 4 vertical and 4 horizontal trim lines, not 6 and 6.
+    assert plan.cut_xs == pytest.approx((10.5, 73.5, 136.5, 199.5))
+    assert len(plan.cut_ys) == 4
+    # Bleed only on the outer edges of the block.
+    middle = plan.slots[4]
+    assert close(middle.clip, middle.trim)
+    corner = plan.slots[0]
+    assert close(corner.clip, corner.trim.grow(3, 3, 0, 0))
+
+
+def test_poker_on_a4_without_bleed_is_also_nine():
+    plan = plan_grid(*A4, POKER, bleed=0)
+    assert plan.per_sheet == 9
+    assert plan.layout == "bleed"
+    assert plan.describe() == "A4 portrait, 3×3 = 9 cards per sheet, no bleed"
+
+
+def test_a3_holds_sixteen_poker_cards_with_bleed():
+    plan = plan_grid(*A3, POKER, layout="bleed")
+    assert plan.per_sheet == 16
+    assert "with 3 mm bleed" in plan.describe()
+    for slot in plan.slots:
+        assert close(slot.clip, slot.trim.grow(3, 3, 3, 3))
+    # Left to choose freely, edge to edge on A3 gains two more cards.
+    auto = plan_grid(*A3, POKER)
+    assert auto.per_sheet == 18 and auto.layout == "edge"
+
+
+def test_card_larger_than_paper_names_a_paper_that_fits():
+    big = CardGeometry(250, 300, 3, "M0 0H250V300H0Z", True)
+    with pytest.raises(ImpositionError) as info:
+        plan_grid(*A4, big)
+    assert isinstance(info.value, ValueError)
+    assert "does not fit on A4" in str(info.value)
+    assert "--paper tabloid or a3" in str(info.value)
+    huge = CardGeometry(600, 700, 0, "M0 0H600V700H0Z", True)
+    with pytest.raises(ImpositionError, match=r"610x710mm"):
+        plan_grid(*A4, huge)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(margin=-1), dict(margin=200), dict(bleed=5), dict(bleed=-1), dict(gutter=-2), dict(layout="x")],
+)
+def test_bad_options_raise(kwargs):
+    with pytest.raises(ImpositionError):
+        plan_grid(*A4, POKER, **kwargs)
+
+
+def test_bad_card_raises():
+    with pytest.raises(ImpositionError):
+        CardGeometry(-63, 88, 3, "", True)
+    with pytest.raises(ImpositionError):
+        CardGeometry(63, 88, -1, "", True)
+
+
+def test_square_cards_are_not_turned_on_a_tie():
+    square = CardGeometry(70, 70, 3, "M0 0H70V70H0Z", True)
+    assert not plan_grid(*A4, square).rotated
+
+
+def test_landscape_cards_on_a_portrait_only_sheet_are_turned():
+    wide = CardGeometry(88, 63, 3, "M0 0H88V63H0Z", True)
+    plan = plan_grid(*A4, wide, orientation="portrait")
+    assert plan.rotated and plan.per_sheet == 9
+    assert "cards turned 90°" in plan.describe()
+    slot = plan.slots[0]
+    assert (slot.trim.w, slot.trim.h) == pytest.approx((63, 88))
+    # The art (94 × 69 mm unturned) lands as a 69 × 94 footprint with its top on the left.
+    art = transform_rect(plan.front_transform(slot), Rect(0, 0, wide.art_width, wide.art_height))
+    assert close(art, plan.art_rect(slot))
+    top_left = apply(plan.front_transform(slot), 0, 0)
+    assert top_left == pytest.approx((art.x, art.bottom))
+    assert not plan_grid(*A4, wide, orientation="portrait", allow_rotate=False).rotated
+
+
+def test_gutter_separates_bleed_boxes():
+    plan = plan_grid(*A3, POKER, layout="bleed", gutter=2)
+    assert plan.gutter == 2
+    first, second = plan.slots[0], plan.slots[1]
+    assert second.clip.x - first.clip.right == pytest.approx(2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    w=st.floats(20, 150),
+    h=st.floats(20, 150),
+    bleed=st.sampled_from([0, 1.5, 3]),
+    margin=st.sampled_from([0, 5, 8]),
+    gutter=st.sampled_from([0, 2]),
+    paper=st.sampled_from([A4, A3, (215.9, 279.4), (148, 210)]),
+)
+def test_plan_invariants(w, h, bleed, margin, gutter, paper):
+    card = CardGeometry(w, h, bleed, "", True)
+    try:
+        plan = plan_grid(*paper, card, margin=margin, gutter=gutter)
+    except ImpositionError:
+        # Only legitimate if the card with outer bleed does not fit either way round.
+        lo, hi = sorted((w + 2 * bleed, h + 2 * bleed))
+        assert lo > min(paper) - 2 * margin or hi > max(paper) - 2 * margin
+        return
+    assert plan.per_sheet == len(plan.slots) == plan.rows * plan.cols >= 1
+    blk = plan.block_bleed
+    # Inside the printable area and centred on the sheet.
+    assert blk.x >= margin - 1e-6 and blk.right <= plan.paper_w - margin + 1e-6
+    assert blk.y >= margin - 1e-6 and blk.bottom <= plan.paper_h - margin + 1e-6
+    assert blk.x == pytest.approx(plan.paper_w - blk.right)
+    assert blk.y == pytest.approx(plan.paper_h - blk.bottom)
+    for i, a in enumerate(plan.slots):
+        tw, th = (h, w) if plan.rotated else (w, h)
+        assert (a.trim.w, a.trim.h) == pytest.approx((tw, th))
+        for b in plan.slots[i + 1 :]:
+            assert not a.clip.overlaps(b.clip)
+    # No other candidate of the same kind packs more cards.
+    for kind in ("bleed", "edge"):
+        try:
+            other = plan_grid(*paper, card, margin=margin, gutter=gutter, layout=kind)
+        except ImpositionError:
+            continue
+        assert other.per_sheet <= plan.per_sheet
+
+
+@pytest.mark.parametrize("paper", [A4, (297.0, 210.0)])
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_backs_mirror_their_fronts(paper, duplex):
+    plan = plan_grid(*paper, POKER, orientation="portrait" if paper[0] < paper[1] else "landscape")
+    flip = sheet_flip(plan.paper_w, plan.paper_h, duplex)
+    art = Rect(0, 0, POKER.art_width, POKER.art_height)
+    for slot in plan.slots:
+        back_art = transform_rect(plan.back_transform(slot, duplex, (0, 0)), art)
+        assert close(transform_rect(flip, back_art), plan.art_rect(slot))
+        assert close(transform_rect(flip, plan.back_clip(slot, duplex, (0, 0))), slot.clip)
+        # Which slot's position does the back take?  Columns mirror when the flip axis is vertical.
+        about_vertical = (duplex == "long") == (plan.paper_w <= plan.paper_h)
+        twin = next(
+            s for s in plan.slots
+            if (s.row, s.col) == ((slot.row, plan.cols - 1 - slot.col) if about_vertical else (plan.rows - 1 - slot.row, slot.col))
+        )
+        assert close(back_art, plan.art_rect(twin))
+
+
+def test_back_orientation_follows_the_card_not_the_page():
+    plan = plan_grid(*A4, POKER)
+    slot = plan.slots[0]
+    # Long edge on portrait: back drawn upright (its top-left at the art box's top-left).
+    assert plan.back_transform(slot, "long", (0, 0))[:4] == pytest.approx((1, 0, 0, 1))
+    # Short edge on portrait: the sheet tumbles, so the back is drawn upside down.
+    assert plan.back_transform(slot, "short", (0, 0))[:4] == pytest.approx((-1, 0, 0, -1))
+
+
+def test_back_offset_shifts_every_back():
+    plan = plan_grid(*A4, POKER)
+    for slot in plan.slots:
+        base = plan.back_transform(slot, "long", (0, 0))
+        moved = plan.back_transform(slot, "long", (1.5, -0.75))
+        assert moved[4] - base[4] == pytest.approx(1.5)
+        assert moved[5] - base[5] == pytest.approx(-0.75)
+
+
+def test_registration_marks_stay_off_the_cards():
+    plan = plan_grid(*A4, POKER)
+    for mark in plan.registration_marks():
+        assert all(not mark.overlaps(s.clip) for s in plan.slots)
+        assert 0 <= mark.x and mark.right <= plan.paper_w
+    tight = plan_grid(*A4, CardGeometry(100, 140, 0, "", True), margin=0)
+    with pytest.raises(ImpositionError, match="margin"):
+        tight.registration_marks()
+
+
+def test_a3_mat_tiles_onto_four_a4_pages_with_overlap():
+    tiles = plan_tiles(297, 420, *A4, margin=5, overlap=10)
+    assert (tiles.cols, tiles.rows, len(tiles.tiles)) == (2, 2, 4)
+    assert [t.name for t in tiles.tiles] == ["A1", "A2", "B1", "B2"]
+    a1, a2, b1, _ = tiles.tiles
+    assert a1.region.right - a2.region.x == pytest.approx(10)
+    assert a1.region.bottom - b1.region.y == pytest.approx(10)
+    assert a2.region.right == pytest.approx(297) and b1.region.bottom == pytest.approx(420)
+    assert close(a1.glue_right, Rect(190, 0, 10, 287))
+    assert a2.glue_right is None
+    assert tiles.describe() == "A4 portrait, 2×2 = 4 tiles with 10 mm overlap"
+
+
+def test_small_sheet_is_one_tile_and_bad_overlap_raises():
+    assert len(plan_tiles(100, 100, *A4).tiles) == 1
+    with pytest.raises(ImpositionError):
+        plan_tiles(297, 420, *A4, overlap=150)
