@@ -1,0 +1,122 @@
+"""SVG emission: glyph registry, <use> placement, determinism, rendering through cairosvg."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import cairosvg
+import pytest
+from PIL import Image
+
+from cardgen.text import GlyphRegistry, TextEngine, TextEngineError
+from cardgen.text.fonts import BOLD_CHAIN, REGULAR_CHAIN, FontChain
+
+USE = re.compile(r'<use href="#([^"]+)" transform="translate\(([-\d.]+) ([-\d.]+)\) '
+                 r'scale\(([-\d.e]+) -([-\d.e]+)\)"/>')
+
+
+@pytest.fixture(scope="module")
+def engine() -> TextEngine:
+    return TextEngine.default()
+
+
+def document(body: str, reg: GlyphRegistry, width: float, height: float) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
+            f'viewBox="0 0 {width} {height}">{reg.defs()}{body}</svg>')
+
+
+def rasterise(svg: str, px_per_mm: int = 10) -> Image.Image:
+    png = cairosvg.svg2png(bytestring=svg.encode(), scale=px_per_mm / (96 / 25.4),
+                           background_color="white")
+    return Image.open(io.BytesIO(png)).convert("L")
+
+
+def ink_columns(image: Image.Image) -> tuple[int, int]:
+    """First and last pixel column holding ink."""
+    bbox = Image.eval(image, lambda v: 255 - v).getbbox()
+    assert bbox is not None, "nothing was drawn"
+    return bbox[0], bbox[2]
+
+
+def test_each_glyph_defined_once_and_reused(engine):
+    reg = GlyphRegistry()
+    body = engine.layout("aaaa bbbb", size=5).to_svg(0, 0, reg)
+    defs = reg.defs()
+    assert defs.count("<path ") == 2 and len(reg) == 2
+    assert body.count("<use ") == 8, "the space has no outline and emits nothing"
+    ids = re.findall(r'<path id="([^"]+)"', defs)
+    assert sorted(set(m[0] for m in USE.findall(body))) == sorted(ids)
+    engine.layout("abba", size=9).to_svg(0, 10, reg)
+    assert reg.defs() == defs, "later documents' text reuses existing definitions"
+
+
+def test_use_placement_and_rounding(engine):
+    reg = GlyphRegistry(prefix="t")
+    res = engine.layout("Hi", size=3.5, valign="baseline")
+    body = res.to_svg(10.00001, 20, reg, fill="#123456")
+    assert body.startswith('<g fill="#123456"><use href="#tg0-')
+    uses = USE.findall(body)
+    assert len(uses) == 2
+    first, second = uses
+    assert (first[1], first[2]) == ("10", "20")
+    assert first[3] == first[4] == "0.0035"
+    assert float(second[1]) == pytest.approx(10 + res.lines[0].runs[0].glyphs[1].x, abs=0.001)
+    for number in re.findall(r"\d+\.(\d+)", re.sub(r"scale\([^)]*\)", "", body)):
+        assert len(number) <= 3
+    assert re.match(r'<defs><path id="tg0-\d+" d="M[-\d. A-Z]+"/>', reg.defs())
+
+
+def test_output_is_deterministic_across_engines():
+    text = "Quark u\u0305 كوارك 上夸克 क्षत्रिय → 80 GeV"
+    outputs = []
+    for _ in range(2):
+        engine = TextEngine(FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}))
+        reg = GlyphRegistry()
+        body = engine.layout(text, size=4, width=35, align="middle").to_svg(1, 2, reg)
+        body += engine.layout(text, size=3, weight="bold").to_svg(1, 30, reg)
+        outputs.append(reg.defs() + body)
+    assert outputs[0] == outputs[1]
+
+
+def test_defs_order_is_independent_of_use_order(engine):
+    first, second = GlyphRegistry(), GlyphRegistry()
+    engine.layout("ab", size=4).to_svg(0, 0, first)
+    engine.layout("ba", size=4).to_svg(0, 0, second)
+    assert first.defs() == second.defs()
+
+
+def test_registry_refuses_a_second_font_chain(engine):
+    reg = GlyphRegistry()
+    engine.layout("a", size=4).to_svg(0, 0, reg)
+    other = TextEngine(FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}))
+    with pytest.raises(TextEngineError, match="two different font chains"):
+        other.layout("b", size=4).to_svg(0, 0, reg)
+
+
+def test_missing_glyphs_are_not_emitted(engine):
+    reg = GlyphRegistry()
+    body = engine.layout("\U0001F9EA", size=4).to_svg(0, 0, reg)
+    assert "<use" not in body and reg.defs() == "<defs></defs>"
+
+
+def test_arabic_renders_right_aligned(engine):
+    reg = GlyphRegistry()
+    res = engine.layout("كوارك علوي", size=5, width=60, height=10, align="start",
+                        direction="rtl")
+    image = rasterise(document(res.to_svg(0, 0, reg), reg, 60, 10))
+    left, right = ink_columns(image)
+    assert right >= 590 - 5, "ink reaches the right edge of the box"
+    assert left > 300, "and leaves the left half empty"
+
+
+def test_latin_renders_centred_and_wrapped(engine):
+    reg = GlyphRegistry()
+    res = engine.layout("Up quark and down quark", size=5, width=40, height=20,
+                        align="middle", valign="middle")
+    assert len(res.lines) == 2
+    image = rasterise(document(res.to_svg(0, 0, reg), reg, 40, 20))
+    left, right = ink_columns(image)
+    assert abs((left + right) / 2 - 200) < 6
+    bbox = Image.eval(image, lambda v: 255 - v).getbbox()
+    assert abs((bbox[1] + bbox[3]) / 2 - 100) < 15
