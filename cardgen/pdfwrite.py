@@ -127,7 +127,7 @@ def write_sheets(
             _ticks(canvas, plan, footer_y)
         for square in reg_marks:
             canvas.fill_rect(square)
-        _footer(canvas, footer, footer_y, number, len(sheets), "fronts")
+        _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
         doc.add_page(canvas)
 
         if with_backs:
@@ -138,7 +138,7 @@ def write_sheets(
                 face = doc.face(placement.back, faces[placement.back], card.art_width, card.art_height)
                 transform = plan.back_transform(slot, duplex, back_offset)
                 canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset))
-            _footer(canvas, footer, footer_y, number, len(sheets), "backs")
+            _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
             doc.add_page(canvas)
 
     return doc.save(duplex if with_backs else "none")
@@ -521,17 +521,20 @@ def _footer_baseline(plan: GridPlan) -> float | None:
     return baseline
 
 
-def _footer(canvas: _Canvas, footer: Footer, baseline: float | None, sheet: int, sheets: int, side: str) -> None:
+def _footer(
+    canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str
+) -> None:
+    """Footer text starting at x (the block's left edge, clear of registration squares)."""
     if footer is None or baseline is None:
         return
     text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
     if not text:
         return
     # Helvetica averages about half an em per character; cut long text rather than overflow.
-    max_chars = int((canvas.w - 2 * 5.0) / (0.55 * FOOTER_PT / K))
+    max_chars = int((canvas.w - x - EDGE_KEEP_OUT) / (0.55 * FOOTER_PT / K))
     if len(text) > max_chars:
         text = text[: max_chars - 3] + "..."
-    canvas.text(5.0, baseline, FOOTER_PT, text)
+    canvas.text(x, baseline, FOOTER_PT, text)
 
 
 def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
@@ -627,13 +630,15 @@ def _vernier(canvas: _Canvas, x: float, y: float, sign_x: float, sign_y: float) 
         segs.append((x + t, y, x + t, y - tick))
         segs.append((x, y + t, x + tick, y + t))
     canvas.lines(segs, 0.25)
+    # Ticks point up and right, so labels go below and to the left, clear of the lines.
     for t in range(-span, span + 1, 2):
         if t == 0:
             continue
-        canvas.text(x + t - 0.8, y - 2.6, 4, f"{sign_x * t:+.0f}")
-        canvas.text(x + 2.6, y + t + 0.5, 4, f"{sign_y * t:+.0f}")
-    canvas.text(x + 1.0, y - 2.6, 4, "X")
-    canvas.text(x - 3.0, y - 1.0, 4, "Y")
+        canvas.text(x + t - 0.9, y + 2.2, 4, f"{sign_x * t:+.0f}")
+        if t != 2:  # would sit on the horizontal scale's "-2"; the tick still reads fine
+            canvas.text(x - 3.2, y + t + 0.5, 4, f"{sign_y * t:+.0f}")
+    canvas.text(x + span + 1.0, y + 0.5, 5, "X")
+    canvas.text(x - 0.7, y + span + 2.4, 5, "Y")
 
 
 def _scale_bar(canvas: _Canvas, x: float, y: float) -> None:
