@@ -16,6 +16,11 @@ from cardgen.text.bidi import paragraph_level, resolve_levels, visual_order
     "الكتلة 173 GeV/c² تقريبا",
     "quark كوارك ١٢٣ x",
     "כוורק up/down 1-2",
+    "קוורק עליון (up) 2.2 MeV",
+    "abc (כוורק) def",
+    "كوارك (a [b] c) x",
+    "a (b كوارك) c",
+    "كوارك (1) x",
 ])
 def test_reordering_matches_python_bidi(text):
     level = paragraph_level(text)

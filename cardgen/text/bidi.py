@@ -6,13 +6,12 @@ happen per line, after line breaking. So levels are resolved here from
 ``unicodedata.bidirectional``:
 
 * P2/P3 paragraph direction from the first strong character;
-* weak types W1-W7, neutrals N1-N2, implicit levels I1-I2;
+* weak types W1-W7, bracket pairs N0, neutrals N1-N2, implicit levels I1-I2;
 * L2 reordering of whole runs.
 
 Explicit embedding/override/isolate controls (LRE, RLO, LRI, ... ) are treated as
 invisible and do not open embeddings; LRM/RLM/ALM marks work, which is what translators
-use in practice. Bracket pairing (N0) is not implemented; HarfBuzz still mirrors
-brackets inside right-to-left runs.
+use in practice. Mirroring of brackets in right-to-left runs is left to HarfBuzz.
 """
 
 from __future__ import annotations
@@ -22,6 +21,11 @@ from unicodedata import bidirectional
 # Removed by rule X9; they take the level of the preceding character.
 _REMOVED = frozenset({"BN", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 _NEUTRAL = frozenset({"B", "S", "WS", "ON"})
+# Bidi_Paired_Bracket pairs (BidiBrackets.txt) that card text can plausibly contain.
+_PAIRS = "()[]{}⁅⁆⁽⁾₍₎⌈⌉⌊⌋〈〉⟦⟧⟨⟩⟪⟫⦃⦄⦅⦆〈〉《》「」『』【】〔〕〖〗〘〙〚〛（）［］｛｝｟｠｢｣"
+_CLOSING_OF = {_PAIRS[i]: _PAIRS[i + 1] for i in range(0, len(_PAIRS), 2)}
+_CLOSERS = frozenset(_CLOSING_OF.values())
+_MAX_BRACKET_DEPTH = 63  # BD16
 
 
 def paragraph_level(text: str) -> int | None:
@@ -41,11 +45,56 @@ def _strong_direction(kind: str) -> str:
     return "L" if kind == "L" else "R"
 
 
+def _bracket_pairs(chars: list[str], types: list[str]) -> list[tuple[int, int]]:
+    """BD16: positions of matching bracket pairs, sorted by opening position."""
+    stack: list[tuple[str, int]] = []
+    pairs = []
+    for k, char in enumerate(chars):
+        if types[k] != "ON":
+            continue
+        if char in _CLOSING_OF:
+            if len(stack) == _MAX_BRACKET_DEPTH:
+                break
+            stack.append((_CLOSING_OF[char], k))
+        elif char in _CLOSERS:
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth][0] == char:
+                    pairs.append((stack[depth][1], k))
+                    del stack[depth:]
+                    break
+    return sorted(pairs)
+
+
+def _resolve_brackets(chars: list[str], types: list[str], original: list[str], sos: str,
+                      embedding: str) -> None:
+    """N0: a bracket pair takes the embedding direction if that direction occurs inside it,
+    else the opposite direction when it occurs inside and also before the pair; so
+    ``(up)`` inside Hebrew stays a right-to-left parenthesis around a Latin word."""
+    for open_at, close_at in _bracket_pairs(chars, types):
+        inside = {_strong_direction(t) for t in types[open_at + 1:close_at]
+                  if t in ("L", "R", "EN", "AN")}
+        if not inside:
+            continue
+        if embedding in inside:
+            direction = embedding
+        else:
+            before = next((_strong_direction(t) for t in reversed(types[:open_at])
+                           if t in ("L", "R", "EN", "AN")), sos)
+            direction = before  # the opposite direction if it also precedes the pair
+        for k in (open_at, close_at):
+            types[k] = direction
+            j = k + 1
+            while j < len(types) and original[j] == "NSM":  # marks follow their bracket
+                types[j] = direction
+                j += 1
+
+
 def resolve_levels(text: str, base_level: int) -> list[int]:
-    """Embedding level of every character of one paragraph (rules W1-W7, N1-N2, I1-I2)."""
+    """Embedding level of every character of one paragraph (rules W1-W7, N0-N2, I1-I2)."""
     all_types = [bidirectional(c) for c in text]
     kept = [i for i, kind in enumerate(all_types) if kind not in _REMOVED]
     types = [all_types[i] for i in kept]
+    original = list(types)
     n = len(types)
     sos = "R" if base_level % 2 else "L"
 
@@ -95,6 +144,7 @@ def resolve_levels(text: str, base_level: int) -> list[int]:
             types[k] = "L"
 
     embedding = "R" if base_level % 2 else "L"
+    _resolve_brackets([text[i] for i in kept], types, original, sos, embedding)
     k = 0
     while k < n:  # N1/N2: neutrals between same-direction text take it, else the embedding's
         if types[k] not in _NEUTRAL:

@@ -130,7 +130,7 @@ class TextEngine:
         primary = self.fonts.primary(weight)
         request = LayoutRequest(
             text, tuple(paragraphs), width, height, factor, valign, line_height,
-            primary.ascender, primary.descender, sorted(missing), "rtl" if rtl else "ltr",
+            primary.ascender, primary.descender, tuple(sorted(missing)), "rtl" if rtl else "ltr",
         )
         return lay_out(request, size, min_size)
 
@@ -140,21 +140,17 @@ class TextEngine:
     ) -> None:
         """Reject option values early with a message a template author can act on."""
         problems = []
-        if not (isinstance(size, (int, float)) and math.isfinite(size) and size > 0):
-            problems.append(f"size must be a positive number of mm, got {size!r}")
-        if min_size is not None and not (math.isfinite(min_size) and 0 < min_size):
-            problems.append(f"min_size must be a positive number of mm, got {min_size!r}")
-        for name, value in (("width", width), ("height", height)):
-            if value is not None and not (math.isfinite(value) and value > 0):
-                problems.append(f"{name} must be a positive number of mm, got {value!r}")
+        for name, value in (("size", size), ("min_size", min_size), ("width", width),
+                            ("height", height), ("line_height", line_height)):
+            if (value is not None or name == "size") and not _positive(value):
+                problems.append(f"{name} must be a positive number, got {value!r}")
         if weight not in self.fonts.weights:
-            problems.append(f"weight must be one of {', '.join(self.fonts.weights)}, got {weight!r}")
+            weights = ", ".join(self.fonts.weights)
+            problems.append(f"weight must be one of {weights}, got {weight!r}")
         if align not in ("start", "end", *ALIGN_FACTORS):
             problems.append(f"align must be start, middle, end, left or right, got {align!r}")
         if valign not in VALIGNS:
             problems.append(f"valign must be one of {', '.join(VALIGNS)}, got {valign!r}")
-        if not line_height > 0:
-            problems.append(f"line_height must be positive, got {line_height!r}")
         if direction not in _DIRECTIONS:
             problems.append(f"direction must be ltr, rtl or None, got {direction!r}")
         if problems:
@@ -174,6 +170,11 @@ class TextEngine:
         """Advance width (mm) of ``text`` as one unwrapped line (widest line if it has
         newlines)."""
         return self.layout(text, size=size, weight=weight, lang=lang).width
+
+
+def _positive(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
 
 
 @lru_cache(maxsize=1)

@@ -97,7 +97,8 @@ class Face:
             try:
                 self._glyph_set[self._glyph_order[gid]].draw(pen)
             except (KeyError, IndexError, TTLibError, AssertionError) as exc:
-                raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
+                message = f"cannot read outline of glyph {gid}: {exc}"
+                raise TextEngineError(message, self.path) from None
             path = pen.getCommands()
             self._paths[gid] = path
         return path
@@ -182,11 +183,6 @@ class FontChain:
 
     def primary(self, weight: str) -> Face:
         return self.chain(weight)[0]
-
-    def covered(self, char: str) -> bool:
-        """True if any face of any weight has a glyph for ``char``."""
-        cp = ord(char)
-        return any(cp in face.coverage for face in self.faces)
 
 
 def primary_subtag(lang: str | None) -> str | None:

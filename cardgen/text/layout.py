@@ -90,8 +90,14 @@ class TextResult:
     height: float
     overflow: float
     fits: bool
-    missing: list[str]
+    missing_chars: tuple[str, ...]
     direction: str
+
+    @property
+    def missing(self) -> list[str]:
+        """Sorted characters no bundled font covers; they were dropped, not drawn as boxes.
+        A fresh list each time, because results are cached and shared."""
+        return list(self.missing_chars)
 
     def to_svg(self, x: float, y: float, reg: GlyphRegistry, fill: str = "#000") -> str:
         """A ``<g>`` of ``<use>`` elements placing this text with its box at ``(x, y)`` (mm);
@@ -214,7 +220,7 @@ class LayoutRequest:
     line_height: float
     ascender: float  # em, primary face
     descender: float  # em, positive
-    missing: list[str]
+    missing: tuple[str, ...]
     direction: str
 
 
@@ -254,8 +260,9 @@ def _attempt(req: LayoutRequest, size: float) -> TextResult:
     overflow = max(over_w, over_h)
     # Sub-micrometre excess is float noise, not overflow.
     fits = overflow < 1e-6
-    return TextResult(req.text, size, tuple(lines), widest, block,
-                      0.0 if fits else math.ceil(overflow * 1000) / 1000, fits, req.missing, req.direction)
+    reported = 0.0 if fits else math.ceil(overflow * 1000) / 1000  # never rounds down to 0
+    return TextResult(req.text, size, tuple(lines), widest, block, reported, fits, req.missing,
+                      req.direction)
 
 
 def lay_out(req: LayoutRequest, size: float, min_size: float | None) -> TextResult:
