@@ -218,3 +218,35 @@ def test_small_sheet_is_one_tile_and_bad_overlap_raises():
     assert len(plan_tiles(100, 100, *A4).tiles) == 1
     with pytest.raises(ImpositionError):
         plan_tiles(297, 420, *A4, overlap=150)
+
+
+def test_cut_svg_places_every_outline_and_the_registration_marks():
+    import xml.etree.ElementTree as ET
+
+    import cairosvg
+
+    from cardgen.cutfile import write_cut_svg
+
+    lozenge = CardGeometry(60, 90, 3, "M30 0L60 45L30 90L0 45Z", False)
+    plan = plan_grid(*A4, lozenge)
+    svg = write_cut_svg(lozenge, plan, sheets=3)
+    root = ET.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    assert (root.get("width"), root.get("height"), root.get("viewBox")) == ("210mm", "297mm", "0 0 210 297")
+    assert "3 sheets" in root.find("s:title", ns).text
+    paths = root.findall(".//s:g[@id='cut']/s:path", ns)
+    assert len(paths) == plan.per_sheet
+    group = root.find(".//s:g[@id='cut']", ns)
+    assert group.get("fill") == "none"
+    for path, slot in zip(paths, plan.slots):
+        assert path.get("d") == lozenge.cut_path
+        m = [float(v) for v in path.get("transform")[len("matrix("):-1].split()]
+        # The path's top vertex (30, 0) lands on the middle of the trim's top edge.
+        assert apply(tuple(m), 30, 0) == pytest.approx((slot.trim.x + 30, slot.trim.y), abs=1e-3)
+    rects = root.findall(".//s:g[@id='registration']/s:rect", ns)
+    marks = plan.registration_marks()
+    got = [v for r in rects for v in (float(r.get("x")), float(r.get("y")))]
+    assert got == pytest.approx([v for m in marks for v in (m.x, m.y)])
+    assert cairosvg.svg2png(bytestring=svg.encode())  # cutter software must be able to parse it
+    with pytest.raises(ImpositionError):
+        write_cut_svg(lozenge, plan, sheets=0)
