@@ -1,0 +1,130 @@
+"""Errors and findings: every problem cardgen reports points at a file, line and column.
+
+Two kinds of problem exist and they map to different exit codes:
+
+* :class:`InputError` — the input cannot be used at all (YAML syntax, unknown keys, wrong types,
+  missing files, dangling references). Loading stops; the CLI exits with 2.
+* :class:`Finding` — the input loads, but a game rule is broken (a target that cannot be built,
+  a decay that does not conserve charge). The checker collects all of them; the CLI exits with 1.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a source file, 1-based like editors show it."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.file}:{self.line}:{self.column}"
+        return self.file
+
+    @classmethod
+    def of_file(cls, path: Path | str) -> "Location":
+        return cls(display_path(path))
+
+
+def display_path(path: Path | str) -> str:
+    """Show paths relative to the working directory when possible: shorter and clickable."""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+class CardgenError(Exception):
+    """Base class of every error cardgen raises on purpose (never shown as a traceback)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, location: Location | None = None, fix: str | None = None,
+                 code: str = "input") -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.fix = fix
+        self.code = code
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}error[{self.code}]: {sentence(self.message)}" + (f" Fix: {sentence(self.fix)}" if self.fix else "")
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "severity": "error",
+            "rule": self.code,
+            "message": self.message,
+            "fix": self.fix,
+            "file": self.location.file if self.location else None,
+            "line": self.location.line if self.location else None,
+            "column": self.location.column if self.location else None,
+        }
+
+
+class InputError(CardgenError):
+    """The input files cannot be loaded as they are."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule, found by the checker in data that otherwise loaded fine."""
+
+    rule: str
+    message: str
+    location: Location
+    fix: str
+    game: str = ""
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.severity}[{self.rule}]: {sentence(self.message)} Fix: {sentence(self.fix)}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "severity": self.severity,
+            "rule": self.rule,
+            "game": self.game,
+            "message": self.message,
+            "fix": self.fix,
+            "file": self.location.file,
+            "line": self.location.line,
+            "column": self.location.column,
+        }
+
+
+@dataclass
+class Report:
+    """The checker's result for one or more games."""
+
+    findings: list[Finding] = field(default_factory=list)
+    games: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        self.findings.extend(findings)
+
+
+def sentence(text: str) -> str:
+    """End a message with exactly one full stop (unless it ends with ? or !)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!", "…")) else text + "."
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A ' — did you mean X?' suffix for typos, or '' when nothing is close."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" — did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,339 @@
+"""Stage 1 of the pipeline: find games and load them from YAML into :mod:`cardgen.model`.
+
+A game is a folder with a ``game.yaml`` that lists its component and table files. Shipped games
+live in ``data/games/<id>/`` with templates in ``templates/<id>/``; a designer's own game lives
+anywhere (``--games-dir``) with its templates in ``<game>/templates/``. No Python is involved in
+adding one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import schema as S
+from .errors import InputError, Location, did_you_mean, display_path
+from .fields import parse_field_specs, read_record_fields
+from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
+from .particles import PhysicsData, load_physics
+from .shapes import SHAPE_TYPES, Shape
+from .tables import TABLE_KINDS, parse_rows
+from .yamlsrc import YMap, YSeq, load_yaml
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = PROJECT_ROOT / "data"
+SHIPPED_GAMES = DATA_DIR / "games"
+SHIPPED_TEMPLATES = PROJECT_ROOT / "templates"
+MAX_CARDS_PER_COMPONENT = 10_000
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """Where a game's files are: its data folder and its templates folder."""
+
+    id: str
+    data_dir: Path
+    templates_dir: Path
+
+
+def discover_games(games_dirs: Iterable[Path] = (), include_shipped: bool = True) -> dict[str, GameSource]:
+    """All loadable games by id: the shipped ones plus those under each ``--games-dir``."""
+    found: dict[str, GameSource] = {}
+
+    def add(src: GameSource) -> None:
+        if src.id in found:
+            raise InputError(f"game id '{src.id}' is defined twice ({display_path(found[src.id].data_dir)} "
+                             f"and {display_path(src.data_dir)})", Location.of_file(src.data_dir / "game.yaml"),
+                             "rename one of the game folders")
+        found[src.id] = src
+
+    if include_shipped and SHIPPED_GAMES.is_dir():
+        for d in sorted(SHIPPED_GAMES.iterdir()):
+            if (d / "game.yaml").is_file():
+                add(GameSource(d.name, d, SHIPPED_TEMPLATES / d.name))
+    for root in games_dirs:
+        root = Path(root)
+        if not root.is_dir():
+            raise InputError("games folder not found", Location.of_file(root),
+                             "pass an existing folder to --games-dir")
+        candidates = [root] if (root / "game.yaml").is_file() else sorted(root.iterdir())
+        for d in candidates:
+            if d.is_dir() and (d / "game.yaml").is_file():
+                add(GameSource(d.name, d, d / "templates"))
+    return found
+
+
+@lru_cache(maxsize=4)
+def _physics(data_dir: Path) -> PhysicsData:
+    return load_physics(data_dir)
+
+
+def shipped_physics() -> PhysicsData:
+    """The shared particle and colour data (cached: it is read by every game)."""
+    return _physics(DATA_DIR)
+
+
+def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
+    """Load one game by id (shipped or from ``games_dirs``) or by the path of its folder."""
+    path = Path(game)
+    if isinstance(game, Path) or (path / "game.yaml").is_file():
+        src = GameSource(path.name, path, path / "templates" if (path / "templates").is_dir()
+                         else SHIPPED_TEMPLATES / path.name)
+    else:
+        games = discover_games(games_dirs)
+        if str(game) not in games:
+            raise InputError(f"unknown game '{game}'{did_you_mean(str(game), games)}", None,
+                             f"use one of: {', '.join(games)} (cardgen list shows them)")
+        src = games[str(game)]
+    return _load(src, shipped_physics())
+
+
+def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = ()) -> list[Game]:
+    """Load the named games, or every discoverable game when ``ids`` is empty."""
+    games = discover_games(games_dirs)
+    wanted = list(ids) or list(games)
+    for gid in wanted:
+        if gid not in games:
+            raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
+                             f"use one of: {', '.join(games)}")
+    physics = shipped_physics()
+    return [_load(games[g], physics) for g in wanted]
+
+
+# --- game.yaml ------------------------------------------------------------------------------
+
+def _within(base: Path, rel: str, loc: Location) -> Path:
+    """Resolve a data-relative path, refusing anything that leaves the game folder."""
+    target = (base / rel).resolve()
+    root = base.resolve()
+    if root != target and root not in target.parents:
+        raise InputError(f"path '{rel}' leaves the game folder", loc, "keep referenced files inside the game folder")
+    return target
+
+
+def _load(src: GameSource, physics: PhysicsData) -> Game:
+    gpath = src.data_dir / "game.yaml"
+    doc = load_yaml(gpath)
+    f = S.Fields(doc, "game.yaml", Location.of_file(gpath))
+    gid = f.get("id", S.ident)
+    if gid != src.id:
+        raise InputError(f"game id '{gid}' does not match its folder name '{src.id}'", f.map.where("id"),
+                         f"rename the folder or set 'id: {src.id}'")
+    name = f.get("name", S.text)
+    summary = f.get("summary", S.text, "")
+    rulebook = f.get("rulebook", S.text, "")
+    languages = tuple(f.get("languages", S.seq_of(S.ident, min_items=1, what="list of languages"), ["en"]))
+    assumptions = tuple(
+        _assumption(item, loc) for item, loc in _items(f.get("assumptions", S.anything, None), f.map.where("assumptions")))
+    files: list[Path] = [gpath]
+
+    tables: dict[str, Table] = {}
+    for item, loc in _items(f.get("tables", S.anything, None), f.map.where("tables")):
+        tpath = _within(src.data_dir, S.text(item, loc), loc)
+        table = _table(tpath, physics)
+        if table.id in tables:
+            raise InputError(f"duplicate table id '{table.id}'", table.location, "give each table its own id")
+        tables[table.id] = table
+        files.append(tpath)
+
+    components: dict[str, Component] = {}
+    for item, loc in _items(f.get("components", S.anything), f.map.where("components")):
+        cpath = _within(src.data_dir, S.text(item, loc), loc)
+        comp = _component(cpath, physics)
+        if comp.id in components:
+            raise InputError(f"duplicate component id '{comp.id}' (also in {display_path(components[comp.id].file)})",
+                             comp.location, "give each component its own id")
+        components[comp.id] = comp
+        files.append(cpath)
+
+    checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
+    f.finish()
+    _resolve_refs(components, tables)
+    return Game(gid, name, summary, rulebook, languages, components, tables, checks, assumptions, physics,
+                src.data_dir, src.templates_dir, f.loc, tuple(files))
+
+
+def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
+    if value is None:
+        return []
+    seq = S.sequence(value, loc)
+    return [(item, seq.where(i)) for i, item in enumerate(seq)]
+
+
+def _assumption(item: Any, loc: Location) -> Assumption:
+    f = S.Fields(item, "an assumption", loc)
+    a = Assumption(f.get("id", S.ident), f.get("text", S.text), f.loc)
+    f.finish()
+    return a
+
+
+def _check(item: Any, loc: Location) -> CheckSpec:
+    m = S.mapping(item, loc)
+    rule = S.Fields(m, "a check", loc).get("rule", S.ident)
+    return CheckSpec(rule, m, m.loc)
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+def _table(path: Path, physics: PhysicsData) -> Table:
+    doc = load_yaml(path)
+    f = S.Fields(doc, f"table file {path.name}", Location.of_file(path))
+    tid = f.get("id", S.ident)
+    kind = f.get("kind", S.choice(TABLE_KINDS))
+    title = f.get("title", S.text, tid)
+    level = f.get("level", S.integer(1, 99), 1)
+    note = f.get("note", S.text, "")
+    rows, options = parse_rows(kind, f, physics, f"table '{tid}'")
+    f.finish()
+    return Table(tid, kind, title, level, note, rows, options, path, f.loc)
+
+
+# --- components -----------------------------------------------------------------------------
+
+def _shape(value: Any, loc: Location, raw: Any = None) -> Shape:
+    f = S.Fields(value, "a shape", loc)
+    shape = Shape(type=f.get("type", S.choice(SHAPE_TYPES)), radius=f.get("radius", S.number(minimum=0), 3.0),
+                  angle=f.get("angle", S.number(1, 179), None), pointy=f.get("pointy", S.boolean, False))
+    f.finish()
+    if shape.type == "lozenge" and shape.angle is None:
+        raise InputError("a lozenge needs its corner 'angle'", f.loc, "add e.g. 'angle: 120'")
+    return shape
+
+
+def _size(value: Any, loc: Location, raw: Any = None) -> tuple[float, float]:
+    f = S.Fields(value, "a size", loc)
+    w = f.get("width", S.number(positive=True, maximum=2000))
+    h = f.get("height", S.number(positive=True, maximum=2000))
+    f.finish()
+    return w, h
+
+
+def _component(path: Path, physics: PhysicsData) -> Component:
+    doc = load_yaml(path)
+    f = S.Fields(doc, f"component file {path.name}", Location.of_file(path))
+    cid = f.get("id", S.ident)
+    what = f"component '{cid}'"
+    specs: dict[str, FieldSpec] = f.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what), {})
+    defaults = _defaults(f.get("defaults", S.mapping, None), specs, what, physics)
+    width, height = f.get("size", _size)
+    comp_kw = dict(
+        id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
+        width=width, height=height, shape=f.get("shape", _shape, Shape()),
+        bleed=f.get("bleed", S.number(0, 20), 3.0), safe=f.get("safe", S.number(0, 50), 4.0),
+        front=f.get("front", S.text), back=f.get("back", lambda v, l, r=None: None if v is None else S.text(v, l), None),
+        level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
+        print_note=f.get("print_note", S.text, ""))
+    cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics)
+    f.finish()
+    return Component(fields=specs, cards=cards, file=path, location=f.loc, key_locations=dict(f.map.value_locs),
+                     **comp_kw)
+
+
+def _defaults(m: YMap | None, specs: dict[str, FieldSpec], what: str, physics: PhysicsData) -> dict[str, Any]:
+    if m is None:
+        return {}
+    values, raws, locs = read_record_fields(m, specs, f"defaults of {what}", physics, reserved=(),
+                                            complete=False)
+    return {k: (values[k], raws[k], locs[k]) for k in m}
+
+
+def _synth(loc: Location, entries: list[tuple[str, Any, Location, Location, Any]]) -> YMap:
+    """Build a YMap from pieces (used to expand a matrix entry into ordinary cards)."""
+    m = YMap()
+    m.loc, m.key_locs, m.value_locs, m.raw = loc, {}, {}, {}
+    for key, value, kloc, vloc, raw in entries:
+        m[key] = value
+        m.key_locs[key], m.value_locs[key] = kloc, vloc
+        if raw is not None:
+            m.raw[key] = raw
+    return m
+
+
+def _expand(entry: YMap) -> list[YMap]:
+    """``matrix: {particle: [u, d], colour: [red, green]}`` -> one card mapping per combination."""
+    if "matrix" not in entry:
+        return [entry]
+    matrix = S.mapping(entry["matrix"], entry.where("matrix"))
+    axes: list[tuple[str, YSeq]] = []
+    for key, values in matrix.items():
+        seq = S.sequence(values, matrix.where(key))
+        if not seq:
+            raise InputError(f"matrix axis '{key}' is empty", matrix.where(key), "list at least one value")
+        axes.append((key, seq))
+    if "id" not in entry:
+        raise InputError("a matrix entry needs an 'id' pattern", entry.loc,
+                         "add e.g. id: \"{particle}-{colour}\"")
+    out = []
+    for combo in itertools.product(*(range(len(v)) for _, v in axes)):
+        pieces = [(k, v, entry.key_where(k), entry.where(k), entry.raw.get(k)) for k, v in entry.items()
+                  if k not in ("matrix", "id") and k not in matrix]
+        subst = {}
+        for (key, values), i in zip(axes, combo):
+            pieces.append((key, values[i], matrix.key_where(key), values.where(i), values.raw[i]))
+            subst[key] = values[i]
+        try:
+            cid = S.text(entry["id"], entry.where("id")).format(**subst)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputError(f"id pattern '{entry['id']}' uses an unknown name {exc}", entry.where("id"),
+                             f"use only the matrix names: {', '.join('{' + k + '}' for k in matrix)}") from None
+        pieces.append(("id", cid, entry.key_where("id"), entry.where("id"), None))
+        out.append(_synth(entry.loc, pieces))
+    return out
+
+
+def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dict[str, Any], what: str,
+           physics: PhysicsData) -> tuple[Card, ...]:
+    seq = S.sequence(value, loc)
+    cards: list[Card] = []
+    seen: dict[str, Location] = {}
+    for i, raw_entry in enumerate(seq):
+        entry = S.mapping(raw_entry, seq.where(i))
+        for m in _expand(entry):
+            cf = S.Fields(m, f"a card of {what}", m.loc)
+            cid = cf.get("id", S.ident)
+            count = cf.get("count", S.integer(1, MAX_CARDS_PER_COMPONENT), 1)
+            values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics, reserved=("id", "count"),
+                                                    defaults=defaults)
+            if cid in seen:
+                raise InputError(f"duplicate card id '{cid}' in {what} (first at line {seen[cid].line})",
+                                 m.where("id"), "give each card its own id")
+            seen[cid] = m.where("id")
+            cards.append(Card(cid, count, values, raws, m.loc, locs))
+    total = sum(c.count for c in cards)
+    if total > MAX_CARDS_PER_COMPONENT:
+        raise InputError(f"{what} has {total} cards, more than the limit of {MAX_CARDS_PER_COMPONENT}", loc,
+                         "split it into several components")
+    if not cards:
+        raise InputError(f"{what} has no cards", loc, "add at least one card")
+    return tuple(cards)
+
+
+def _resolve_refs(components: dict[str, Component], tables: dict[str, Any]) -> None:
+    """Check that every ``ref`` field names an existing table row or card."""
+    for comp in components.values():
+        for card in comp.cards:
+            for name, spec in comp.fields.items():
+                kind = spec.of if spec.type == "list" else spec.type
+                if kind != "ref" or card.fields.get(name) is None:
+                    continue
+                values = card.fields[name] if spec.type == "list" else (card.fields[name],)
+                if spec.table:
+                    if spec.table not in tables:
+                        raise InputError(f"field '{name}' refers to unknown table '{spec.table}'"
+                                         f"{did_you_mean(spec.table, tables)}", spec.location, "fix the table id")
+                    ids = [getattr(r, "id", None) for r in tables[spec.table].rows]
+                    target = f"table '{spec.table}'"
+                else:
+                    if spec.component not in components:
+                        raise InputError(f"field '{name}' refers to unknown component '{spec.component}'"
+                                         f"{did_you_mean(spec.component or '', components)}", spec.location,
+                                         "fix the component id")
+                    ids = [c.id for c in components[spec.component].cards]
+                    target = f"component '{spec.component}'"
+                for v in values:
+                    if v not in ids:
+                        raise InputError(f"'{v}' is not an id in {target}{did_you_mean(v, [i for i in ids if i])}",
+                                         card.where(name), f"use one of: {', '.join(i for i in ids if i)}")

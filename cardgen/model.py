@@ -1,0 +1,148 @@
+"""The in-memory model of a game, as the loader builds it and the later stages read it.
+
+Everything is a frozen dataclass: stages downstream of loading never mutate the game, so a
+game can be checked, rendered and laid out in any order (and in other processes) safely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import Location
+from .particles import PhysicsData
+from .shapes import Shape
+
+COMPONENT_KINDS = ("card", "token", "board", "pawn", "reference")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """The declared type of one card field (``fields:`` in a component file).
+
+    Types: text, int, number, bool, enum (with ``choices``), particle, colour, ref (to a row of a
+    ``table`` or a card of a ``component``) and ``list`` (``of`` one of those).
+    """
+
+    name: str
+    type: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    of: str | None = None
+    table: str | None = None
+    component: str | None = None
+    translatable: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    doc: str = ""
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    """One distinct card design and how many copies the deck holds.
+
+    ``fields`` holds resolved values (a :class:`~cardgen.particles.Particle` for a particle
+    field); ``raw`` the values as written, for messages and catalogs.
+    """
+
+    id: str
+    count: int
+    fields: Mapping[str, Any]
+    raw: Mapping[str, Any]
+    location: Location
+    field_locations: Mapping[str, Location] = field(default_factory=dict)
+
+    def where(self, name: str) -> Location:
+        return self.field_locations.get(name, self.location)
+
+
+@dataclass(frozen=True)
+class Component:
+    """A printable component: a deck of cards, a set of tokens, a board, a pawn."""
+
+    id: str
+    name: str
+    kind: str
+    width: float
+    height: float
+    shape: Shape
+    bleed: float
+    safe: float
+    front: str
+    back: str | None
+    fields: Mapping[str, FieldSpec]
+    cards: tuple[Card, ...]
+    level: int
+    description: str
+    print_note: str
+    file: Path
+    location: Location
+    key_locations: Mapping[str, Location] = field(default_factory=dict)
+
+    def where(self, key: str) -> Location:
+        """Location of one of the component's own keys (front, back, size...)."""
+        return self.key_locations.get(key, self.location)
+
+    @property
+    def total(self) -> int:
+        return sum(c.count for c in self.cards)
+
+    def card(self, cid: str) -> Card | None:
+        return next((c for c in self.cards if c.id == cid), None)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A rule table (transformations, dice tables, vertices...). ``rows`` are kind-specific
+    frozen records built by :mod:`cardgen.tables`."""
+
+    id: str
+    kind: str
+    title: str
+    level: int
+    note: str
+    rows: tuple[Any, ...]
+    options: Mapping[str, Any]
+    file: Path
+    location: Location
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A game rule check declared in data: ``{rule: deck-size, component: particles, ...}``."""
+
+    rule: str
+    params: Any  # the YMap of parameters, read by the rule itself
+    location: Location
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A design choice or reading of the rulebook that the data depends on."""
+
+    id: str
+    text: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Game:
+    id: str
+    name: str
+    summary: str
+    rulebook: str
+    languages: tuple[str, ...]
+    components: Mapping[str, Component]
+    tables: Mapping[str, Table]
+    checks: tuple[CheckSpec, ...]
+    assumptions: tuple[Assumption, ...]
+    physics: PhysicsData
+    data_dir: Path
+    templates_dir: Path
+    location: Location
+    files: tuple[Path, ...] = ()
+
+    def component(self, cid: str) -> Component:
+        return self.components[cid]

@@ -1,0 +1,320 @@
+"""The physics reference data every game shares: particles (``data/particles.yaml``) and colour
+charges (``data/colours.yaml``).
+
+Values are kept exactly as the data author wrote them (digits included) so that a printed value
+can be traced to its line in the data and compared with PDG at the precision it was printed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from . import schema as S
+from .errors import InputError, Location, did_you_mean
+from .yamlsrc import YMap, load_yaml
+
+KINDS = ("quark", "lepton", "gauge boson", "scalar")
+MASS_UNITS = {"eV": 1e-6, "keV": 1e-3, "MeV": 1.0, "GeV": 1e3, "TeV": 1e6}
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15,
+              "as": 1e-18, "ys": 1e-24}
+LEPTON_FAMILIES = ("e", "mu", "tau")
+
+_SUB = str.maketrans("0123456789+-=()aehklmnoprstuvxəβγρφχ",
+                     "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕₖₗₘₙₒₚᵣₛₜᵤᵥₓₔᵦᵧᵨᵩᵪ")
+_SUP = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
+OVERLINE = "\u0305"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A particle symbol as structure (base letter, overbar, sub- and superscript), not a baked
+    string, so templates can typeset each part and text exports can fall back gracefully."""
+
+    base: str
+    bar: bool = False
+    sub: str = ""
+    sup: str = ""
+
+    def unicode(self) -> str:
+        """Single-line Unicode form, e.g. 'ν̄ₑ' or 'W⁺' (used in CLI output and reports)."""
+        out = self.base + (OVERLINE * len(self.base) if self.bar else "")
+        if self.sub:
+            sub = self.sub.translate(_SUB)
+            out += sub if all(c != o for c, o in zip(sub, self.sub)) else f"_{self.sub}"
+        if self.sup:
+            out += self.sup.translate(_SUP)
+        return out
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A physical value with its unit as written in the data.
+
+    ``digits`` is the literal the author typed (e.g. '172.6'), used to compare with PDG at the
+    printed precision. ``upper_limit`` marks values such as neutrino masses that are only bounded.
+    """
+
+    value: float
+    unit: str
+    digits: str
+    plus: float | None = None
+    minus: float | None = None
+    upper_limit: bool = False
+    note: str = ""
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    """Mean lifetime; ``stable`` means infinite (it beats every finite lifetime in the games)."""
+
+    stable: bool
+    measured: Measured | None = None
+    proxy_pdg_id: int | None = None
+    note: str = ""
+
+    @property
+    def seconds(self) -> float:
+        if self.stable or self.measured is None:
+            return math.inf
+        return self.measured.value * TIME_UNITS[self.measured.unit]
+
+
+@dataclass(frozen=True)
+class Particle:
+    id: str
+    pdg_id: int
+    name: str
+    symbol: Symbol
+    kind: str
+    generation: int | None
+    charge: Fraction
+    spin: Fraction
+    colour_charged: bool
+    baryon_number: Fraction
+    lepton_numbers: Mapping[str, int]
+    mass: Measured
+    lifetime: Lifetime
+    antiparticle: str
+    source: str
+    note: str
+    location: Location
+
+    @property
+    def is_fermion(self) -> bool:
+        return self.spin.denominator == 2
+
+    @property
+    def is_anti(self) -> bool:
+        """Antimatter by the PDG sign convention (negative id, for particles that have a partner)."""
+        return self.pdg_id < 0
+
+    @property
+    def category(self) -> str:
+        """quark, antiquark, lepton, antilepton or boson: the split decks are usually counted by."""
+        if self.kind in ("quark", "lepton"):
+            return ("anti" if self.is_anti else "") + self.kind
+        return "boson"
+
+    @property
+    def mass_mev(self) -> float:
+        return self.mass.value * MASS_UNITS[self.mass.unit]
+
+    def quantum_number(self, name: str) -> Fraction:
+        """Additive quantum numbers by name, for conservation checks declared in data."""
+        if name == "charge":
+            return self.charge
+        if name == "baryon_number":
+            return self.baryon_number
+        if name.startswith("lepton_") and name[7:] in LEPTON_FAMILIES:
+            return Fraction(self.lepton_numbers.get(name[7:], 0))
+        if name == "lepton_number":
+            return Fraction(sum(self.lepton_numbers.values()))
+        raise KeyError(name)
+
+
+QUANTUM_NUMBERS = ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau", "lepton_number")
+
+
+@dataclass(frozen=True)
+class ColourCharge:
+    """A colour charge (red, anti-red, ...) with its print colour and colour-blind-safe cue."""
+
+    id: str
+    name: str
+    letter: str
+    anti: str
+    additive: tuple[int, int, int]
+    hue: float
+    print_colour: str
+    pattern: str
+    location: Location
+
+    @property
+    def is_anti(self) -> bool:
+        return sum(self.additive) == 2
+
+
+@dataclass
+class PhysicsData:
+    """Particles and colour charges, indexed by id."""
+
+    particles: dict[str, Particle] = field(default_factory=dict)
+    colours: dict[str, ColourCharge] = field(default_factory=dict)
+    source_files: tuple[Path, ...] = ()
+
+    def particle(self, pid: str, loc: Location) -> Particle:
+        try:
+            return self.particles[pid]
+        except KeyError:
+            raise InputError(f"unknown particle '{pid}'{did_you_mean(pid, self.particles)}", loc,
+                             "use an id from data/particles.yaml (cardgen list --particles shows them)") from None
+
+    def colour(self, cid: str, loc: Location) -> ColourCharge:
+        try:
+            return self.colours[cid]
+        except KeyError:
+            raise InputError(f"unknown colour charge '{cid}'{did_you_mean(cid, self.colours)}", loc,
+                             f"use one of: {', '.join(self.colours)}") from None
+
+    def anti(self, pid: str) -> Particle:
+        return self.particles[self.particles[pid].antiparticle]
+
+    def __iter__(self) -> Iterator[Particle]:
+        return iter(self.particles.values())
+
+
+# --- reading ------------------------------------------------------------------------------
+
+def _read_measured(f: S.Fields, units: Mapping[str, float]) -> Measured:
+    """Read value-or-upper_limit, unit, uncertainties and note from an open field reader."""
+    unit = f.get("unit", S.choice(units))
+    upper = f.has("upper_limit")
+    if upper and f.has("value"):
+        raise InputError("give either 'value' or 'upper_limit', not both", f.map.key_where("value"),
+                         "remove one of the two")
+    key = "upper_limit" if upper else "value"
+    amount = f.get(key, S.number(minimum=0))
+    digits = f.map.raw.get(key, str(amount))
+    return Measured(amount, unit, digits, f.get("plus", S.number(minimum=0), None),
+                    f.get("minus", S.number(minimum=0), None), upper, f.get("note", S.text, ""),
+                    f.map.where(key))
+
+
+def _mass(value: object, loc: Location, raw: str | None) -> Measured:
+    f = S.Fields(value, "a mass", loc)
+    measured = _read_measured(f, MASS_UNITS)
+    f.finish()
+    return measured
+
+
+def _lifetime(value: object, loc: Location, raw: str | None) -> Lifetime:
+    if value == "stable":
+        return Lifetime(stable=True)
+    f = S.Fields(value, "a lifetime ('stable' or value + unit)", loc)
+    if f.map.get("value") == "stable":
+        f.get("value", S.anything)
+        note = f.get("note", S.text, "")
+        f.finish()
+        return Lifetime(stable=True, note=note)
+    proxy = f.get("proxy_pdg_id", S.integer(), None)
+    measured = _read_measured(f, TIME_UNITS)
+    f.finish()
+    return Lifetime(stable=False, measured=measured, proxy_pdg_id=proxy, note=measured.note)
+
+
+def _symbol(value: object, loc: Location, raw: str | None) -> Symbol:
+    f = S.Fields(value, "a symbol", loc)
+    sym = Symbol(f.get("base", S.text), f.get("bar", S.boolean, False), f.get("sub", S.text, ""),
+                 f.get("sup", S.text, ""))
+    f.finish()
+    return sym
+
+
+def _lepton_numbers(value: object, loc: Location, raw: str | None) -> dict[str, int]:
+    f = S.Fields(value, "lepton family numbers", loc)
+    out = {fam: f.get(fam, S.integer(-1, 1), 0) for fam in LEPTON_FAMILIES}
+    f.finish()
+    return out
+
+
+def _particle(item: object, loc: Location) -> Particle:
+    f = S.Fields(item, "a particle", loc)
+    generation = f.get("generation", S.integer(1, 3), None)
+    p = Particle(
+        id=f.get("id", S.ident),
+        pdg_id=f.get("pdg_id", S.integer()),
+        name=f.get("name", S.text),
+        symbol=f.get("symbol", _symbol),
+        kind=f.get("kind", S.choice(KINDS)),
+        generation=generation,
+        charge=f.get("charge", S.fraction),
+        spin=f.get("spin", S.fraction),
+        colour_charged=f.get("colour_charged", S.boolean),
+        baryon_number=f.get("baryon_number", S.fraction),
+        lepton_numbers=f.get("lepton_numbers", _lepton_numbers, {fam: 0 for fam in LEPTON_FAMILIES}),
+        mass=f.get("mass", _mass),
+        lifetime=f.get("lifetime", _lifetime),
+        antiparticle=f.get("antiparticle", S.ident),
+        source=f.get("source", S.text),
+        note=f.get("note", S.text, ""),
+        location=f.loc,
+    )
+    f.finish()
+    return p
+
+
+def _colour(item: object, loc: Location) -> ColourCharge:
+    f = S.Fields(item, "a colour charge", loc)
+    additive = f.get("additive", S.seq_of(S.integer(0, 1), min_items=3, what="RGB triple"))
+    if len(additive) != 3:
+        raise InputError("additive must have exactly 3 entries (R, G, B)", f.map.where("additive"),
+                         "write e.g. [1, 0, 0]")
+    c = ColourCharge(
+        id=f.get("id", S.ident), name=f.get("name", S.text), letter=f.get("letter", S.text),
+        anti=f.get("anti", S.ident), additive=tuple(additive), hue=f.get("hue", S.number(0, 360)),
+        print_colour=f.get("print", S.text), pattern=f.get("pattern", S.text), location=f.loc)
+    f.finish()
+    return c
+
+
+def _unique(items: list, what: str) -> dict:
+    out: dict = {}
+    for obj in items:
+        if obj.id in out:
+            raise InputError(f"duplicate {what} id '{obj.id}' (first at line {out[obj.id].location.line})",
+                             obj.location, "give each entry its own id")
+        out[obj.id] = obj
+    return out
+
+
+def load_physics(data_dir: Path) -> PhysicsData:
+    """Load ``particles.yaml`` and ``colours.yaml`` from a data folder and cross-check links."""
+    ppath, cpath = data_dir / "particles.yaml", data_dir / "colours.yaml"
+    pdoc = load_yaml(ppath)
+    pf = S.Fields(pdoc, "particles.yaml", pdoc.loc if isinstance(pdoc, YMap) else Location(str(ppath)))
+    plist = pf.get("particles", S.sequence)
+    pf.get("source", S.text, "")
+    pf.finish()
+    particles = _unique([_particle(item, plist.where(i)) for i, item in enumerate(plist)], "particle")
+
+    cdoc = load_yaml(cpath)
+    cf = S.Fields(cdoc, "colours.yaml", cdoc.loc if isinstance(cdoc, YMap) else Location(str(cpath)))
+    clist = cf.get("colour_charges", S.sequence)
+    cf.finish()
+    colours = _unique([_colour(item, clist.where(i)) for i, item in enumerate(clist)], "colour charge")
+
+    for p in particles.values():
+        if p.antiparticle not in particles:
+            raise InputError(f"antiparticle '{p.antiparticle}' of '{p.id}' is not defined"
+                             f"{did_you_mean(p.antiparticle, particles)}", p.location,
+                             "add the antiparticle or fix the id")
+    for c in colours.values():
+        if c.anti not in colours:
+            raise InputError(f"anti-colour '{c.anti}' of '{c.id}' is not defined{did_you_mean(c.anti, colours)}",
+                             c.location, "fix the id")
+    return PhysicsData(particles, colours, (ppath, cpath))

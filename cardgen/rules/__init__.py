@@ -1,0 +1,47 @@
+"""The rule library of the checker.
+
+Rules come in two sorts:
+
+* *generic* rules run on every game (templates exist, sizes fit paper, shapes are consistent);
+* *declared* rules are named in a game's ``checks:`` list with their parameters, e.g.
+  ``{rule: deck-size, component: particles, total: 44, by: line, counts: {q: 13, ...}}``.
+  This is how a new game gets physics checks without writing Python.
+
+Each rule is a function ``(game, params) -> iterable of Finding``; ``params`` is a
+:class:`cardgen.schema.Fields` reader over the check's YAML, so a misspelt parameter is an
+input error at its exact line.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from ..errors import Finding
+from ..model import Game
+from ..schema import Fields
+
+DeclaredRule = Callable[[Game, Fields], Iterable[Finding]]
+GenericRule = Callable[[Game], Iterable[Finding]]
+
+DECLARED: dict[str, DeclaredRule] = {}
+GENERIC: dict[str, GenericRule] = {}
+
+
+def declared(name: str) -> Callable[[DeclaredRule], DeclaredRule]:
+    """Register a rule that games can name in their ``checks:`` list."""
+    def register(fn: DeclaredRule) -> DeclaredRule:
+        DECLARED[name] = fn
+        return fn
+    return register
+
+
+def generic(name: str) -> Callable[[GenericRule], GenericRule]:
+    """Register a rule that runs on every game."""
+    def register(fn: GenericRule) -> GenericRule:
+        GENERIC[name] = fn
+        return fn
+    return register
+
+
+# Importing the modules registers their rules.
+from . import decks, generic_rules, hadrons, reactions, tutti  # noqa: E402,F401

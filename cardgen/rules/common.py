@@ -1,0 +1,77 @@
+"""Helpers shared by the rules: parameter lookups and quantum-number sums."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any, Iterable
+
+from .. import schema as S
+from ..errors import InputError, Location, did_you_mean
+from ..model import Card, Component, Game, Table
+from ..particles import Particle
+
+
+def component_param(game: Game, params: S.Fields, key: str = "component") -> Component:
+    cid = params.get(key, S.ident)
+    if cid not in game.components:
+        raise InputError(f"check refers to unknown component '{cid}'{did_you_mean(cid, game.components)}",
+                         params.map.where(key), f"use one of: {', '.join(game.components)}")
+    return game.components[cid]
+
+
+def table_param(game: Game, params: S.Fields, kinds: tuple[str, ...], key: str = "table") -> Table:
+    tid = params.get(key, S.ident)
+    if tid not in game.tables:
+        raise InputError(f"check refers to unknown table '{tid}'{did_you_mean(tid, game.tables)}",
+                         params.map.where(key), f"use one of: {', '.join(game.tables) or '(no tables)'}")
+    table = game.tables[tid]
+    if table.kind not in kinds:
+        raise InputError(f"table '{tid}' is of kind '{table.kind}', this check needs {' or '.join(kinds)}",
+                         params.map.where(key), "point the check at a table of the right kind")
+    return table
+
+
+def particle_field(component: Component, params: S.Fields, key: str = "field", default: str = "particle") -> str:
+    """Name of the card field that holds each card's particle."""
+    name = params.get(key, S.ident, default)
+    spec = component.fields.get(name)
+    if spec is None or spec.type != "particle":
+        raise InputError(f"component '{component.id}' has no particle field '{name}'", params.map.where(key)
+                         if params.has(key) else params.loc, "name a field declared with 'type: particle'")
+    return name
+
+
+def particle_counts(component: Component, field: str) -> Counter[str]:
+    """How many cards of each particle id a deck holds."""
+    counts: Counter[str] = Counter()
+    for card in component.cards:
+        p = card.fields.get(field)
+        if p is not None:
+            counts[p.id] += card.count
+    return counts
+
+
+def card_key(card: Card, path: str) -> Any:
+    """A card's value for a dotted path: 'line', 'particle', 'particle.category'."""
+    head, _, attr = path.partition(".")
+    value = card.fields.get(head)
+    if attr:
+        return getattr(value, attr, None)
+    return getattr(value, "id", value)
+
+
+def total(particles: Iterable[Particle], quantity: str) -> Fraction:
+    return sum((p.quantum_number(quantity) for p in particles), Fraction(0))
+
+
+def fmt_fraction(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def names(particles: Iterable[Particle]) -> str:
+    return " ".join(p.symbol.unicode() for p in particles)
+
+
+def loc_of(obj: Any) -> Location:
+    return obj.location

@@ -1,0 +1,170 @@
+"""Deck-composition rules: counts, antiparticle pairs, colour balance, mat slots."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Iterator
+
+from .. import schema as S
+from ..errors import Finding, InputError
+from ..model import Game
+from . import declared
+from .common import card_key, component_param, particle_counts, particle_field
+
+
+@declared("deck-size")
+def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """``total`` cards in the component and, with ``by`` + ``counts``, the split by a card field
+    (``by: line``) or a particle property (``by: particle.category``)."""
+    comp = component_param(game, params)
+    total = params.get("total", S.integer(1), None)
+    by = params.get("by", S.text, None)
+    counts = params.get("counts", S.mapping, None)
+    if (by is None) != (counts is None):
+        raise InputError("'by' and 'counts' go together", params.loc, "give both or neither")
+    if total is not None and comp.total != total:
+        yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
+                      comp.location, f"adjust the card counts so they add up to {total}", game.id)
+    if by is not None and counts is not None:
+        head = by.partition(".")[0]
+        if head not in comp.fields:
+            raise InputError(f"component '{comp.id}' has no field '{head}'", params.map.where("by"),
+                             f"use one of: {', '.join(comp.fields)}")
+        actual: Counter[str] = Counter()
+        for card in comp.cards:
+            actual[str(card_key(card, by))] += card.count
+        for key in sorted(set(actual) | set(counts)):
+            want = counts.get(key, 0)
+            if not isinstance(want, int) or isinstance(want, bool) or want < 0:
+                raise InputError(f"count for '{key}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
+            if actual[key] != want:
+                yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
+                              f"the game needs {want}", counts.where(key) if key in counts else comp.location,
+                              f"make the cards with {by} = {key} add up to {want}", game.id)
+
+
+@declared("antiparticles-present")
+def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Every fermion card's antiparticle is in the deck (with ``balanced``, as often as the card
+    itself; with ``match_colour``, in the anti-colour: a red u needs an anti-red ū)."""
+    comp = component_param(game, params)
+    field = particle_field(comp, params)
+    balanced = params.get("balanced", S.boolean, False)
+    match_colour = params.get("match_colour", S.boolean, False)
+    colour_field = params.get("colour_field", S.ident, "colour") if match_colour else None
+    physics = game.physics
+    counts: Counter[tuple[str, str | None]] = Counter()
+    for card in comp.cards:
+        p = card.fields.get(field)
+        if p is None:
+            continue
+        colour = card.fields.get(colour_field) if colour_field else None
+        counts[(p.id, colour.id if colour else None)] += card.count
+    for card in comp.cards:
+        p = card.fields.get(field)
+        if p is None or not p.is_fermion:
+            continue
+        colour = card.fields.get(colour_field) if colour_field else None
+        anti_key = (p.antiparticle, physics.colours[colour.anti].id if colour else None)
+        own = counts[(p.id, colour.id if colour else None)]
+        needed = own if balanced else 1
+        if counts[anti_key] < needed:
+            what = physics.particles[p.antiparticle].name + (f" ({anti_key[1]})" if anti_key[1] else "")
+            yield Finding("antiparticles-present", f"card '{card.id}' ({p.name}) has no matching antiparticle card: "
+                          f"{counts[anti_key]} × {what} for {own} × {p.name}", card.where(field),
+                          f"add {needed - counts[anti_key]} card(s) of {what}", game.id)
+
+
+@declared("colour-balance")
+def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Colour-charged cards carry a colour of the right sort (quarks a colour, antiquarks an
+    anti-colour), colourless cards carry none, and each flavour comes in all three colours
+    equally often."""
+    comp = component_param(game, params)
+    field = particle_field(comp, params)
+    colour_field = params.get("colour_field", S.ident, "colour")
+    colours = game.physics.colours
+    by_particle: dict[str, Counter[str]] = defaultdict(Counter)
+    for card in comp.cards:
+        p, c = card.fields.get(field), card.fields.get(colour_field)
+        if p is None:
+            continue
+        if not p.colour_charged:
+            if c is not None:
+                yield Finding("colour-balance", f"card '{card.id}': {p.name} has no colour charge but is given "
+                              f"'{c.id}'", card.where(colour_field), f"remove '{colour_field}'", game.id)
+            continue
+        if c is None:
+            yield Finding("colour-balance", f"card '{card.id}': {p.name} carries colour charge but has no colour",
+                          card.location, f"add '{colour_field}: red' (or green, blue)", game.id)
+            continue
+        if c.is_anti != p.is_anti:
+            right = "an anti-colour" if p.is_anti else "a colour"
+            yield Finding("colour-balance", f"card '{card.id}': {p.name} must carry {right}, not '{c.id}'",
+                          card.where(colour_field), f"use {right} ({', '.join(x.id for x in colours.values() if x.is_anti == p.is_anti)})",
+                          game.id)
+            continue
+        by_particle[p.id][c.id] += card.count
+    for pid, per_colour in by_particle.items():
+        p = game.physics.particles[pid]
+        expected = [c.id for c in colours.values() if c.is_anti == p.is_anti]
+        amounts = {c: per_colour.get(c, 0) for c in expected}
+        if len(set(amounts.values())) != 1:
+            listing = ", ".join(f"{c} {n}" for c, n in amounts.items())
+            most = max(amounts.values())
+            yield Finding("colour-balance", f"{p.name} cards are not spread evenly over the colours ({listing})",
+                          comp.location, f"give each colour {most} card(s) of {p.name}", game.id)
+
+
+@declared("colour-wheel")
+def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Each anti-colour sits opposite its colour on the colour wheel (so a meson pairs opposite
+    colours) and is the additive mix of the two other colours (how anti-quarks are printed)."""
+    comp = component_param(game, params) if params.has("component") else None
+    colours = game.physics.colours
+    for c in colours.values():
+        a = colours[c.anti]
+        if abs(((a.hue - c.hue) % 360) - 180) > 0.5:
+            yield Finding("colour-wheel", f"'{a.id}' (hue {a.hue:g}°) is not opposite '{c.id}' (hue {c.hue:g}°) on "
+                          f"the colour wheel", a.location, f"set hue: {(c.hue + 180) % 360:g} on '{a.id}'", game.id)
+        if any(x + y != 1 for x, y in zip(c.additive, a.additive)):
+            yield Finding("colour-wheel", f"'{a.id}' {list(a.additive)} is not the mix of the two colours other than "
+                          f"'{c.id}' {list(c.additive)}", a.location,
+                          f"set additive: {[1 - x for x in c.additive]} on '{a.id}'", game.id)
+    if comp is not None:
+        field = params.get("colour_field", S.ident, "colour")
+        used = {card.fields[field].id for card in comp.cards if card.fields.get(field) is not None}
+        for cid in sorted(used):
+            if colours[cid].anti not in used:
+                yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
+                              f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
+                              f"add cards in '{colours[cid].anti}'", game.id)
+
+
+@declared("slots-cover-deck")
+def slots_cover_deck(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """A mat must have a slot for every particle card that can be drawn (a particle or its
+    antiparticle), and the declared number of slots per area."""
+    mat = component_param(game, params)
+    deck = component_param(game, params, "deck")
+    deck_field = particle_field(deck, params, "deck_field")
+    areas = params.get("slots", S.mapping)
+    physics = game.physics
+    slotted: set[str] = set()
+    for area, want in areas.items():
+        spec = mat.fields.get(area)
+        if spec is None or spec.type != "list" or spec.of != "particle":
+            raise InputError(f"'{area}' is not a particle-list field of '{mat.id}'", areas.key_where(area),
+                             "name a field declared as {type: list, of: particle}")
+        want = S.integer(0)(want, areas.where(area))
+        for card in mat.cards:
+            slots = card.fields.get(area) or ()
+            if len(slots) != want:
+                yield Finding("slots-cover-deck", f"'{card.id}' has {len(slots)} {area}, the game needs {want}",
+                              card.where(area), f"list exactly {want} particles", game.id)
+            slotted.update(p.id for p in slots)
+    for pid in sorted(particle_counts(deck, deck_field)):
+        if pid not in slotted and physics.particles[pid].antiparticle not in slotted:
+            p = physics.particles[pid]
+            yield Finding("slots-cover-deck", f"no slot on '{mat.id}' takes {p.name} cards", mat.location,
+                          f"add {pid} (or {p.antiparticle}) to one of the slot lists", game.id)

@@ -1,0 +1,141 @@
+"""Rules over reaction tables: transformations, annihilations and dice tables of decays.
+
+All of them reduce to the same physics: the quantum numbers going in equal those coming out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Iterator
+
+from .. import schema as S
+from ..errors import Finding, InputError, Location
+from ..model import Game, Table
+from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData
+from ..tables import Annihilation, DiceEntry, Roll, Transformation, walk_outcomes
+from . import declared
+from .common import component_param, fmt_fraction, names, particle_counts, particle_field, table_param, total
+
+Reaction = tuple[tuple[Particle, ...], tuple[Particle, ...], Location, str]
+
+
+def _conjugate(physics: PhysicsData, parts: tuple[Particle, ...]) -> tuple[Particle, ...]:
+    return tuple(physics.anti(p.id) for p in parts)
+
+
+def reactions(table: Table, physics: PhysicsData) -> Iterator[Reaction]:
+    """Every reaction a table describes, as (initial, final, where, label); dice tables marked
+    ``antiparticles: true`` also yield the conjugate of each outcome."""
+    for row in table.rows:
+        if isinstance(row, Transformation):
+            yield (row.source, row.via), (row.target,), row.location, f"{row.source.id} + {row.via.id}"
+        elif isinstance(row, Annihilation):
+            for m in row.members:
+                for option in row.products:
+                    yield (m, physics.anti(m.id)), option, row.location, f"{row.name}: {m.id} annihilation"
+        elif isinstance(row, DiceEntry):
+            for p in row.particles:
+                for roll, products in walk_outcomes(row.rolls):
+                    final = products if products is not None else (p,)
+                    faces = ",".join(map(str, roll.faces))
+                    yield (p,), final, roll.location, f"{p.id} on {faces}"
+                    if table.options.get("antiparticles"):
+                        yield ((physics.anti(p.id),), _conjugate(physics, final), roll.location,
+                               f"{physics.anti(p.id).id} on {faces} (antiparticle rule)")
+
+
+ALL_CONSERVED = ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau")
+
+
+@declared("conservation")
+def conservation(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Each reaction of a table conserves the listed quantities (all of them by default)."""
+    table = table_param(game, params, ("transformations", "annihilation", "dice"))
+    quantities = params.get("quantities", S.seq_of(S.choice(QUANTUM_NUMBERS), min_items=1, what="list of quantities"),
+                            list(ALL_CONSERVED))
+    yield from violations(game, table, quantities, "conservation")
+
+
+def violations(game: Game, table: Table, quantities: list[str] | tuple[str, ...], rule: str) -> Iterator[Finding]:
+    """One finding per reaction and quantity that is not conserved."""
+    for initial, final, loc, label in reactions(table, game.physics):
+        for q in quantities:
+            before, after = total(initial, q), total(final, q)
+            if before != after:
+                yield Finding(rule, f"{table.id}: {label}: {names(initial)} → {names(final)} changes "
+                              f"{q.replace('_', ' ')} from {fmt_fraction(before)} to {fmt_fraction(after)}", loc,
+                              _fix_hint(q, before - after), game.id)
+
+
+def _fix_hint(quantity: str, missing: Fraction) -> str:
+    if quantity == "charge":
+        return (f"the products are missing charge {fmt_fraction(missing)}: check the particles "
+                f"(e.g. an emitted W{'⁺' if missing > 0 else '⁻'}, or particle vs antiparticle)")
+    return f"the products are missing {quantity.replace('_', ' ')} {fmt_fraction(missing)}: check particle vs antiparticle"
+
+
+@declared("transformations")
+def transformations(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Level 5 transformations: conserve charge (the W carries ±1), baryon number and lepton
+    family numbers; with ``deck`` given, every allowed transformation among the deck's fermions
+    must also be listed (so players are never told a legal move is illegal)."""
+    table = table_param(game, params, ("transformations",))
+    yield from violations(game, table, ALL_CONSERVED, "transformations")
+    if params.has("deck"):
+        deck = component_param(game, params, "deck")
+        field = particle_field(deck, params, "deck_field")
+        present = [game.physics.particles[pid] for pid in particle_counts(deck, field)]
+        bosons = [p for p in present if p.kind == "gauge boson" and p.charge != 0]
+        fermions = [p for p in present if p.is_fermion]
+        listed = Counter((r.source.id, r.via.id, r.target.id) for r in table.rows)
+        for key, n in listed.items():
+            if n > 1:
+                yield Finding("transformations", f"{table.id}: {key[0]} + {key[1]} → {key[2]} is listed {n} times",
+                              table.location, "remove the duplicates", game.id)
+        for src in fermions:
+            for w in bosons:
+                for dst in fermions:
+                    if dst.id == src.id or (src.id, w.id, dst.id) in listed:
+                        continue
+                    if all(total((src, w), q) == total((dst,), q) for q in ALL_CONSERVED):
+                        yield Finding("transformations", f"{table.id}: the allowed transformation {src.name} + "
+                                      f"{w.symbol.unicode()} → {dst.name} is missing", table.location,
+                                      f"add '- {{from: {src.id}, via: {w.id}, to: {dst.id}}}'", game.id)
+
+
+@declared("dice-coverage")
+def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding]:
+    """Every die roll in a table (nested rolls included) covers each face exactly once, and a
+    particle appears in at most one entry."""
+    table = table_param(game, params, ("dice",))
+    sides = table.options["die"]
+    seen: dict[str, Location] = {}
+    for entry in table.rows:
+        for p in entry.particles:
+            if p.id in seen:
+                yield Finding("dice-coverage", f"{table.id}: {p.name} has two entries (first at line "
+                              f"{seen[p.id].line})", entry.location, "merge them", game.id)
+            seen[p.id] = entry.location
+        label = "/".join(p.id for p in entry.particles)
+        yield from _cover(game, table, entry.rolls, sides, label, entry.location)
+
+
+def _cover(game: Game, table: Table, rolls: tuple[Roll, ...], sides: int, label: str,
+           loc: Location) -> Iterator[Finding]:
+    hits: Counter[int] = Counter()
+    for r in rolls:
+        hits.update(r.faces)
+        if r.roll:
+            yield from _cover(game, table, r.roll, sides, label, r.location)
+    missing = [f for f in range(1, sides + 1) if hits[f] == 0]
+    twice = [f for f in range(1, sides + 1) if hits[f] > 1]
+    if missing:
+        yield Finding("dice-coverage", f"{table.id}: roll for {label} says nothing for face(s) "
+                      f"{', '.join(map(str, missing))}", loc, "add a line for those faces", game.id)
+    if twice:
+        yield Finding("dice-coverage", f"{table.id}: roll for {label} covers face(s) {', '.join(map(str, twice))} "
+                      f"more than once", loc, "make the face ranges disjoint", game.id)
+    if rolls and all(r.reroll for r in rolls):
+        yield Finding("dice-coverage", f"{table.id}: roll for {label} never ends (every face says roll again)",
+                      loc, "give at least one face an outcome", game.id)

@@ -1,0 +1,207 @@
+"""Small declarative readers for YAML mappings: typed fields, defaults and unknown-key detection.
+
+Every reader reports problems as :class:`InputError` at the exact position of the offending key
+or value, with a did-you-mean for misspelt keys — the point is that a designer who types
+``colur:`` hears about it immediately instead of getting a silently blank card.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable, Iterable, TypeVar
+
+from .errors import InputError, Location, did_you_mean
+from .yamlsrc import YMap, YSeq
+
+T = TypeVar("T")
+#: A converter turns a YAML value (with its location and raw text) into a Python value or raises.
+Converter = Callable[[Any, Location, "str | None"], Any]
+
+_MISSING = object()
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+\-~.]*$")
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, YMap) or isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, YSeq) or isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int):
+        return f"a whole number ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    return f"text ({str(value)[:40]!r})"
+
+
+class Fields:
+    """Reads one YAML mapping; :meth:`finish` rejects the keys nobody read."""
+
+    def __init__(self, mapping: Any, what: str, loc: Location) -> None:
+        if not isinstance(mapping, YMap):
+            raise InputError(f"{what} must be a mapping of 'key: value' lines, found {type_name(mapping)}",
+                             getattr(mapping, "loc", loc), f"write {what} as indented 'key: value' lines")
+        self.map = mapping
+        self.what = what
+        self.seen: set[str] = set()
+
+    @property
+    def loc(self) -> Location:
+        return self.map.loc
+
+    def has(self, key: str) -> bool:
+        return key in self.map
+
+    def get(self, key: str, conv: Converter, default: Any = _MISSING) -> Any:
+        self.seen.add(key)
+        if key not in self.map:
+            if default is _MISSING:
+                raise InputError(f"{self.what} is missing the required key '{key}'", self.map.loc,
+                                 f"add '{key}: ...' to {self.what}")
+            return default
+        return conv(self.map[key], self.map.where(key), self.map.raw.get(key))
+
+    def finish(self, also_allowed: Iterable[str] = ()) -> None:
+        allowed = self.seen | set(also_allowed)
+        for key in self.map:
+            if key not in allowed:
+                raise InputError(f"unknown key '{key}' in {self.what}{did_you_mean(key, allowed)}",
+                                 self.map.key_where(key),
+                                 f"remove it or use one of: {', '.join(sorted(allowed))}")
+
+
+# --- converters -----------------------------------------------------------------------------
+
+def text(value: Any, loc: Location, raw: str | None = None) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, (YMap, YSeq)):
+        raise InputError(f"expected text, found {type_name(value)}", loc,
+                         "put the text in quotes" if isinstance(value, bool) else "write a text value")
+    return str(value)
+
+
+def ident(value: Any, loc: Location, raw: str | None = None) -> str:
+    s = text(value, loc, raw)
+    if not ID_PATTERN.match(s):
+        raise InputError(f"'{s}' is not a valid id", loc,
+                         "use letters, digits and - _ + ~ . only, starting with a letter or digit")
+    return s
+
+
+def integer(minimum: int | None = None, maximum: int | None = None) -> Converter:
+    def conv(value: Any, loc: Location, raw: str | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"expected a whole number, found {type_name(value)}", loc, "write a whole number like 3")
+        if minimum is not None and value < minimum:
+            raise InputError(f"{value} is too small (minimum {minimum})", loc, f"use a number ≥ {minimum}")
+        if maximum is not None and value > maximum:
+            raise InputError(f"{value} is too large (maximum {maximum})", loc, f"use a number ≤ {maximum}")
+        return value
+    return conv
+
+
+def number(minimum: float | None = None, maximum: float | None = None, positive: bool = False) -> Converter:
+    """A real number. YAML 1.1 reads '1e-25' as text, so numeric-looking text is accepted too."""
+    def conv(value: Any, loc: Location, raw: str | None = None) -> float:
+        if isinstance(value, bool) or value is None or isinstance(value, (YMap, YSeq)):
+            raise InputError(f"expected a number, found {type_name(value)}", loc, "write a number like 63.5")
+        try:
+            out = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"expected a number, found {type_name(value)}", loc, "write a number like 63.5") from None
+        if out != out or out in (float("inf"), float("-inf")):
+            raise InputError("number must be finite", loc, "write a finite number")
+        if positive and out <= 0:
+            raise InputError(f"{out:g} must be greater than 0", loc, "use a positive number")
+        if minimum is not None and out < minimum:
+            raise InputError(f"{out:g} is too small (minimum {minimum:g})", loc, f"use a number ≥ {minimum:g}")
+        if maximum is not None and out > maximum:
+            raise InputError(f"{out:g} is too large (maximum {maximum:g})", loc, f"use a number ≤ {maximum:g}")
+        return out
+    return conv
+
+
+def fraction(value: Any, loc: Location, raw: str | None = None) -> Fraction:
+    """An exact rational: 1, -1, 2/3, '-1/3', 0.5 (decimals are taken as written, not as floats)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (YMap, YSeq)):
+        raise InputError(f"expected a fraction like 2/3, found {type_name(value)}", loc, "write e.g. 2/3 or -1")
+    source = raw if raw is not None else str(value)
+    try:
+        result = Fraction(str(source).strip().replace("−", "-"))
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"'{source}' is not a fraction", loc, "write e.g. 2/3, -1/3, 1 or 0") from None
+    if abs(result.numerator) > 10**6 or result.denominator > 10**6:
+        raise InputError(f"'{source}' is out of range", loc, "use a small fraction like 2/3")
+    return result
+
+
+def boolean(value: Any, loc: Location, raw: str | None = None) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"expected true or false, found {type_name(value)}", loc, "write true or false")
+    return value
+
+
+def choice(options: Iterable[str]) -> Converter:
+    opts = list(options)
+
+    def conv(value: Any, loc: Location, raw: str | None = None) -> str:
+        s = text(value, loc, raw)
+        if s not in opts:
+            raise InputError(f"'{s}' is not one of {', '.join(opts)}{did_you_mean(s, opts)}", loc,
+                             f"use one of: {', '.join(opts)}")
+        return s
+    return conv
+
+
+def seq_of(conv: Converter, *, min_items: int = 0, what: str = "list") -> Callable[[Any, Location, Any], list]:
+    def read(value: Any, loc: Location, raw: str | None = None) -> list:
+        if not isinstance(value, YSeq):
+            raise InputError(f"expected a {what}, found {type_name(value)}", loc,
+                             "write a list: [a, b] or one '- item' per line")
+        if len(value) < min_items:
+            raise InputError(f"{what} needs at least {min_items} item(s)", value.loc, "add items")
+        return [conv(item, value.where(i), value.raw[i]) for i, item in enumerate(value)]
+    return read
+
+
+def mapping(value: Any, loc: Location, raw: str | None = None) -> YMap:
+    if not isinstance(value, YMap):
+        raise InputError(f"expected a mapping, found {type_name(value)}", loc, "write indented 'key: value' lines")
+    return value
+
+
+def sequence(value: Any, loc: Location, raw: str | None = None) -> YSeq:
+    if not isinstance(value, YSeq):
+        raise InputError(f"expected a list, found {type_name(value)}", loc,
+                         "write a list: [a, b] or one '- item' per line")
+    return value
+
+
+def anything(value: Any, loc: Location, raw: str | None = None) -> Any:
+    return value
+
+
+def faces(value: Any, loc: Location, raw: str | None = None, sides: int = 6) -> tuple[int, ...]:
+    """Die faces: 4, '3-6', or [1, 2] -> sorted tuple of ints in 1..sides."""
+    if isinstance(value, bool):
+        raise InputError("expected die faces like 3-6", loc, "write a face (4), a range (3-6) or a list ([1, 2])")
+    items: list[int] = []
+    if isinstance(value, int):
+        items = [value]
+    elif isinstance(value, YSeq):
+        for i, v in enumerate(value):
+            items.extend(faces(v, value.where(i), None, sides))
+    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*[-–]\s*\d+\s*", value):
+        lo, hi = (int(p) for p in re.split(r"[-–]", value))
+        if lo > hi:
+            raise InputError(f"range '{value}' runs backwards", loc, f"write {hi}-{lo}")
+        items = list(range(lo, hi + 1))
+    else:
+        raise InputError(f"'{value}' is not a die face or range", loc, "write a face (4), a range (3-6) or a list")
+    for f in items:
+        if not 1 <= f <= sides:
+            raise InputError(f"face {f} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
+    return tuple(items)

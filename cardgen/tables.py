@@ -1,0 +1,230 @@
+"""Rule tables: the game logic a rulebook states as lists and dice charts.
+
+Each table kind has a fixed row structure, so the checker can reason about it (conserve charge
+over every transformation, cover every die face exactly once) without knowing which game it
+came from. ``records`` is the open-ended kind: its fields are declared in data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from . import schema as S
+from .errors import InputError, Location
+from .fields import parse_field_specs, read_record_fields
+from .particles import Particle, PhysicsData
+from .yamlsrc import YMap, YSeq
+
+TABLE_KINDS = ("transformations", "annihilation", "dice", "line-types", "vertices", "setup", "records")
+LINE_STYLES = ("fermion", "photon", "gluon", "scalar", "boson")
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """``source`` absorbs the boson ``via`` and becomes ``target`` (Particle Builder, Level 5)."""
+
+    source: Particle
+    via: Particle
+    target: Particle
+    location: Location
+
+
+@dataclass(frozen=True)
+class Annihilation:
+    """A particle of ``members`` meets its antiparticle; the player takes one of ``products``."""
+
+    name: str
+    members: tuple[Particle, ...]
+    products: tuple[tuple[Particle, ...], ...]
+    roll: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One line of a dice table: on ``faces`` the particle becomes ``options[0]`` (or the player
+    picks one of ``options``), or a nested ``roll`` decides, or the die is rolled again."""
+
+    faces: tuple[int, ...]
+    options: tuple[tuple[Particle, ...], ...]
+    roll: tuple["Roll", ...]
+    reroll: bool
+    remains: bool
+    note: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class DiceEntry:
+    particles: tuple[Particle, ...]
+    rolls: tuple[Roll, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class LineType:
+    """A kind of line on Tutti Quantum cards, standing for one or more particles."""
+
+    id: str
+    name: str
+    particles: tuple[Particle, ...]
+    style: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Vertex:
+    id: str
+    name: str
+    lines: tuple[str, ...]
+    points: int
+    note: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class SetupRow:
+    players: int
+    shown: int
+    rounds: int
+    removed: int
+    secret_per_player: int
+    location: Location
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    values: dict[str, Any]
+    location: Location
+
+
+def _particles(physics: PhysicsData) -> Callable[[Any, Location, Any], Particle]:
+    return lambda v, loc, raw=None: physics.particle(S.ident(v, loc, raw), loc)
+
+
+def _particle_list(physics: PhysicsData, what: str = "list of particles"):
+    return S.seq_of(_particles(physics), min_items=1, what=what)
+
+
+def _rows(value: Any, loc: Location) -> Iterator[tuple[Any, Location]]:
+    seq = S.sequence(value, loc)
+    for i, item in enumerate(seq):
+        yield item, seq.where(i)
+
+
+def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
+    f = S.Fields(item, "a dice roll", loc)
+    faces = f.get("faces", lambda v, l, r=None: S.faces(v, l, r, sides))
+    plist = _particle_list(physics)
+    becomes = f.get("becomes", plist, None)
+    options = f.get("options", S.seq_of(plist, min_items=2, what="list of options"), None)
+    nested = f.get("roll", S.sequence, None)
+    reroll = f.get("reroll", S.boolean, False)
+    remains = f.get("remains", S.boolean, False)
+    note = f.get("note", S.text, "")
+    f.finish()
+    chosen = [name for name, v in (("becomes", becomes), ("options", options), ("roll", nested),
+                                   ("reroll", reroll or None), ("remains", remains or None)) if v is not None]
+    if len(chosen) != 1:
+        raise InputError(f"a roll needs exactly one outcome, found {len(chosen)} ({', '.join(chosen) or 'none'})",
+                         f.loc, "give one of: becomes, options, roll, reroll: true, remains: true")
+    rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(nested, f.map.where("roll"))) if nested else ()
+    opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
+    return Roll(faces, opts, rolls, reroll, remains, note, f.loc)
+
+
+def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Read the kind-specific part of a table file. Returns (rows, options)."""
+    rows: list[Any] = []
+    options: dict[str, Any] = {}
+    P = _particles(physics)
+    if kind == "transformations":
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            f = S.Fields(item, "a transformation", loc)
+            rows.append(Transformation(f.get("from", P), f.get("via", P), f.get("to", P), f.loc))
+            f.finish()
+    elif kind == "annihilation":
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            f = S.Fields(item, "an annihilation rule", loc)
+            rows.append(Annihilation(
+                f.get("name", S.text), tuple(f.get("members", _particle_list(physics))),
+                tuple(tuple(o) for o in f.get("products", S.seq_of(_particle_list(physics), min_items=1,
+                                                                     what="list of product options"))),
+                f.get("roll", S.text, ""), f.loc))
+            f.finish()
+    elif kind == "dice":
+        sides = body.get("die", S.integer(2, 100), 6)
+        options["die"] = sides
+        options["antiparticles"] = body.get("antiparticles", S.boolean, False)
+        for item, loc in _rows(body.get("entries", S.anything), body.map.where("entries")):
+            f = S.Fields(item, "a dice entry", loc)
+            raw = f.map.get("particle")
+            parts = (tuple(f.get("particle", _particle_list(physics))) if isinstance(raw, YSeq)
+                     else (f.get("particle", P),))
+            rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(f.get("rolls", S.anything),
+                                                                          f.map.where("rolls")))
+            rows.append(DiceEntry(parts, rolls, f.loc))
+            f.finish()
+    elif kind == "line-types":
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            f = S.Fields(item, "a line type", loc)
+            rows.append(LineType(f.get("id", S.ident), f.get("name", S.text),
+                                 tuple(f.get("particles", _particle_list(physics))),
+                                 f.get("style", S.choice(LINE_STYLES)), f.loc))
+            f.finish()
+    elif kind == "vertices":
+        options["line_types"] = body.get("line_types", S.ident)
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            f = S.Fields(item, "a vertex", loc)
+            rows.append(Vertex(f.get("id", S.ident), f.get("name", S.text, ""),
+                               tuple(f.get("lines", S.seq_of(S.ident, min_items=3, what="list of 3 line types"))),
+                               f.get("points", S.integer()), f.get("note", S.text, ""), f.loc))
+            if len(rows[-1].lines) != 3:
+                raise InputError("a vertex joins exactly 3 lines", f.map.where("lines"), "list three line types")
+            f.finish()
+    elif kind == "setup":
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            f = S.Fields(item, "a setup row", loc)
+            rows.append(SetupRow(f.get("players", S.integer(1, 99)), f.get("shown", S.integer(0)),
+                                 f.get("rounds", S.integer(0)), f.get("removed", S.integer(0), 0),
+                                 f.get("secret_per_player", S.integer(0), 0), f.loc))
+            f.finish()
+    elif kind == "records":
+        specs = body.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what))
+        options["fields"] = specs
+        for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
+            if not isinstance(item, YMap):
+                raise InputError("a row must be a mapping", loc, "write 'key: value' pairs")
+            rid = S.Fields(item, "a row", loc).get("id", S.ident)
+            values, _, _ = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id",))
+            rows.append(Record(rid, values, loc))
+    else:  # pragma: no cover - kind validated by the caller
+        raise AssertionError(kind)
+    _unique_ids(rows, what)
+    return tuple(rows), options
+
+
+def _unique_ids(rows: list[Any], what: str) -> None:
+    seen: dict[str, Location] = {}
+    for row in rows:
+        rid = getattr(row, "id", None)
+        if rid is None:
+            continue
+        if rid in seen:
+            raise InputError(f"duplicate id '{rid}' in {what} (first at line {seen[rid].line})", row.location,
+                             "give each row its own id")
+        seen[rid] = row.location
+
+
+def walk_outcomes(rolls: tuple[Roll, ...]) -> Iterator[tuple[Roll, tuple[Particle, ...] | None]]:
+    """Every leaf outcome of a dice table: (roll, products) pairs; products None = no change."""
+    for r in rolls:
+        if r.roll:
+            yield from walk_outcomes(r.roll)
+        elif r.options:
+            for option in r.options:
+                yield r, option
+        else:
+            yield r, None

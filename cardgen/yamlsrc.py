@@ -1,0 +1,158 @@
+"""Load YAML while remembering where every key and value came from.
+
+PyYAML's plain loaders forget positions, silently keep the last of two duplicate keys and
+construct arbitrary anchors/aliases. cardgen composes the node tree with the *safe* resolver and
+builds its own mapping/sequence types that carry the :class:`~cardgen.errors.Location` of each
+key and value, plus the raw scalar text (so a number is compared with the digits the author
+typed, not a float's repr).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError, Location, display_path
+
+#: Hard cap on nodes per document: protects against alias bombs ("billion laughs").
+MAX_NODES = 200_000
+#: Documents bigger than this are refused before parsing.
+MAX_BYTES = 8 * 1024 * 1024
+
+
+class YMap(dict):
+    """A mapping that knows where it, its keys and its values are in the source file."""
+
+    loc: Location
+    key_locs: dict[str, Location]
+    value_locs: dict[str, Location]
+    raw: dict[str, str]
+
+    def where(self, key: str | None = None) -> Location:
+        """Location of a key's value (or of the mapping itself)."""
+        if key is not None and key in self.value_locs:
+            return self.value_locs[key]
+        return self.loc
+
+    def key_where(self, key: str) -> Location:
+        return self.key_locs.get(key, self.loc)
+
+
+class YSeq(list):
+    """A list that knows where it and each item are in the source file."""
+
+    loc: Location
+    item_locs: list[Location]
+    raw: list[str | None]
+
+    def where(self, index: int | None = None) -> Location:
+        if index is not None and 0 <= index < len(self.item_locs):
+            return self.item_locs[index]
+        return self.loc
+
+
+def _loc(file: str, node: yaml.Node) -> Location:
+    mark = node.start_mark
+    return Location(file, mark.line + 1, mark.column + 1)
+
+
+class _Builder:
+    """Turns a composed node tree into YMap/YSeq/scalars, checking limits as it goes."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.count = 0
+        self.constructor = yaml.SafeLoader("")  # only used for its scalar constructors
+
+    def build(self, node: yaml.Node, depth: int = 0) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise InputError(f"document has more than {MAX_NODES} nodes (alias expansion?)",
+                             _loc(self.file, node), "split the file or remove YAML aliases")
+        if depth > 64:
+            raise InputError("nesting deeper than 64 levels", _loc(self.file, node),
+                             "flatten the structure")
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, depth)
+        if isinstance(node, yaml.SequenceNode):
+            seq = YSeq()
+            seq.loc = _loc(self.file, node)
+            seq.item_locs, seq.raw = [], []
+            for item in node.value:
+                seq.append(self.build(item, depth + 1))
+                seq.item_locs.append(_loc(self.file, item))
+                seq.raw.append(item.value if isinstance(item, yaml.ScalarNode) else None)
+            return seq
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:  # e.g. an invalid timestamp or binary scalar
+            raise InputError(f"cannot read value {node.value!r}: {getattr(exc, 'problem', exc)}",
+                             _loc(self.file, node), "quote the value") from None
+
+    def _mapping(self, node: yaml.MappingNode, depth: int) -> YMap:
+        out = YMap()
+        out.loc = _loc(self.file, node)
+        out.key_locs, out.value_locs, out.raw = {}, {}, {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise InputError("YAML merge keys ('<<') are not supported", _loc(self.file, key_node),
+                                 "write the keys out in full")
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise InputError("mapping keys must be plain text", _loc(self.file, key_node),
+                                 "use a simple word as the key")
+            key = str(self.constructor.construct_object(key_node))
+            if key in out:
+                first = out.key_locs[key]
+                raise InputError(f"duplicate key '{key}' (first defined at line {first.line})",
+                                 _loc(self.file, key_node), "remove or rename one of the two")
+            out[key] = self.build(value_node, depth + 1)
+            out.key_locs[key] = _loc(self.file, key_node)
+            out.value_locs[key] = _loc(self.file, value_node)
+            if isinstance(value_node, yaml.ScalarNode):
+                out.raw[key] = value_node.value
+        return out
+
+
+def parse_yaml(text: str, file: str) -> Any:
+    """Parse one YAML document from text; errors carry file:line:column."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", Location(file),
+                         "split the data into several files")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        raise InputError(f"YAML syntax error: {problem}", loc,
+                         "check indentation, colons and quotes around this position") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", Location(file), "fix the YAML syntax") from None
+    if node is None:
+        raise InputError("file is empty", Location(file, 1, 1), "add the expected content")
+    return _Builder(file).build(node)
+
+
+def load_yaml(path: Path) -> Any:
+    """Read and parse a YAML file, turning OS and encoding problems into InputErrors."""
+    shown = display_path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", Location(shown), "create the file or fix the path") from None
+    except IsADirectoryError:
+        raise InputError("expected a file but found a folder", Location(shown), "point to a .yaml file") from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", Location(shown), "check permissions") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", Location(shown),
+                         "split the data into several files")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError("file is not valid UTF-8", Location(shown, line, 1),
+                         "save the file with UTF-8 encoding") from None
+    return parse_yaml(text, shown)
