@@ -398,3 +398,19 @@ def test_calibration_back_crosshairs_sit_behind_the_front_targets():
         assert mapped == front_centres
     with pytest.raises(ValueError):
         write_calibration(*A4, duplex="none")
+
+
+def test_registration_squares_match_the_plan_and_backs_carry_no_marks(deck44):
+    placements, faces = deck44
+    plan = plan_grid(*A4, POKER)
+    data = write_sheets(placements[:9], faces, POKER, plan, registration=True)
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        rects = [
+            Rect(r["x0"] / K, r["top"] / K, (r["x1"] - r["x0"]) / K, (r["bottom"] - r["top"]) / K)
+            for r in pdf.pages[0].rects
+            if r["fill"]
+        ]
+        assert len(rects) == 3
+        for got, want in zip(sorted(rects, key=lambda r: (r.y, r.x)), sorted(plan.registration_marks(), key=lambda r: (r.y, r.x))):
+            assert close(got, want)
+        assert pdf.pages[1].lines == [] and pdf.pages[1].rects == []
