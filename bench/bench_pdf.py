@@ -91,8 +91,12 @@ def main() -> None:
 
     t100, s100 = median_time(ours100)
     t44, s44 = median_time(ours44)
-    print(f"cardgen, 100 distinct cards + shared back, A4 duplex: {t100 * 1000:7.1f} ms  {s100 / 1024:7.1f} KiB")
-    print(f"cardgen, 44 cards / 5 faces + shared back, A4 duplex: {t44 * 1000:7.1f} ms  {s44 / 1024:7.1f} KiB")
+    print(
+        f"cardgen, 100 distinct cards + shared back, A4 duplex: {t100 * 1000:7.1f} ms  {s100 / 1024:7.1f} KiB"
+    )
+    print(
+        f"cardgen, 44 cards / 5 faces + shared back, A4 duplex: {t44 * 1000:7.1f} ms  {s44 / 1024:7.1f} KiB"
+    )
 
     try:
         import pdfimpose  # noqa: F401
@@ -111,7 +115,9 @@ def main() -> None:
             print(f"pdfimpose 'cards' could not impose the deck: {exc!r}; try 'cartuli' instead")
             return
     print(f"(merging the 100 faces into pdfimpose's one input PDF: {merge_time * 1000:.1f} ms, not included)")
-    print(f"pdfimpose 'cards' schema, same 100 cards + back, A4: {timp * 1000:7.1f} ms  {simp / 1024:7.1f} KiB")
+    print(
+        f"pdfimpose 'cards' schema, same 100 cards + back, A4: {timp * 1000:7.1f} ms  {simp / 1024:7.1f} KiB"
+    )
     print(f"ratio pdfimpose / cardgen: time {timp / t100:.2f}x, size {simp / s100:.2f}x")
 
 

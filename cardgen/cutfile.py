@@ -20,6 +20,8 @@ CUT_STROKE_MM = 0.1
 CUT_COLOUR = "#ff0000"
 """Cutters treat all paths alike; red keeps cut lines apart from the black registration marks."""
 
+HOW_TO = "Print the sheets with registration marks on, at 100 % scale, then cut each with this file."
+
 
 def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
     """Return an SVG with every card's cut outline at its place on the sheet.
@@ -30,7 +32,9 @@ def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
     like the artwork on the front pages.
     """
     if plan.card != card:
-        raise ImpositionError("the grid plan was made for a different card geometry; plan again for this card")
+        raise ImpositionError(
+            "the grid plan was made for a different card geometry; plan again for this card"
+        )
     if not isinstance(sheets, int) or sheets < 1:
         raise ImpositionError(f"sheets must be a positive whole number, got {sheets!r}")
     w, h = fmt_mm(plan.paper_w), fmt_mm(plan.paper_h)
@@ -41,13 +45,11 @@ def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" viewBox="0 0 {w} {h}">',
         f"<title>{escape(note)}</title>",
-        f"<desc>{escape('Print the sheets with registration marks on, at 100 % scale, then cut each with this file.')}</desc>",
+        f"<desc>{escape(HOW_TO)}</desc>",
         '<g id="registration" fill="#000000" stroke="none">',
     ]
     for mark in plan.registration_marks():
-        lines.append(
-            f'<rect x="{_n(mark.x)}" y="{_n(mark.y)}" width="{_n(mark.w)}" height="{_n(mark.h)}"/>'
-        )
+        lines.append(f'<rect x="{_n(mark.x)}" y="{_n(mark.y)}" width="{_n(mark.w)}" height="{_n(mark.h)}"/>')
     lines.append("</g>")
     lines.append(
         f'<g id="cut" fill="none" stroke="{CUT_COLOUR}" stroke-width="{_n(CUT_STROKE_MM)}" '
@@ -56,7 +58,9 @@ def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
     path = quoteattr(card.cut_path)
     for slot in plan.slots:
         matrix = compose(plan.front_transform(slot), trim_origin)
-        lines.append(f'<path id="card-{slot.index + 1}" transform="matrix({" ".join(_n(v) for v in matrix)})" d={path}/>')
+        lines.append(
+            f'<path id="card-{slot.index + 1}" transform="matrix({" ".join(_n(v) for v in matrix)})" d={path}/>'
+        )
     lines.append("</g>")
     lines.append("</svg>")
     return "\n".join(lines) + "\n"

@@ -288,8 +288,7 @@ def plan_grid(
     g = 0.0 if gutter is None else gutter
     if not 0 <= b <= card.bleed:
         raise ImpositionError(
-            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed "
-            f"({fmt_mm(card.bleed)} mm)"
+            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed ({fmt_mm(card.bleed)} mm)"
         )
     if not 0 <= g < 100:
         raise ImpositionError(f"gutter must be between 0 and 100 mm, got {fmt_mm(g)} mm")
@@ -385,8 +384,14 @@ class _Candidate:
 
 
 def _fit(
-    sw: float, sh: float, card: CardGeometry, rotated: bool, kind: LayoutKind,
-    margin: Fraction, b: Fraction, g: Fraction,
+    sw: float,
+    sh: float,
+    card: CardGeometry,
+    rotated: bool,
+    kind: LayoutKind,
+    margin: Fraction,
+    b: Fraction,
+    g: Fraction,
 ) -> _Candidate:
     """How many columns and rows of one kind fit in the printable area of one sheet."""
     cw, ch = (exact(card.height), exact(card.width)) if rotated else (exact(card.width), exact(card.height))
@@ -467,7 +472,9 @@ def _why_not_bleed(c: _Candidate, cw: Fraction, ch: Fraction, b: Fraction, g: Fr
     )
 
 
-def _no_fit_message(paper_w: float, paper_h: float, card: CardGeometry, margin: float, b: float, label: str) -> str:
+def _no_fit_message(
+    paper_w: float, paper_h: float, card: CardGeometry, margin: float, b: float, label: str
+) -> str:
     """Say why nothing fits and name the smallest standard paper that would work."""
     size = f"{fmt_mm(card.width)}×{fmt_mm(card.height)} mm"
     if b:
@@ -555,7 +562,9 @@ def plan_tiles(
     check_size(width, height, what="tiled sheet")
     check_size(paper_w, paper_h, what="paper")
     if not 0 <= margin < min(paper_w, paper_h) / 2:
-        raise ImpositionError(f"margin must be between 0 and half the paper's short side, got {fmt_mm(margin)} mm")
+        raise ImpositionError(
+            f"margin must be between 0 and half the paper's short side, got {fmt_mm(margin)} mm"
+        )
     best: TilePlan | None = None
     for sw, sh in ((paper_w, paper_h), (paper_h, paper_w)):
         pw, ph = sw - 2 * margin, sh - 2 * margin
@@ -573,7 +582,9 @@ def plan_tiles(
             for c, (x0, tw) in enumerate(xs):
                 glue_right = Rect(x0 + tw - overlap, y0, overlap, th) if c < cols - 1 else None
                 glue_below = Rect(x0, y0 + th - overlap, tw, overlap) if r < rows - 1 else None
-                tiles.append(Tile(f"{_row_name(r)}{c + 1}", r, c, Rect(x0, y0, tw, th), glue_right, glue_below))
+                tiles.append(
+                    Tile(f"{_row_name(r)}{c + 1}", r, c, Rect(x0, y0, tw, th), glue_right, glue_below)
+                )
         best = TilePlan(sw, sh, margin, overlap, rows, cols, tuple(tiles))
     assert best is not None
     return best

@@ -27,9 +27,7 @@ STANDARD_SIZES: dict[str, tuple[float, float]] = {
 # Sheets larger than this are almost certainly a unit mistake (cm or pt typed as mm).
 MAX_SIDE_MM = 5000.0
 
-_CUSTOM_RE = re.compile(
-    r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*$", re.IGNORECASE
-)
+_CUSTOM_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*$", re.IGNORECASE)
 
 
 class PaperError(ValueError):
@@ -71,9 +69,7 @@ def parse_paper(spec: str) -> Paper:
         return Paper(key, w, h)
     match = _CUSTOM_RE.match(key)
     if not match:
-        raise PaperError(
-            f"unknown paper size {spec!r}; use one of {_names()} or WxHmm such as 300x450mm"
-        )
+        raise PaperError(f"unknown paper size {spec!r}; use one of {_names()} or WxHmm such as 300x450mm")
     w, h = float(match.group(1)), float(match.group(2))
     check_size(w, h, what=f"paper {spec!r}")
     return Paper(key.replace(" ", ""), w, h)
@@ -102,7 +98,7 @@ def name_for_size(width: float, height: float) -> str | None:
 
 
 def label_for_size(width: float, height: float) -> str:
-    """"A4" for a standard sheet (either orientation), else "300×450 mm"."""
+    """ "A4" for a standard sheet (either orientation), else "300×450 mm"."""
     name = name_for_size(width, height)
     return Paper(name or "custom", width, height).label
 

@@ -430,13 +430,17 @@ class _Canvas:
         ops += f"{' '.join(_num(v) for v in cm)} cm {form.name} Do Q"
         self._ops.append(ops.encode("ascii"))
 
-    def lines(self, segments: Sequence[tuple[float, float, float, float]], width_pt: float, gray: float = 0.0) -> None:
+    def lines(
+        self, segments: Sequence[tuple[float, float, float, float]], width_pt: float, gray: float = 0.0
+    ) -> None:
         """Stroke straight segments (x1, y1, x2, y2 in mm) with butt caps."""
         if not segments:
             return
         ops = [f"q {_num(width_pt)} w 0 J {_num(gray)} G"]
         for x1, y1, x2, y2 in segments:
-            ops.append(f"{_num(x1 * K)} {_num((self.h - y1) * K)} m {_num(x2 * K)} {_num((self.h - y2) * K)} l")
+            ops.append(
+                f"{_num(x1 * K)} {_num((self.h - y1) * K)} m {_num(x2 * K)} {_num((self.h - y2) * K)} l"
+            )
         ops.append("S Q")
         self._ops.append(" ".join(ops).encode("ascii"))
 
@@ -579,7 +583,9 @@ def _glue_band(canvas: _Canvas, band: Rect, *, vertical: bool) -> None:
     canvas.dashed_rect(band, MARK_WIDTH_PT)
     size = FOOTER_PT + 1
     if vertical:
-        canvas.text(band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2, size, "glue here", vertical=True)
+        canvas.text(
+            band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2, size, "glue here", vertical=True
+        )
     else:
         canvas.text(band.x + band.w / 2 - 8, band.y + band.h / 2 + 0.35 * size / K, size, "glue here")
 
@@ -611,11 +617,17 @@ def _crop_ticks(canvas: _Canvas, area: Rect) -> None:
     segs = []
     lo = EDGE_KEEP_OUT
     for x in (area.x, area.right):
-        for y0, y1 in ((area.y - 1.0, max(area.y - 4.0, lo)), (area.bottom + 1.0, min(area.bottom + 4.0, canvas.h - lo))):
+        for y0, y1 in (
+            (area.y - 1.0, max(area.y - 4.0, lo)),
+            (area.bottom + 1.0, min(area.bottom + 4.0, canvas.h - lo)),
+        ):
             if abs(y1 - y0) >= 1.0:
                 segs.append((x, y0, x, y1))
     for y in (area.y, area.bottom):
-        for x0, x1 in ((area.x - 1.0, max(area.x - 4.0, lo)), (area.right + 1.0, min(area.right + 4.0, canvas.w - lo))):
+        for x0, x1 in (
+            (area.x - 1.0, max(area.x - 4.0, lo)),
+            (area.right + 1.0, min(area.right + 4.0, canvas.w - lo)),
+        ):
             if abs(x1 - x0) >= 1.0:
                 segs.append((x0, y, x1, y))
     canvas.lines(segs, MARK_WIDTH_PT)

@@ -167,8 +167,14 @@ def test_backs_mirror_their_fronts(paper, duplex):
         # Which slot's position does the back take?  Columns mirror when the flip axis is vertical.
         about_vertical = (duplex == "long") == (plan.paper_w <= plan.paper_h)
         twin = next(
-            s for s in plan.slots
-            if (s.row, s.col) == ((slot.row, plan.cols - 1 - slot.col) if about_vertical else (plan.rows - 1 - slot.row, slot.col))
+            s
+            for s in plan.slots
+            if (s.row, s.col)
+            == (
+                (slot.row, plan.cols - 1 - slot.col)
+                if about_vertical
+                else (plan.rows - 1 - slot.row, slot.col)
+            )
         )
         assert close(back_art, plan.art_rect(twin))
 
@@ -240,7 +246,7 @@ def test_cut_svg_places_every_outline_and_the_registration_marks():
     assert group.get("fill") == "none"
     for path, slot in zip(paths, plan.slots):
         assert path.get("d") == lozenge.cut_path
-        m = [float(v) for v in path.get("transform")[len("matrix("):-1].split()]
+        m = [float(v) for v in path.get("transform")[len("matrix(") : -1].split()]
         # The path's top vertex (30, 0) lands on the middle of the trim's top edge.
         assert apply(tuple(m), 30, 0) == pytest.approx((slot.trim.x + 30, slot.trim.y), abs=1e-3)
     rects = root.findall(".//s:g[@id='registration']/s:rect", ns)

@@ -36,7 +36,9 @@ def test_letter_is_612_by_792_points():
     assert round(mm_to_pt(letter.height), 4) == 792
 
 
-@pytest.mark.parametrize("spec", ["a9", "300x450", "300x450cm", "x450mm", "", "  ", "0x10mm", "10x0mm", "9000x10mm"])
+@pytest.mark.parametrize(
+    "spec", ["a9", "300x450", "300x450cm", "x450mm", "", "  ", "0x10mm", "10x0mm", "9000x10mm"]
+)
 def test_bad_paper_raises_value_error_with_hint(spec):
     with pytest.raises(PaperError) as info:
         parse_paper(spec)

@@ -23,7 +23,9 @@ def render_face(card: CardGeometry, index: int) -> bytes:
     aw, ah = card.art_width, card.art_height
     color = f"#{(index * 37) % 256:02x}{(index * 91) % 256:02x}{(index * 53 + 40) % 256:02x}"
     bars = "".join(
-        f'<rect x="{5 + 4 * bit}" y="10" width="3" height="8" fill="black"/>' for bit in range(8) if index >> bit & 1
+        f'<rect x="{5 + 4 * bit}" y="10" width="3" height="8" fill="black"/>'
+        for bit in range(8)
+        if index >> bit & 1
     )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{aw}mm" height="{ah}mm" viewBox="0 0 {aw} {ah}">'
@@ -46,9 +48,12 @@ def mul(m1, m2):
     a1, b1, c1, d1, e1, f1 = m1
     a2, b2, c2, d2, e2, f2 = m2
     return (
-        a1 * a2 + b1 * c2, a1 * b2 + b1 * d2,
-        c1 * a2 + d1 * c2, c1 * b2 + d1 * d2,
-        e1 * a2 + f1 * c2 + e2, e1 * b2 + f1 * d2 + f2,
+        a1 * a2 + b1 * c2,
+        a1 * b2 + b1 * d2,
+        c1 * a2 + d1 * c2,
+        c1 * b2 + d1 * d2,
+        e1 * a2 + f1 * c2 + e2,
+        e1 * b2 + f1 * d2 + f2,
     )
 
 
@@ -73,7 +78,11 @@ def draws(page: pikepdf.Page):
         elif op == "Do":
             xobj = page.Resources.XObject[operands[0]]
             x0, y0, x1, y1 = (float(v) for v in xobj.BBox)
-            pts = [(x * ctm[0] + y * ctm[2] + ctm[4], x * ctm[1] + y * ctm[3] + ctm[5]) for x in (x0, x1) for y in (y0, y1)]
+            pts = [
+                (x * ctm[0] + y * ctm[2] + ctm[4], x * ctm[1] + y * ctm[3] + ctm[5])
+                for x in (x0, x1)
+                for y in (y0, y1)
+            ]
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             box = Rect(min(xs) / K, (height - max(ys)) / K, (max(xs) - min(xs)) / K, (max(ys) - min(ys)) / K)
             out.append((xobj, box, clip, i, ctm))
@@ -194,7 +203,9 @@ def test_back_offset_moves_backs_exactly(deck44):
     placements, faces = deck44
     plan = plan_grid(*A4, POKER)
     base_pdf = pikepdf.open(io.BytesIO(write_sheets(placements[:9], faces, POKER, plan)))
-    moved_pdf = pikepdf.open(io.BytesIO(write_sheets(placements[:9], faces, POKER, plan, back_offset=(1.25, -0.5))))
+    moved_pdf = pikepdf.open(
+        io.BytesIO(write_sheets(placements[:9], faces, POKER, plan, back_offset=(1.25, -0.5)))
+    )
     base, moved = draws(base_pdf.pages[1]), draws(moved_pdf.pages[1])
     for a, b in zip(base, moved):
         assert b[1].x - a[1].x == pytest.approx(1.25, abs=1e-4)
@@ -206,7 +217,7 @@ def test_back_offset_moves_backs_exactly(deck44):
 def plumber_lines(data: bytes, page_no: int = 0):
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         page = pdf.pages[page_no]
-        return [(l["x0"] / K, l["top"] / K, l["x1"] / K, l["bottom"] / K, l["linewidth"]) for l in page.lines]
+        return [(ln["x0"] / K, ln["top"] / K, ln["x1"] / K, ln["bottom"] / K, ln["linewidth"]) for ln in page.lines]
 
 
 @pytest.mark.parametrize("layout", ["edge", "bleed"])
@@ -251,7 +262,7 @@ def test_full_cut_lines_are_drawn_under_the_artwork(deck44):
     first_draw = ops.index("Do")
     first_stroke = ops.index("S")
     assert first_stroke < first_draw
-    long_lines = [l for l in plumber_lines(data) if max(abs(l[2] - l[0]), abs(l[3] - l[1])) > 150]
+    long_lines = [ln for ln in plumber_lines(data) if max(abs(ln[2] - ln[0]), abs(ln[3] - ln[1])) > 150]
     assert len(long_lines) == len(plan.cut_xs) + len(plan.cut_ys)
 
 
@@ -387,10 +398,13 @@ def test_calibration_back_crosshairs_sit_behind_the_front_targets():
         flip = sheet_flip(*A4, duplex)
         # Centres of the back crosshairs, mapped to the front, are the centres of the front scales.
         back_centres = {
-            (round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2)) for x0, y0, x1, y1, _ in back if abs(y1 - y0) < 0.01
+            (round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2))
+            for x0, y0, x1, y1, _ in back
+            if abs(y1 - y0) < 0.01
         }
         front_centres = {
-            (round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2)) for x0, y0, x1, y1, _ in front
+            (round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2))
+            for x0, y0, x1, y1, _ in front
             if abs(y1 - y0) < 0.01 and abs(x1 - x0 - 12) < 0.01
         }
         assert len(front_centres) == 5
@@ -411,7 +425,10 @@ def test_registration_squares_match_the_plan_and_backs_carry_no_marks(deck44):
             if r["fill"] and abs(r["x1"] - r["x0"] - 5 * K) < 0.01  # the faces' own rects are larger
         ]
         assert len(rects) == 3
-        for got, want in zip(sorted(rects, key=lambda r: (r.y, r.x)), sorted(plan.registration_marks(), key=lambda r: (r.y, r.x))):
+        for got, want in zip(
+            sorted(rects, key=lambda r: (r.y, r.x)),
+            sorted(plan.registration_marks(), key=lambda r: (r.y, r.x)),
+        ):
             assert close(got, want)
         assert pdf.pages[1].lines == []
         assert not [r for r in pdf.pages[1].rects if abs(r["x1"] - r["x0"] - 5 * K) < 0.01]
