@@ -65,11 +65,11 @@ def build(src_dir: Path, out_dir: Path) -> list[Path]:
         options.name_languages = ["*"]
         options.hinting = False  # outlines only: we never rasterise with hints
         options.notdef_outline = True
-        options.recalc_timestamp = False
         subsetter = subset.Subsetter(options)
         subsetter.populate(unicodes=cps)
         subsetter.subset(font)
         out = out_dir / f"NotoSansSC-{weight}-GB2312.otf"
+        font.recalcTimestamp = False  # keep the source's date: byte-identical rebuilds
         font.save(str(out))
         written.append(out)
     return written

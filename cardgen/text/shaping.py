@@ -97,7 +97,7 @@ def _clusters(text: str) -> list[tuple[int, int]]:
         if i == len(text) or not _attaches(text[i]):
             bounds.append((start, i))
             start = i
-    return bounds if text else []
+    return bounds
 
 
 def _face_covers(face: Face, chars: str) -> bool:
