@@ -154,3 +154,10 @@ def test_invalid_options_are_rejected(engine):
         engine.layout("x", size=5, weight="black")
     with pytest.raises(TextEngineError, match="size"):
         engine.layout("x", size=0)
+
+
+def test_mark_missing_from_its_base_face_falls_back(engine):
+    res = engine.layout("a\u093f", size=5)  # Devanagari vowel sign after a Latin letter
+    assert res.missing == []
+    faces = [run.face.path.name for line in res.lines for run in line.runs]
+    assert faces == ["NotoSans-Regular.ttf", "NotoSansDevanagari-Regular.ttf"]

@@ -105,6 +105,25 @@ def _face_covers(face: Face, chars: str) -> bool:
     return all(ord(c) in coverage or is_format(c) for c in chars)
 
 
+def _split_uncovered(text: str, clusters: list[tuple[int, int]],
+                     chain: tuple[Face, ...]) -> list[tuple[int, int]]:
+    """Split clusters that no single face covers: the marks its base's face lacks start a
+    cluster of their own (HarfBuzz draws them on a dotted circle), so a mark that some
+    face has is shown rather than dropped, e.g. a Devanagari vowel sign after a Latin letter.
+    """
+    out = []
+    for start, end in clusters:
+        while end - start > 1 and not any(_face_covers(f, text[start:end]) for f in chain):
+            base_face = next((f for f in chain if ord(text[start]) in f.coverage), None)
+            if base_face is None:
+                break
+            cut = next(i for i in range(start + 1, end) if not _face_covers(base_face, text[i]))
+            out.append((start, cut))
+            start = cut
+        out.append((start, end))
+    return out
+
+
 def _pick_face(chain: tuple[Face, ...], chars: str) -> Face | None:
     """First face covering the whole cluster, else the first covering its base character."""
     for face in chain:
@@ -128,8 +147,8 @@ def itemize(
     """Cut a paragraph into ``(start, end, level, face, script)`` runs; report uncovered
     characters, which are left out of every run (dropped, never drawn as boxes)."""
     levels = resolve_levels(text, base_level)
-    clusters = _clusters(text)
     plain_chain = chain.chain(weight)
+    clusters = _split_uncovered(text, _clusters(text), plain_chain)
     lang_chain = chain.chain(weight, lang)
     preferred = lang_chain[0] if lang_chain[0] is not plain_chain[0] else None
 
@@ -174,7 +193,10 @@ def itemize(
     for k, (start, end) in enumerate(clusters):
         face = faces[k]
         if face is None:
-            missing.update(c for c in text[start:end] if not is_format(c))
+            # The base has no glyph anywhere: drop the cluster, but only report characters
+            # that really lack coverage (not the marks riding on that base).
+            missing.update(c for c in text[start:end]
+                           if not any(_face_covers(f, c) for f in plain_chain))
             continue
         missing.update(c for c in text[start:end] if not _face_covers(face, c))
         key = (levels[start], face, scripts[k])
