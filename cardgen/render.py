@@ -1,0 +1,258 @@
+"""Stage 3 of the pipeline: render each card face from its Jinja2 SVG template.
+
+Templates are sandboxed (no Python internals, no file access beyond the game's template
+folders), undefined names are errors (a misspelt field cannot print an empty card) and output
+is XML-escaped (a ``<`` or ``&`` in data cannot break or inject SVG). Text never goes out as
+``<text>``: :func:`text` shapes it with the text engine and emits glyph outlines, defined once
+per face in ``<defs>``.
+
+Template coordinates are millimetres with the origin at the card's trim top-left corner; the
+bleed extends to negative coordinates and past the trim size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import traceback
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup, escape
+
+from . import format as fmt
+from .artwork import TEMPLATE_HELPERS
+from .errors import CardgenError, Location, display_path
+from .model import Card, Component, Game, Table
+from .particles import Symbol
+from .tables import Record
+from .text import GlyphRegistry, TextEngine
+
+SHARED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "_shared"
+DEFS_MARKER = "<!--cardgen:defs-->"
+SIDES = ("front", "back")
+RTL_LANGS = {"ar", "he", "fa", "ur"}
+
+
+class TemplateError(CardgenError):
+    """A template failed to compile or render; names the template line and the card."""
+
+
+@dataclass(frozen=True)
+class TextIssue:
+    """Text that did not fit its box even at the minimum size, was shrunk, or had characters
+    no bundled font covers. Reported by game, card, field and language."""
+
+    game: str
+    component: str
+    card: str
+    side: str
+    field: str
+    lang: str
+    text: str
+    kind: str  # "overflow" | "missing-glyphs"
+    detail: str
+
+    def __str__(self) -> str:
+        return (f"{self.game}/{self.component}/{self.card} ({self.side}, {self.lang}) field '{self.field}': "
+                f"{self.kind}: {self.detail} — {self.text!r}")
+
+
+@dataclass(frozen=True)
+class Face:
+    """One rendered card side: a complete SVG document sized to the bleed box."""
+
+    game: str
+    component: str
+    card: str
+    side: str
+    lang: str
+    svg: str
+    width: float   # bleed box, mm
+    height: float
+
+    @cached_property
+    def key(self) -> str:
+        """Content hash: identical faces (a shared back) share one key and are drawn once."""
+        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()[:20]
+
+
+class _TableView:
+    """What templates see of a table: ``rows`` and ``by_id``; records rows become mappings."""
+
+    def __init__(self, table: Table) -> None:
+        self.id, self.kind, self.title, self.note = table.id, table.kind, table.title, table.note
+        self.rows = [dict(id=r.id, **r.values) if isinstance(r, Record) else r for r in table.rows]
+        self.by_id = {(r["id"] if isinstance(r, dict) else getattr(r, "id", None)): r for r in self.rows}
+
+
+class _ComponentView:
+    """Geometry templates need, in mm (read-only)."""
+
+    def __init__(self, comp: Component) -> None:
+        self.id, self.name, self.kind = comp.id, comp.name, comp.kind
+        self.width, self.height, self.bleed, self.safe = comp.width, comp.height, comp.bleed, comp.safe
+        self.shape = comp.shape.type
+        self.cut_path = comp.shape.cut_path(comp.width, comp.height)
+        self.total = comp.total
+
+
+def _template_location(exc: BaseException, fallback: str) -> Location:
+    """Jinja rewrites tracebacks so template frames carry the template file and line."""
+    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
+        return Location(display_path(exc.filename), exc.lineno or 0, 1)
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.endswith(".j2"):
+            return Location(display_path(frame.filename), frame.lineno or 0, 1)
+    return Location(fallback)
+
+
+@dataclass
+class Renderer:
+    """Renders every face of one game in one language.
+
+    ``translate(msgid, context)`` maps a source string to the language's string (identity for
+    English); it is applied to translatable text fields and available to templates as ``_``.
+    """
+
+    game: Game
+    lang: str = "en"
+    translate: Callable[[str, str], str] | None = None
+    engine: TextEngine = field(default_factory=TextEngine.default)
+    issues: list[TextIssue] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        loader = jinja2.FileSystemLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
+        self.env = ImmutableSandboxedEnvironment(
+            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True,
+            trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+        self.env.filters.update(
+            charge=fmt.charge, spin=fmt.spin,
+            mass=lambda m: fmt.mass(m, self.lang),
+            lifetime=lambda lt: fmt.lifetime(lt, self.lang, stable_word=self._("stable", "lifetime")),
+            sig=lambda v, d=3: fmt.significant(v, d, self.lang))
+        self.env.tests["containing"] = lambda seq, item: seq is not None and item in seq
+        self.tables = {tid: _TableView(t) for tid, t in self.game.tables.items()}
+        self.direction = "rtl" if self.lang.split("-")[0] in RTL_LANGS else "ltr"
+
+    # -- public API ------------------------------------------------------------------------
+
+    def face(self, component: Component, card: Card, side: str = "front") -> Face:
+        """Render one side of one card to a complete SVG document."""
+        name = component.front if side == "front" else component.back
+        if name is None:
+            raise ValueError(f"component '{component.id}' has no {side}")
+        reg = GlyphRegistry()
+        ctx = self._context(component, card, side, reg)
+        try:
+            template = self.env.get_template(name)
+            body = template.render(ctx)
+        except jinja2.TemplateNotFound as exc:
+            raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
+                                component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
+        except CardgenError:
+            raise
+        except jinja2.TemplateError as exc:
+            raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
+                                _template_location(exc, name), "fix the template or add the missing field") from None
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError) as exc:
+            raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
+                                _template_location(exc, name), "fix the expression at this line") from None
+        if DEFS_MARKER not in body:
+            raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
+                                "start it with {% extends \"base.svg.j2\" %}")
+        svg = body.replace(DEFS_MARKER, reg.defs(), 1)
+        return Face(self.game.id, component.id, card.id, side, self.lang, svg,
+                    component.width + 2 * component.bleed, component.height + 2 * component.bleed)
+
+    def faces(self, component: Component, card_ids: set[str] | None = None) -> Iterator[Face]:
+        """Front and (if any) back of every distinct card of a component."""
+        for card in component.cards:
+            if card_ids and card.id not in card_ids:
+                continue
+            yield self.face(component, card, "front")
+            if component.back:
+                yield self.face(component, card, "back")
+
+    # -- template context ------------------------------------------------------------------
+
+    def _(self, msgid: str, context: str = "") -> str:
+        return self.translate(msgid, context) if self.translate else msgid
+
+    @staticmethod
+    def _what(component: Component, card: Card, side: str) -> str:
+        return f"card '{card.id}' of component '{component.id}', {side}"
+
+    def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry) -> dict[str, Any]:
+        values = dict(card.fields)
+        for name, spec in comp.fields.items():
+            if spec.type == "text" and spec.translatable and isinstance(values.get(name), str):
+                values[name] = self._(values[name], f"{self.game.id}|{comp.id}|{card.id}|{name}")
+        card_view = {"id": card.id, "count": card.count, **values}
+
+        def text(content: Any, x: float, y: float, size: float, width: float | None = None,
+                 height: float | None = None, weight: str = "regular", align: str = "start",
+                 valign: str = "top", min_size: float | None = None, fill: str = "#000",
+                 line_height: float = 1.2, field: str = "", direction: str | None = None) -> Markup:
+            """Shaped text as glyph outlines; overflow and uncovered characters are reported."""
+            s = str(content)
+            res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
+                                     align=align, valign=valign, min_size=min_size, line_height=line_height,
+                                     direction=direction)
+            label = field or s[:24]
+            if not res.fits:
+                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
+                                             f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))
+            if res.missing:
+                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
+                                             "missing-glyphs", "no bundled font covers " + " ".join(res.missing)))
+            return Markup(f'<g aria-label="{escape(s)}" data-field="{escape(field)}">'
+                          f'{res.to_svg(x, y, reg, fill=str(fill))}</g>')
+
+        def symbol(sym: Symbol, x: float, y: float, size: float, fill: str = "#000", anchor: str = "middle",
+                   weight: str = "bold") -> Markup:
+            """A particle symbol: base letter, overline for antiparticles, sub- and superscript,
+            with the baseline at ``y``."""
+            base = self.engine.layout(sym.base, size=size, weight=weight, valign="baseline", direction="ltr")
+            sub = (self.engine.layout(sym.sub, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
+                   if sym.sub else None)
+            sup_text = sym.sup.replace("-", fmt.MINUS)
+            sup = (self.engine.layout(sup_text, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
+                   if sym.sup else None)
+            total = base.width + max(sub.width if sub else 0, sup.width if sup else 0) + (size * 0.04 if sub or sup else 0)
+            x0 = {"start": x, "middle": x - total / 2, "end": x - total}[anchor]
+            parts = [base.to_svg(x0, y, reg, fill=fill)]
+            if sym.bar:
+                bar_y = y - size * 0.80
+                parts.append(f'<rect x="{x0 + base.width * 0.08:.3f}" y="{bar_y:.3f}" width="{base.width * 0.84:.3f}" '
+                             f'height="{size * 0.07:.3f}" fill="{fill}"/>')
+            after = x0 + base.width + size * 0.04
+            if sub:
+                parts.append(sub.to_svg(after, y + size * 0.18, reg, fill=fill))
+            if sup:
+                parts.append(sup.to_svg(after, y - size * 0.42, reg, fill=fill))
+            return Markup(f'<g aria-label="{escape(sym.unicode())}" data-field="symbol">{"".join(parts)}</g>')
+
+        return {
+            "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
+            "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
+            "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
+            "text": text, "symbol": symbol, "_": self._, **TEMPLATE_HELPERS,
+        }
+
+
+def render_png(face: Face, dpi: float = 150) -> bytes:
+    """Rasterise a face with cairosvg at ``dpi`` (the SVG is sized in mm, so this is exact)."""
+    import cairosvg
+
+    return cairosvg.svg2png(bytestring=face.svg.encode("utf-8"), dpi=dpi)
+
+
+def render_pdf(face: Face) -> bytes:
+    """One-page vector PDF of a face, the unit the print stage places as a Form XObject."""
+    import cairosvg
+
+    return cairosvg.svg2pdf(bytestring=face.svg.encode("utf-8"))
