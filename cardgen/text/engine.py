@@ -89,6 +89,10 @@ class TextEngine:
         middle/end alignment centre/end the text on ``x`` (``y``). With ``min_size`` the
         size shrinks in 2 % steps until the text fits. ``strict`` raises
         :class:`MissingGlyphs` instead of silently dropping uncovered characters.
+
+        ``direction`` None takes the first strong character of the whole text, and all
+        its lines share that direction so a card's text block aligns as one unit.
+        Explicit arguments override the fields of ``style``.
         """
         given = {"size": size, "weight": weight, "lang": lang, "align": align, "valign": valign,
                  "min_size": min_size, "line_height": line_height, "direction": direction}
