@@ -113,3 +113,141 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
     sys.exit(0 if report.ok else EXIT_FINDINGS)
 
 
+
+
+def _parse_offset(value: str) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in value.split(","))
+    except ValueError:
+        raise click.BadParameter("give two numbers in mm as X,Y, e.g. 0.5,-1") from None
+    return x, y
+
+
+@main.command("build")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", default="en", show_default=True, help="Language of the deck.")
+@click.option("--paper", default="a4", show_default=True, help="a4, a3, letter, legal, tabloid or WxHmm.")
+@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
+              help="How the printer flips the sheet for backs.")
+@click.option("--bleed", type=float, default=None, help="Printed bleed in mm (default: each component's own).")
+@click.option("--gutter", type=float, default=None, help="Space between cards in mm.")
+@click.option("--margin", type=float, default=5.0, show_default=True, help="Printer margin in mm.")
+@click.option("--marks", type=click.Choice(["ticks", "lines", "none"]), default="ticks", show_default=True,
+              help="Cut marks: short ticks, full-length lines, or none.")
+@click.option("--back-offset", default="0,0", show_default=True, metavar="X,Y",
+              help="Shift backs by X,Y mm to correct printer misregistration (see 'cardgen calibrate').")
+@click.option("--mode", type=click.Choice(["sheets", "single"]), default="sheets", show_default=True,
+              help="sheets: many cards per page; single: one card per page for print services.")
+@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
+              show_default=True, help="Output folder.")
+@click.option("--level", type=click.IntRange(1, 99), default=None, help="Only components up to this game level.")
+@click.option("--cut-file", is_flag=True, help="Also write cut paths as SVG for cutting machines (shaped pieces).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
+@games_dir_option
+@handle_errors
+def build_cmd(game_ids: tuple[str, ...], lang: str, paper: str, duplex: str, bleed: float | None,
+              gutter: float | None, margin: float, marks: str, back_offset: str, mode: str, out: Path,
+              level: int | None, cut_file: bool, jobs: int | None, games_dirs: tuple[Path, ...]) -> None:
+    """Write print-ready PDFs (all games, every component, English, A4 by default)."""
+    from .build import BuildOptions, build
+
+    options = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
+                           marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
+                           cut_file=cut_file, out=out, games_dirs=games_dirs).validated()
+    games = load_games(game_ids, games_dirs)
+    report = check(games)
+    if not report.ok:
+        for f in report.findings:
+            click.echo(str(f), err=True)
+        _fail(f"cardgen: not building: {len(report.findings)} rule finding(s); run 'cardgen check'", EXIT_FINDINGS)
+    with _progress(len(games)) as advance:
+        results = build(games, options, jobs=jobs, on_done=advance)
+    issues = 0
+    for r in results:
+        click.echo(f"{r.game} ({r.lang}) → {r.folder}")
+        for f in r.files:
+            click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.cards:>4} piece(s)  {f.layout}")
+        for issue in r.issues:
+            click.echo(f"    warning: {issue}", err=True)
+        issues += len(r.issues)
+    if issues:
+        click.echo(f"{issues} text warning(s); see text-report.txt next to the PDFs", err=True)
+
+
+class _progress:
+    """A rich progress bar on a terminal, silence otherwise (CI logs, pipes)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar = None
+
+    def __enter__(self) -> Callable[[Any], None]:
+        if sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("building", total=self.total)
+        return self.advance
+
+    def advance(self, result: Any) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=f"built {result.game}")
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@main.command("render")
+@click.argument("game_id", metavar="GAME")
+@click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
+@click.option("--card", "card_ids", multiple=True, help="Only this card id (repeatable).")
+@click.option("--lang", default="en", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
+              help="SVGs go to OUT/GAME/LANG/faces/.")
+@click.option("--png", "png_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Write PNGs here (default: next to the SVGs).")
+@click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True)
+@games_dir_option
+@handle_errors
+def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], lang: str, out: Path,
+               png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...]) -> None:
+    """Render faces to SVG and PNG, plus a contact sheet per component."""
+    from .errors import InputError, did_you_mean
+    from .output import atomic_write
+    from .preview import contact_sheet, write_faces
+    from .render import Renderer
+
+    game = load_games((game_id,), games_dirs)[0]
+    for cid in component_ids:
+        if cid not in game.components:
+            raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
+                             f"use one of: {', '.join(game.components)}")
+    renderer = Renderer(game, lang)
+    svg_dir = out / game.id / lang / "faces"
+    pngs = png_dir or svg_dir
+    written = write_faces(renderer, component_ids or list(game.components), set(card_ids) or None, svg_dir, pngs, dpi)
+    if card_ids and not any(written.values()):
+        raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
+    for cid, faces in written.items():
+        if faces:
+            sheet = pngs / f"{cid}-contact.png"
+            atomic_write(sheet, contact_sheet(faces, f"{game.name} — {game.components[cid].name} ({lang})"))
+            click.echo(f"{cid}: {len(faces)} face(s) → {svg_dir / cid}, contact sheet {sheet}")
+    for issue in renderer.issues:
+        click.echo(f"warning: {issue}", err=True)
+
+
+@main.command("calibrate")
+@click.option("--paper", default="a4", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True)
+@handle_errors
+def calibrate_cmd(paper: str, duplex: str, out: Path) -> None:
+    """Print a two-sided page that measures your printer's --back-offset and checks 100 % scale."""
+    from .build import calibrate
+
+    path = calibrate(paper, duplex, out)
+    click.echo(f"wrote {path}: print it double-sided ({duplex} edge) at 100 %, hold it against the light and "
+               f"read the offset to pass as --back-offset X,Y")

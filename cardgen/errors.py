@@ -56,6 +56,10 @@ class CardgenError(Exception):
         self.fix = fix
         self.code = code
 
+    def __reduce__(self) -> tuple:
+        """Keep location and fix when an error crosses a process boundary (parallel builds)."""
+        return (self.__class__, (self.message, self.location, self.fix, self.code))
+
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""
         return f"{where}error[{self.code}]: {sentence(self.message)}" + (f" Fix: {sentence(self.fix)}" if self.fix else "")

@@ -1,0 +1,260 @@
+"""Stages 4 and 5 of the pipeline: lay rendered faces out on paper and write the print files.
+
+For each component: render every distinct face once, turn each into a one-page vector PDF,
+plan the sheet grid, impose (each face stored once as a Form XObject and placed many times)
+and write ``OUT/<game>/<lang>/<component>.pdf`` atomically, then the manifest and printing
+instructions. Games are independent, so they are built in parallel processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .errors import InputError
+from .imposition import CardGeometry, GridPlan, ImpositionError, Placement, plan_grid
+from .loader import load_game
+from .model import Component, Game
+from .output import atomic_write, source_date_epoch
+from .paper import Paper, PaperError, parse_paper
+from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
+from .render import Renderer, TextIssue, render_pdf
+
+DUPLEX = ("long", "short", "none")
+MARKS = ("ticks", "lines", "none")
+MODES = ("sheets", "single")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Everything ``cardgen build`` can be told. Lengths in mm."""
+
+    lang: str = "en"
+    paper: str = "a4"
+    duplex: str = "long"
+    bleed: float | None = None       # printed bleed; None = each component's own
+    gutter: float | None = None
+    margin: float = 5.0
+    marks: str = "ticks"
+    back_offset: tuple[float, float] = (0.0, 0.0)
+    mode: str = "sheets"
+    level: int | None = None         # highest game level to include; None = all
+    cut_file: bool = False
+    out: Path = Path("output")
+    games_dirs: tuple[Path, ...] = ()
+
+    def validated(self) -> "BuildOptions":
+        """Check option values once, up front, with messages that say what to type."""
+        for name, value, allowed in (("duplex", self.duplex, DUPLEX), ("marks", self.marks, MARKS),
+                                     ("mode", self.mode, MODES)):
+            if value not in allowed:
+                raise InputError(f"--{name} {value!r} is not one of {', '.join(allowed)}", None,
+                                 f"use --{name} {allowed[0]}")
+        self.sheet()
+        for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
+            if value is not None and not 0 <= value <= 50:
+                raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
+        if any(abs(v) > 20 for v in self.back_offset):
+            raise InputError("--back-offset is more than 20 mm", None, "measure it with 'cardgen calibrate'")
+        return self
+
+    def sheet(self) -> Paper:
+        try:
+            return parse_paper(self.paper)
+        except PaperError as exc:
+            raise InputError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class BuiltFile:
+    """One written PDF and what is in it (the manifest's row)."""
+
+    path: str
+    component: str
+    paper: str
+    layout: str
+    pages: int
+    cards_per_sheet: int
+    cards: int
+    distinct_faces: int
+    sha256: str
+
+
+@dataclass
+class GameBuild:
+    game: str
+    name: str
+    lang: str
+    folder: Path
+    files: list[BuiltFile] = field(default_factory=list)
+    issues: list[TextIssue] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _geometry(comp: Component) -> CardGeometry:
+    return CardGeometry(comp.width, comp.height, comp.bleed, comp.shape.cut_path(comp.width, comp.height),
+                        comp.shape.is_rectangular)
+
+
+def _page_count(pdf: bytes) -> int:
+    import io
+
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        return len(doc.pages)
+
+
+def components_for(game: Game, level: int | None) -> list[Component]:
+    return [c for c in game.components.values() if level is None or c.level <= level]
+
+
+def build_game(game: Game, options: BuildOptions) -> GameBuild:
+    """Build every component of one game. Raises CardgenError on bad input or templates."""
+    paper = options.sheet()
+    epoch = source_date_epoch()
+    folder = options.out / game.id / options.lang
+    result = GameBuild(game.id, game.name, options.lang, folder)
+    renderer = Renderer(game, options.lang)
+    for comp in components_for(game, options.level):
+        faces = {}
+        placements = []
+        for card in comp.cards:
+            front = renderer.face(comp, card, "front")
+            faces.setdefault(front.key, front)
+            back_key = None
+            if comp.back:
+                back = renderer.face(comp, card, "back")
+                faces.setdefault(back.key, back)
+                back_key = back.key
+            placements.extend([Placement(front.key, back_key)] * card.count)
+        pdfs = {key: render_pdf(face) for key, face in faces.items()}
+        geometry = _geometry(comp)
+        footer = f"{game.name} · {comp.name} · {options.lang}"
+        title = f"{game.name} – {comp.name} ({options.lang})"
+        try:
+            if options.mode == "single":
+                data = write_single(placements, pdfs, geometry, creation_epoch=epoch, title=title)
+                layout, per_sheet = "one card per page, bleed box = page, TrimBox/BleedBox set", 1
+            else:
+                try:
+                    plan = plan_grid(paper.width, paper.height, geometry, margin=options.margin,
+                                     gutter=options.gutter,
+                                     bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
+                                     paper_label=paper.label)
+                    data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex,
+                                        marks=options.marks, back_offset=options.back_offset, footer=footer,
+                                        title=title, creation_epoch=epoch)
+                    layout, per_sheet = plan.describe(), plan.per_sheet
+                    if options.cut_file and not geometry.is_rectangular:
+                        _write_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements))
+                except ImpositionError:
+                    if len(comp.cards) != 1:
+                        raise
+                    data = write_tiled(pdfs[placements[0].front], comp.width, comp.height, paper.width, paper.height,
+                                       margin=options.margin, creation_epoch=epoch, title=title)
+                    layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets with "
+                                         f"overlap and glue marks (or build with --paper a3 for one sheet)"), 0
+        except (ImpositionError, PdfWriteError) as exc:
+            raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
+        path = folder / f"{comp.id}.pdf"
+        digest = atomic_write(path, data)
+        result.files.append(BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout,
+                                      _page_count(data), per_sheet, len(placements), len(faces), digest))
+    result.issues = list(renderer.issues)
+    _write_manifest(game, result, options)
+    return result
+
+
+def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> None:
+    from .cutfile import write_cut_svg
+
+    sheets = -(-cards // plan.per_sheet)
+    atomic_write(path, write_cut_svg(geometry, plan, sheets).encode("utf-8"))
+
+
+def _write_manifest(game: Game, result: GameBuild, options: BuildOptions) -> None:
+    manifest = {
+        "game": game.id, "name": game.name, "lang": options.lang,
+        "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
+                    "margin_mm": options.margin, "bleed_mm": options.bleed, "gutter_mm": options.gutter,
+                    "back_offset_mm": list(options.back_offset), "level": options.level},
+        "files": [asdict(f) for f in result.files],
+    }
+    atomic_write(result.folder / "manifest.json",
+                 (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+    atomic_write(result.folder / "PRINTING.txt", printing_instructions(game, result, options).encode("utf-8"))
+    if result.issues:
+        atomic_write(result.folder / "text-report.txt",
+                     ("\n".join(str(i) for i in result.issues) + "\n").encode("utf-8"))
+    else:
+        (result.folder / "text-report.txt").unlink(missing_ok=True)
+
+
+def printing_instructions(game: Game, result: GameBuild, options: BuildOptions) -> str:
+    """Plain-language instructions that travel with the PDFs (for the teacher at the copier)."""
+    flip = {"long": "flip on the LONG edge", "short": "flip on the SHORT edge",
+            "none": "single-sided"}[options.duplex]
+    lines = [f"{game.name} — printing instructions ({options.lang})", "",
+             f"Paper: {options.sheet().label}. Print at 100 % / 'actual size' (never 'fit to page'): the cards "
+             f"must measure what the files say.",
+             f"Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper "
+             f"{options.paper}' and rebuild with --back-offset X,Y.", ""]
+    comps = {c.id: c for c in game.components.values()}
+    for f in result.files:
+        comp = comps[f.component]
+        lines.append(f"{f.path.split('/')[-1]}: {comp.name} — {f.cards} piece(s), {f.pages} page(s); {f.layout}.")
+        if comp.print_note:
+            lines.append(f"    {comp.print_note}")
+        if comp.level > 1:
+            lines.append(f"    Needed from level {comp.level} on.")
+        if not comp.shape.is_rectangular:
+            lines.append("    Cut along the printed outline.")
+    return "\n".join(lines) + "\n"
+
+
+def _build_one(args: tuple[str | Path, BuildOptions]) -> GameBuild:
+    game_ref, options = args
+    return build_game(load_game(game_ref, options.games_dirs), options)
+
+
+def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
+          on_done: Callable[[GameBuild], None] | None = None) -> list[GameBuild]:
+    """Build several games, in parallel processes when there are several (one per core)."""
+    options = options.validated()
+    games = list(games)
+    jobs = jobs or min(len(games), os.cpu_count() or 1)
+    results: list[GameBuild] = []
+    if jobs <= 1 or len(games) <= 1:
+        for g in games:
+            results.append(build_game(g, options))
+            if on_done:
+                on_done(results[-1])
+        return results
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        order = sorted(range(len(games)), key=lambda i: -sum(c.total for c in games[i].components.values()))
+        futures = {i: pool.submit(_build_one, (games[i].data_dir, options)) for i in order}
+        by_index: dict[int, GameBuild] = {}
+        for i in order:
+            by_index[i] = futures[i].result()
+            if on_done:
+                on_done(by_index[i])
+        results = [by_index[i] for i in range(len(games))]
+    return results
+
+
+def calibrate(paper: str, duplex: str, out: Path) -> Path:
+    """Write the duplex calibration sheet (measures --back-offset and checks 100 % scaling)."""
+    opts = replace(BuildOptions(paper=paper, duplex=duplex), out=out).validated()
+    sheet = opts.sheet()
+    if duplex == "none":
+        raise InputError("calibration needs a duplex mode", None, "use --duplex long or --duplex short")
+    data = write_calibration(sheet.width, sheet.height, duplex=duplex, creation_epoch=source_date_epoch())
+    path = out / f"calibration-{paper}-{duplex}.pdf"
+    atomic_write(path, data)
+    return path
+
