@@ -92,15 +92,20 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
 
 
 def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = ()) -> list[Game]:
-    """Load the named games, or every discoverable game when ``ids`` is empty."""
+    """Load the named games (ids, or paths of game folders), or every discoverable game."""
     games = discover_games(games_dirs)
     wanted = list(ids) or list(games)
-    for gid in wanted:
-        if gid not in games:
-            raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
-                             f"use one of: {', '.join(games)}")
     physics = shipped_physics()
-    return [_load(games[g], physics) for g in wanted]
+    loaded = []
+    for gid in wanted:
+        if gid in games:
+            loaded.append(_load(games[gid], physics))
+        elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
+            loaded.append(load_game(Path(gid)))
+        else:
+            raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
+                             f"use one of: {', '.join(games)}, or the path of a game folder")
+    return loaded
 
 
 # --- game.yaml ------------------------------------------------------------------------------

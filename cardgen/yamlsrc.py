@@ -126,6 +126,9 @@ def parse_yaml(text: str, file: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
         problem = (exc.problem or exc.context or "invalid YAML").strip()
+        if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
+            problem += (f" ({exc.context.strip()} started at line {exc.context_mark.line + 1}, "
+                        f"column {exc.context_mark.column + 1})")
         raise InputError(f"YAML syntax error: {problem}", loc,
                          "check indentation, colons and quotes around this position") from None
     except yaml.YAMLError as exc:

@@ -8,7 +8,7 @@ mass, and compares.
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError
@@ -79,30 +79,36 @@ def vertices_derived(game: Game, params: S.Fields) -> Iterator[Finding]:
         raise InputError(f"vertex table '{table.id}' names '{lt_id}' as its line types, which is not a "
                          f"line-types table", table.location, "point 'line_types' at a table of kind line-types")
     line_types: dict[str, LineType] = {lt.id: lt for lt in game.tables[lt_id].rows}
+    order = {lid: i for i, lid in enumerate(line_types)}
+
+    def canonical(lines: Iterable[str]) -> tuple[str, ...]:
+        """Line ids in the table's order (fermions first), so 'q-q-g' reads like physics."""
+        return tuple(sorted(lines, key=order.__getitem__))
+
     listed: dict[tuple[str, ...], object] = {}
     for v in table.rows:
         for lid in v.lines:
             if lid not in line_types:
                 raise InputError(f"vertex '{v.id}' uses unknown line type '{lid}'", v.location,
                                  f"use one of: {', '.join(line_types)}")
-        key = tuple(sorted(v.lines))
+        key = canonical(v.lines)
         if key in listed:
             yield Finding("vertices-derived", f"vertex '{v.id}' repeats '{listed[key].id}'", v.location,
                           "remove the duplicate", game.id)
         listed[key] = v
     derived: set[tuple[str, ...]] = set()
-    for trio in combinations_with_replacement(sorted(line_types), 3):
+    for trio in combinations_with_replacement(list(line_types), 3):
         exists, problem = vertex_exists(tuple(line_types[i] for i in trio))
         if problem:
             yield Finding("vertices-derived", f"line type in {'-'.join(trio)}: {problem}", table.location,
                           "split the line type so all its particles behave alike", game.id)
         if exists:
-            derived.add(tuple(sorted(trio)))
-    for key in sorted(derived - set(listed)):
+            derived.add(canonical(trio))
+    for key in sorted(derived - set(listed), key=lambda k: [order[i] for i in k]):
         yield Finding("vertices-derived", f"the Standard Model has the vertex {'-'.join(key)} but table "
                       f"'{table.id}' does not list it", table.location,
                       f"add a row with lines: [{', '.join(key)}]", game.id)
-    for key in sorted(set(listed) - derived):
+    for key in sorted(set(listed) - derived, key=lambda k: [order[i] for i in k]):
         v = listed[key]
         yield Finding("vertices-derived", f"vertex '{v.id}' ({'-'.join(key)}) is not a tree-level Standard Model "
                       f"vertex", v.location, "remove it from the table of valid vertices", game.id)

@@ -1,0 +1,5 @@
+"""``python -m cardgen`` runs the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,65 @@
+"""Shared test helpers: broken copies of the shipped games, and running the CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "data" / "games"
+TEMPLATES = ROOT / "templates"
+
+
+class GameCopy:
+    """A writable copy of a shipped game (data + templates) in a temporary games folder."""
+
+    def __init__(self, base: Path, game_id: str) -> None:
+        self.games_dir = base / "games"
+        self.path = self.games_dir / game_id
+        shutil.copytree(GAMES / game_id, self.path)
+        if (TEMPLATES / game_id).is_dir():
+            shutil.copytree(TEMPLATES / game_id, self.path / "templates")
+        else:
+            (self.path / "templates").mkdir()
+
+    def edit(self, rel: str, old: str, new: str, count: int = 1) -> None:
+        """Replace text in one of the copy's files; fails loudly if ``old`` is not there."""
+        f = self.path / rel
+        text = f.read_text(encoding="utf-8")
+        assert text.count(old) >= count, f"{old!r} not found in {rel}"
+        f.write_text(text.replace(old, new, count), encoding="utf-8")
+
+    def write(self, rel: str, text: str) -> None:
+        (self.path / rel).write_text(text, encoding="utf-8")
+
+    def load(self):
+        import cardgen
+
+        return cardgen.load_game(self.path)
+
+    def findings(self, rule: str | None = None):
+        import cardgen
+
+        found = cardgen.check(self.load()).findings
+        return [f for f in found if rule is None or f.rule == rule]
+
+
+@pytest.fixture
+def game_copy(tmp_path: Path):
+    """``game_copy("qcd")`` → a GameCopy of the shipped game to break on purpose."""
+    return lambda game_id: GameCopy(tmp_path, game_id)
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the real ``cardgen`` command in a subprocess (exit codes and stderr as users see them)."""
+    return subprocess.run([sys.executable, "-m", "cardgen", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=env, timeout=600)
+
+
+@pytest.fixture
+def cli():
+    return run_cli

@@ -1,0 +1,107 @@
+"""Every physical value in data/particles.yaml against PDG 2026 (the `particle` package).
+
+A value passes when the PDG value, rounded to the number of significant figures written in the
+data, equals the data. Values PDG does not give must be flagged as design choices with a note.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from particle import Particle as PDG
+
+from cardgen.loader import shipped_physics
+from cardgen.particles import MASS_UNITS, TIME_UNITS
+
+PHYSICS = shipped_physics()
+PARTICLES = list(PHYSICS)
+LEPTON_FAMILY = {11: "e", 12: "e", 13: "mu", 14: "mu", 15: "tau", 16: "tau"}
+
+
+def sig_figs(digits: str) -> int:
+    """Significant figures of a decimal literal as written: '2.160' → 4, '0.5110' → 4, '4.64e-25' → 3."""
+    mantissa = digits.lower().split("e")[0].lstrip("+-")
+    stripped = mantissa.replace(".", "").lstrip("0")
+    return max(len(stripped), 1)
+
+
+def rounded(value: float, figures: int) -> float:
+    if value == 0:
+        return 0.0
+    return round(value, figures - 1 - math.floor(math.log10(abs(value))))
+
+
+def same_at_precision(written: str, pdg_value: float) -> bool:
+    return math.isclose(float(written), rounded(pdg_value, sig_figs(written)), rel_tol=1e-9)
+
+
+def test_the_data_holds_17_particles_and_the_antiparticles_of_fermions_and_w():
+    ids = {p.id for p in PARTICLES}
+    assert len(PARTICLES) == 17 + 12 + 1
+    assert {"u", "d", "s", "c", "b", "t", "e-", "mu-", "tau-", "nu_e", "nu_mu", "nu_tau",
+            "g", "gamma", "Z0", "W+", "H"} <= ids
+    assert {"ubar", "e+", "nubar_tau", "W-"} <= ids
+
+
+@pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
+def test_quantum_numbers_match_pdg(p):
+    pdg = PDG.from_pdgid(p.pdg_id)
+    assert p.charge == Fraction(pdg.three_charge, 3)
+    assert float(p.spin) == pdg.J
+    if p.kind == "quark":
+        assert pdg.pdgid.is_quark
+        assert p.baryon_number == Fraction(1 if p.pdg_id > 0 else -1, 3)
+        assert p.colour_charged
+    elif p.kind == "lepton":
+        assert pdg.pdgid.is_lepton
+        family = LEPTON_FAMILY[abs(p.pdg_id)]
+        assert p.lepton_numbers[family] == (1 if p.pdg_id > 0 else -1)
+        assert sum(abs(v) for v in p.lepton_numbers.values()) == 1
+        assert p.baryon_number == 0 and not p.colour_charged
+    else:
+        assert pdg.pdgid.is_gauge_boson_or_higgs
+        assert p.baryon_number == 0 and sum(abs(v) for v in p.lepton_numbers.values()) == 0
+        assert p.colour_charged == (p.id == "g")
+
+
+@pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
+def test_mass_matches_pdg_at_printed_precision(p):
+    pdg = PDG.from_pdgid(p.pdg_id)
+    m = p.mass
+    if pdg.mass is None:
+        assert m.upper_limit and m.note, f"{p.id}: PDG gives no mass, the data must give a noted limit"
+        return
+    factor = MASS_UNITS[m.unit]
+    assert same_at_precision(m.digits, pdg.mass / factor), f"{p.id}: {m.digits} {m.unit} vs PDG {pdg.mass} MeV"
+    if m.plus is not None:
+        assert math.isclose(m.plus, rounded(pdg.mass_upper / factor, 2), rel_tol=1e-9)
+        assert math.isclose(m.minus, rounded(pdg.mass_lower / factor, 2), rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
+def test_lifetime_matches_pdg_or_is_a_noted_choice(p):
+    pdg = PDG.from_pdgid(p.pdg_id)
+    lt = p.lifetime
+    if pdg.lifetime is None:
+        # PDG gives nothing (confined quarks): the value must say where it comes from.
+        assert lt.note, f"{p.id}: lifetime without PDG value needs a note"
+        if lt.proxy_pdg_id is not None:
+            proxy = PDG.from_pdgid(lt.proxy_pdg_id)
+            written = lt.measured.digits
+            assert same_at_precision(written, proxy.lifetime * 1e-9 / TIME_UNITS[lt.measured.unit])
+        return
+    if math.isinf(pdg.lifetime):
+        assert lt.stable, f"{p.id}: PDG says stable"
+        return
+    assert not lt.stable
+    assert same_at_precision(lt.measured.digits, pdg.lifetime * 1e-9 / TIME_UNITS[lt.measured.unit]), \
+        f"{p.id}: {lt.measured.digits} vs PDG {pdg.lifetime} ns"
+
+
+def test_comparison_is_strict_enough_to_fail():
+    """The precision rule rejects a value off in its last printed digit."""
+    assert same_at_precision("172.6", 172600 / 1000)
+    assert not same_at_precision("172.7", 172600 / 1000)
+    assert sig_figs("0.5110") == 4 and sig_figs("4.64e-25") == 3
