@@ -203,11 +203,10 @@ def test_setup_must_use_the_whole_deck(game_copy):
 
 def test_vertex_table_is_derived_from_physics(game_copy):
     g = game_copy("tutti-quantum")
-    g.edit("tables/vertices.yaml", "  - {id: hhh, name: three Higgs,      lines: [H, H, H],     points: 6}\n",
-           "  - {id: gga, name: gluons and photon, lines: [g, g, gamma], points: 6}\n")
+    g.edit("tables/vertices.yaml", "lines: [H, H, H]", "lines: [H, H, gamma]")
     found = g.findings("vertices-derived")
-    assert has(found, "vertices-derived", "H-H-H")
-    assert has(found, "vertices-derived", "'gga'", "not a tree-level")
+    assert has(found, "vertices-derived", "has the vertex H-H-H")
+    assert has(found, "vertices-derived", "'hhh' (gamma-H-H)", "not a tree-level")
 
 
 def test_electron_gluon_vertex_is_rejected(game_copy):
