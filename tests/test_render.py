@@ -1,0 +1,169 @@
+"""The render stage: strict, sandboxed, escaped templates; shaped text; reports naming the card."""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import cardgen
+from cardgen.render import Renderer, TemplateError, render_png
+
+
+def make_game(root: Path, template: str, card_yaml: str = "  - {id: one, title: Hello}",
+              fields: str = "  title: {type: text}") -> Path:
+    """A minimal designer game: data + one template, no Python."""
+    g = root / "mini"
+    (g / "templates").mkdir(parents=True)
+    (g / "game.yaml").write_text("id: mini\nname: Mini\ncomponents: [cards.yaml]\n", encoding="utf-8")
+    (g / "cards.yaml").write_text(textwrap.dedent(f"""\
+        id: cards
+        name: Cards
+        size: {{width: 50, height: 70}}
+        bleed: 2
+        front: front.svg.j2
+        fields:
+        """) + fields + "\ncards:\n" + card_yaml + "\n", encoding="utf-8")
+    (g / "templates" / "front.svg.j2").write_text(template, encoding="utf-8")
+    return g
+
+
+HELLO = """{% extends "base.svg.j2" %}
+{% block artwork %}
+<rect x="0" y="0" width="50" height="10" fill="#123456"/>
+{{ text(card.title, 2, 20, size=5, width=46, align="middle", field="title") }}
+{% endblock %}
+"""
+
+
+def face_of(path: Path, card: str = "one", lang: str = "en"):
+    game = cardgen.load_game(path)
+    r = Renderer(game, lang)
+    comp = game.components["cards"]
+    return r.face(comp, comp.card(card)), r
+
+
+def test_face_is_an_svg_the_size_of_the_bleed_box(tmp_path):
+    face, r = face_of(make_game(tmp_path, HELLO))
+    assert 'width="54.0mm"' in face.svg and 'height="74.0mm"' in face.svg
+    assert 'viewBox="-2.0 -2.0 54.0 74.0"' in face.svg
+    assert "<text" not in face.svg          # text is glyph outlines, never <text>
+    assert 'aria-label="Hello"' in face.svg
+    assert not r.issues
+
+
+def test_png_has_the_exact_pixel_size_and_the_artwork(tmp_path):
+    face, _ = face_of(make_game(tmp_path, HELLO))
+    im = Image.open(io.BytesIO(render_png(face, dpi=254)))   # 10 px per mm
+    assert im.size == (540, 740)
+    assert im.convert("RGB").getpixel((270, 70)) == (0x12, 0x34, 0x56)  # the rect at y 0–10 mm (+2 bleed)
+
+
+def test_glyphs_are_defined_once_and_reused(tmp_path):
+    path = make_game(tmp_path, HELLO, "  - {id: one, title: aaaa bbbb}")
+    face, _ = face_of(path)
+    defs = re.findall(r'<path id="([^"]+)"', face.svg)
+    uses = re.findall(r'<use href="#([^"]+)"', face.svg)
+    assert len(set(defs)) == len(defs) == 2 and len(uses) == 8
+
+
+def test_markup_in_data_is_escaped_not_injected(tmp_path):
+    template = HELLO.replace("{% endblock %}", '<desc>{{ card.title }}</desc>\n{% endblock %}')
+    path = make_game(tmp_path, template, '  - {id: one, title: "<script>alert(1)</script> & Co"}')
+    face, _ = face_of(path)
+    assert "<script>" not in face.svg and "&lt;script&gt;" in face.svg and "&amp; Co" in face.svg
+    import xml.dom.minidom
+    xml.dom.minidom.parseString(face.svg)   # still well-formed
+
+
+def test_undefined_field_names_template_line_and_card(tmp_path):
+    template = HELLO.replace("card.title, 2, 20", "card.titel, 2, 20")
+    with pytest.raises(TemplateError) as info:
+        face_of(make_game(tmp_path, template))
+    err = info.value
+    assert err.location.file.endswith("front.svg.j2") and err.location.line == 4
+    assert "titel" in err.message and "card 'one' of component 'cards', front" in err.message
+
+
+def test_template_syntax_error_names_the_line(tmp_path):
+    template = HELLO.replace("{% endblock %}", "{% if %}\n{% endblock %}")
+    with pytest.raises(TemplateError) as info:
+        face_of(make_game(tmp_path, template))
+    assert info.value.location.line == 5
+
+
+def test_templates_cannot_reach_python_internals(tmp_path):
+    template = HELLO.replace("{% endblock %}", "{{ card.__class__.__mro__ }}\n{% endblock %}")
+    with pytest.raises(TemplateError) as info:
+        face_of(make_game(tmp_path, template))
+    assert "unsafe" in info.value.message or "undefined" in info.value.message
+
+
+def test_templates_cannot_include_files_outside_their_folders(tmp_path):
+    template = HELLO.replace("{% endblock %}", '{% include "../../../../etc/passwd" %}\n{% endblock %}')
+    with pytest.raises(TemplateError):
+        face_of(make_game(tmp_path, template))
+
+
+def test_overflow_is_reported_with_game_card_field_and_language(tmp_path):
+    long = "Supercalifragilisticexpialidocious " * 6
+    template = HELLO.replace('width=46, align="middle"', 'width=46, height=8, min_size=3, align="middle"')
+    face, r = face_of(make_game(tmp_path, template, f"  - {{id: one, title: {long.strip()}}}"))
+    assert len(r.issues) == 1
+    issue = r.issues[0]
+    assert (issue.game, issue.card, issue.field, issue.lang, issue.kind) == ("mini", "one", "title", "en", "overflow")
+    assert "mm too long" in issue.detail
+
+
+def test_uncovered_characters_are_reported_never_drawn(tmp_path):
+    face, r = face_of(make_game(tmp_path, HELLO, "  - {id: one, title: \"Quark \U0001F9EA\"}"))
+    assert [i.kind for i in r.issues] == ["missing-glyphs"] and "\U0001F9EA" in r.issues[0].detail
+
+
+def test_same_input_same_svg(tmp_path):
+    path = make_game(tmp_path, HELLO)
+    assert face_of(path)[0].svg == face_of(path)[0].svg
+
+
+# --- QCD, the shipped example -----------------------------------------------------------------
+
+QCD = cardgen.load_game("qcd")
+
+
+def qcd_face(card: str, side: str = "front"):
+    r = Renderer(QCD)
+    comp = QCD.components["cards"]
+    return r.face(comp, comp.card(card), side), r
+
+
+@pytest.mark.parametrize("card", [c.id for c in QCD.components["cards"].cards])
+def test_every_qcd_face_renders_without_text_issues(card):
+    face, r = qcd_face(card)
+    assert not r.issues
+    labels = re.findall(r'aria-label="([^"]*)"', face.svg)
+    c = QCD.components["cards"].card(card)
+    p = c.fields["particle"]
+    if c.fields["wild"]:
+        assert "Wild card" in labels and "c → s" in labels
+    else:
+        assert p.symbol.unicode() in labels and p.name in labels
+        energy = next(r["energy_mev"] for r in (x.values for x in QCD.tables["flavours"].rows) if p in r["particles"])
+        assert f"{energy} MeV" in labels
+        assert c.fields["colour"].letter in labels
+
+
+def test_qcd_shared_back_is_one_face():
+    keys = {qcd_face(c.id, "back")[0].key for c in QCD.components["cards"].cards}
+    assert len(keys) == 1
+
+
+def test_qcd_quark_card_wears_its_colour():
+    face, _ = qcd_face("u-blue")
+    im = Image.open(io.BytesIO(render_png(face, dpi=72))).convert("RGB")
+    blue = (0x00, 0x72, 0xB2)
+    assert im.getpixel((3, 3)) == blue             # bleed/background
+    assert im.getpixel((im.width // 2, int(im.height * 0.41))) == blue   # the big colour disc
