@@ -400,8 +400,10 @@ def _fit(
         cols = math.floor((avail_w + g) / (cw + 2 * b + g))
         rows = math.floor((avail_h + g) / (ch + 2 * b + g))
     else:
-        cols = math.floor((avail_w - 2 * b) / cw)
-        rows = math.floor((avail_h - 2 * b) / ch)
+        # Edge to edge: the outer bleed shrinks to whatever slack the sheet leaves (down to 0),
+        # so e.g. 3 × 3 poker cards still fit US Letter with 2.7 mm of bleed top and bottom.
+        cols = math.floor(avail_w / cw)
+        rows = math.floor(avail_h / ch)
     return _Candidate(sw, sh, rotated, kind, max(cols, 0), max(rows, 0))
 
 
@@ -413,11 +415,15 @@ def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: floa
     if c.kind == "bleed":
         step_x, step_y = cw + 2 * eb + eg, ch + 2 * eb + eg
         block_w, block_h = c.cols * step_x - eg, c.rows * step_y - eg
+        bx = by = eb
     else:
         step_x, step_y = cw, ch
-        block_w, block_h = c.cols * cw + 2 * eb, c.rows * ch + 2 * eb
-    x0 = (exact(c.sheet_w) - block_w) / 2 + eb
-    y0 = (exact(c.sheet_h) - block_h) / 2 + eb
+        m = exact(margin)
+        bx = min(eb, (exact(c.sheet_w) - 2 * m - c.cols * cw) / 2)
+        by = min(eb, (exact(c.sheet_h) - 2 * m - c.rows * ch) / 2)
+        block_w, block_h = c.cols * cw + 2 * bx, c.rows * ch + 2 * by
+    x0 = (exact(c.sheet_w) - block_w) / 2 + bx
+    y0 = (exact(c.sheet_h) - block_h) / 2 + by
     slots = []
     for row in range(c.rows):
         for col in range(c.cols):
@@ -427,15 +433,17 @@ def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: floa
                 clip = trim.grow(b, b, b, b)
             else:
                 clip = trim.grow(
-                    b if col == 0 else 0.0,
-                    b if row == 0 else 0.0,
-                    b if col == c.cols - 1 else 0.0,
-                    b if row == c.rows - 1 else 0.0,
+                    float(bx) if col == 0 else 0.0,
+                    float(by) if row == 0 else 0.0,
+                    float(bx) if col == c.cols - 1 else 0.0,
+                    float(by) if row == c.rows - 1 else 0.0,
                 )
             slots.append(Slot(len(slots), row, col, trim, clip, c.rotated))
     note = ""
     if c.kind == "edge" and b > 0:
         note = _why_not_bleed(c, cw, ch, eb, eg, margin)
+        if min(bx, by) < eb:
+            note += f"; outer bleed trimmed to {fmt_mm(float(min(bx, by)))} mm to fit the margin"
     return GridPlan(
         paper_w=float(c.sheet_w),
         paper_h=float(c.sheet_h),
@@ -446,7 +454,7 @@ def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: floa
         layout=c.kind,
         rotated=c.rotated,
         card=card,
-        bleed=float(b),
+        bleed=float(min(bx, by)),
         gutter=float(g) if c.kind == "bleed" else 0.0,
         margin=margin,
         slots=tuple(slots),

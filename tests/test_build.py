@@ -1,0 +1,155 @@
+"""`cardgen build` end to end: files, manifest, PDF structure in millimetres, determinism, atomicity."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+import cardgen
+from cardgen.build import BuildOptions, build
+
+MM = 72 / 25.4
+
+
+def qcd_build(out: Path, **kw):
+    return build([cardgen.load_game("qcd")], BuildOptions(out=out, **kw))[0]
+
+
+def form_xobjects(pdf: pikepdf.Pdf) -> set:
+    seen = set()
+    for page in pdf.pages:
+        for name, obj in page.Resources.get("/XObject", {}).items():
+            if obj.get("/Subtype") == "/Form":
+                seen.add(obj.objgen)
+    return seen
+
+
+def placements(page: pikepdf.Page) -> list[tuple[list[float], str]]:
+    """(cm matrix, XObject name) for every face drawn on a page."""
+    out, stack, cm = [], [], [1, 0, 0, 1, 0, 0]
+    for operands, op in pikepdf.parse_content_stream(page):
+        op = str(op)
+        if op == "q":
+            stack.append(cm)
+        elif op == "Q":
+            cm = stack.pop()
+        elif op == "cm":
+            a, b, c, d, e, f = (float(x) for x in operands)
+            A, B, C, D, E, F = cm
+            cm = [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F]
+        elif op == "Do":
+            out.append((cm, str(operands[0])))
+    return out
+
+
+def test_qcd_build_files_manifest_and_instructions(tmp_path):
+    res = qcd_build(tmp_path)
+    folder = tmp_path / "qcd" / "en"
+    assert sorted(p.name for p in folder.iterdir()) == ["PRINTING.txt", "cards.pdf", "manifest.json"]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (entry,) = manifest["files"]
+    data = (folder / "cards.pdf").read_bytes()
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+    assert (entry["cards"], entry["cards_per_sheet"], entry["pages"]) == (52, 9, 12)
+    assert entry["paper"] == "A4" and "edge to edge" in entry["layout"]
+    text = (folder / "PRINTING.txt").read_text()
+    assert "100 %" in text and "LONG edge" in text and "One deck for 2 to 4 players" in text
+    assert res.files[0].distinct_faces == 26
+
+
+def test_qcd_pdf_pages_faces_and_card_sizes(tmp_path):
+    qcd_build(tmp_path)
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+        assert len(pdf.pages) == 12
+        for page in pdf.pages:
+            box = [float(v) for v in page.MediaBox]
+            assert box == pytest.approx([0, 0, 595.2756, 841.8898], abs=1e-3)
+        assert len(form_xobjects(pdf)) == 26          # 25 distinct fronts + 1 shared back, each stored once
+        drawn = [(cm, name) for cm, name in placements(pdf.pages[0])]
+        faces = [(cm, n) for cm, n in drawn if pdf.pages[0].Resources.XObject[n].get("/BBox") is not None
+                 and abs(float(pdf.pages[0].Resources.XObject[n].BBox[2]) - 69 * MM) < 0.5]
+        assert len(faces) == 9
+        for cm, name in faces:
+            bbox = [float(v) for v in pdf.pages[0].Resources.XObject[name].BBox]
+            width_mm = (bbox[2] - bbox[0]) * abs(cm[0]) / MM
+            height_mm = (bbox[3] - bbox[1]) * abs(cm[3]) / MM
+            assert width_mm - 6 == pytest.approx(63, abs=0.1) and height_mm - 6 == pytest.approx(88, abs=0.1)
+
+
+def test_same_inputs_give_byte_identical_files(tmp_path):
+    qcd_build(tmp_path / "a")
+    qcd_build(tmp_path / "b")
+    for name in ("cards.pdf", "manifest.json", "PRINTING.txt"):
+        assert (tmp_path / "a/qcd/en" / name).read_bytes() == (tmp_path / "b/qcd/en" / name).read_bytes()
+
+
+def test_source_date_epoch_is_honoured(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    qcd_build(tmp_path / "a")
+    qcd_build(tmp_path / "b")
+    a = (tmp_path / "a/qcd/en/cards.pdf").read_bytes()
+    assert a == (tmp_path / "b/qcd/en/cards.pdf").read_bytes()
+    with pikepdf.open(io.BytesIO(a)) as pdf:
+        assert str(pdf.docinfo["/CreationDate"]).startswith("D:20231114")
+
+
+def test_no_temporary_files_are_left(tmp_path):
+    qcd_build(tmp_path)
+    leftovers = [p for p in (tmp_path / "qcd/en").iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+
+
+def test_failed_build_keeps_the_previous_good_pdf(tmp_path, game_copy, cli):
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    first = cli("build", str(g.path), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    before = (out / "qcd/en/cards.pdf").read_bytes()
+    g.edit("templates/card-front.svg.j2", "card.wild", "card.wilde")
+    second = cli("build", str(g.path), "--out", str(out))
+    assert second.returncode == 2 and "card-front.svg.j2" in second.stderr and "Traceback" not in second.stderr
+    assert (out / "qcd/en/cards.pdf").read_bytes() == before
+
+
+def test_single_mode_sets_trim_and_bleed_boxes(tmp_path):
+    qcd_build(tmp_path, mode="single")
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+        assert len(pdf.pages) == 104               # 52 fronts, each followed by its back
+        page = pdf.pages[0]
+        trim = [float(v) for v in page.TrimBox]
+        bleed = [float(v) for v in page.BleedBox]
+        media = [float(v) for v in page.MediaBox]
+        assert (trim[2] - trim[0]) / MM == pytest.approx(63, abs=0.01)
+        assert (trim[3] - trim[1]) / MM == pytest.approx(88, abs=0.01)
+        assert (bleed[2] - bleed[0]) / MM == pytest.approx(69, abs=0.01)
+        assert media[0] <= bleed[0] <= trim[0] and media[2] >= bleed[2] >= trim[2]
+
+
+def test_letter_paper_and_short_edge_flip(tmp_path):
+    qcd_build(tmp_path, paper="letter", duplex="short")
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+        assert [float(v) for v in pdf.pages[0].MediaBox][2:] == pytest.approx([612, 792], abs=1e-3)
+        assert str(pdf.Root.ViewerPreferences.Duplex) == "/DuplexFlipShortEdge"
+        fronts = placements(pdf.pages[0])
+        backs = placements(pdf.pages[1])
+        assert len(fronts) == len(backs)
+
+
+def test_bad_options_are_usage_errors(cli):
+    res = cli("build", "qcd", "--paper", "b7")
+    assert res.returncode == 2 and "b7" in res.stderr and "Traceback" not in res.stderr
+    res = cli("build", "qcd", "--back-offset", "1")
+    assert res.returncode == 2
+
+
+def test_calibration_page(tmp_path, cli):
+    res = cli("calibrate", "--paper", "letter", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    with pikepdf.open(tmp_path / "calibration-letter-long.pdf") as pdf:
+        assert len(pdf.pages) == 2
