@@ -15,14 +15,15 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .errors import InputError
+from . import i18n
+from .errors import CardgenError, InputError, Location, display_path
 from .imposition import CardGeometry, GridPlan, ImpositionError, Placement, plan_grid
 from .loader import load_game
 from .model import Component, Game
 from .output import atomic_write, source_date_epoch
 from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
-from .render import Renderer, TextIssue, render_pdf
+from .render import Face, Renderer, TextIssue, render_pdf
 
 DUPLEX = ("long", "short", "none")
 MARKS = ("ticks", "lines", "none")
@@ -46,6 +47,7 @@ class BuildOptions:
     cut_file: bool = False
     out: Path = Path("output")
     games_dirs: tuple[Path, ...] = ()
+    strict: bool = False             # untranslated strings are errors
 
     def validated(self) -> "BuildOptions":
         """Check option values once, up front, with messages that say what to type."""
@@ -92,7 +94,7 @@ class GameBuild:
     folder: Path
     files: list[BuiltFile] = field(default_factory=list)
     issues: list[TextIssue] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    untranslated: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _geometry(comp: Component) -> CardGeometry:
@@ -114,15 +116,21 @@ def components_for(game: Game, level: int | None) -> list[Component]:
 
 
 def build_game(game: Game, options: BuildOptions) -> GameBuild:
-    """Build every component of one game. Raises CardgenError on bad input or templates."""
+    """Build every component of one game. Raises CardgenError on bad input or templates.
+
+    All faces are rendered before anything is written, so a template error or (with
+    ``strict``) an untranslated string stops the build with the previous outputs untouched.
+    """
     paper = options.sheet()
     epoch = source_date_epoch()
     folder = options.out / game.id / options.lang
     result = GameBuild(game.id, game.name, options.lang, folder)
-    renderer = Renderer(game, options.lang)
+    tr = i18n.translator(game, options.lang)
+    renderer = Renderer(game, options.lang, translate=tr)
+    rendered = []
     for comp in components_for(game, options.level):
-        faces = {}
-        placements = []
+        faces: dict[str, Face] = {}
+        placements: list[Placement] = []
         for card in comp.cards:
             front = renderer.face(comp, card, "front")
             faces.setdefault(front.key, front)
@@ -132,42 +140,62 @@ def build_game(game: Game, options: BuildOptions) -> GameBuild:
                 faces.setdefault(back.key, back)
                 back_key = back.key
             placements.extend([Placement(front.key, back_key)] * card.count)
-        pdfs = {key: render_pdf(face) for key, face in faces.items()}
-        geometry = _geometry(comp)
-        footer = f"{game.name} · {comp.name} · {options.lang}"
-        title = f"{game.name} – {comp.name} ({options.lang})"
-        try:
-            if options.mode == "single":
-                data = write_single(placements, pdfs, geometry, creation_epoch=epoch, title=title)
-                layout, per_sheet = "one card per page, bleed box = page, TrimBox/BleedBox set", 1
-            else:
-                try:
-                    plan = plan_grid(paper.width, paper.height, geometry, margin=options.margin,
-                                     gutter=options.gutter,
-                                     bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
-                                     paper_label=paper.label)
-                    data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex,
-                                        marks=options.marks, back_offset=options.back_offset, footer=footer,
-                                        title=title, creation_epoch=epoch)
-                    layout, per_sheet = plan.describe(), plan.per_sheet
-                    if options.cut_file and not geometry.is_rectangular:
-                        _write_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements))
-                except ImpositionError:
-                    if len(comp.cards) != 1:
-                        raise
-                    data = write_tiled(pdfs[placements[0].front], comp.width, comp.height, paper.width, paper.height,
-                                       margin=options.margin, creation_epoch=epoch, title=title)
-                    layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets with "
-                                         f"overlap and glue marks (or build with --paper a3 for one sheet)"), 0
-        except (ImpositionError, PdfWriteError) as exc:
-            raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
-        path = folder / f"{comp.id}.pdf"
-        digest = atomic_write(path, data)
-        result.files.append(BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout,
-                                      _page_count(data), per_sheet, len(placements), len(faces), digest))
+        rendered.append((comp, faces, placements))
     result.issues = list(renderer.issues)
-    _write_manifest(game, result, options)
+    result.untranslated = sorted(tr.missing) if tr else []
+    if options.strict and result.untranslated:
+        listing = "; ".join(f"{m!r}" + (f" ({c})" if c else "") for m, c in result.untranslated[:10])
+        raise UntranslatedError(f"{game.id}: {len(result.untranslated)} string(s) have no '{options.lang}' "
+                                f"translation: {listing}", Location(display_path(i18n.po_path(game, options.lang))),
+                                "translate them (cardgen i18n status) or build without --strict")
+    for comp, faces, placements in rendered:
+        result.files.append(_write_component(game, comp, faces, placements, options, paper, epoch, folder))
+    _write_manifest(game, result, options, tr)
     return result
+
+
+class UntranslatedError(CardgenError):
+    """--strict and a string without translation: the deck is incomplete (exit 1, like findings)."""
+
+    exit_code = 1
+
+
+def _write_component(game: Game, comp: Component, faces: dict[str, Face], placements: list[Placement],
+                     options: BuildOptions, paper: Paper, epoch: int | None, folder: Path) -> BuiltFile:
+    """Impose one component's faces and write its PDF atomically."""
+    pdfs = {key: render_pdf(face) for key, face in faces.items()}
+    geometry = _geometry(comp)
+    footer = f"{game.name} · {comp.name} · {options.lang}"
+    title = f"{game.name} – {comp.name} ({options.lang})"
+    try:
+        if options.mode == "single":
+            data = write_single(placements, pdfs, geometry, creation_epoch=epoch, title=title)
+            layout, per_sheet = "one card per page, bleed box = page, TrimBox/BleedBox set", 1
+        else:
+            try:
+                plan = plan_grid(paper.width, paper.height, geometry, margin=options.margin, gutter=options.gutter,
+                                 bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
+                                 paper_label=paper.label)
+            except ImpositionError:
+                if len(comp.cards) != 1:
+                    raise
+                data = write_tiled(pdfs[placements[0].front], comp.width, comp.height, paper.width, paper.height,
+                                   margin=options.margin, creation_epoch=epoch, title=title)
+                layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets with "
+                                     f"overlap and glue marks (or build with --paper a3 for one sheet)"), 0
+            else:
+                data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex, marks=options.marks,
+                                    back_offset=options.back_offset, footer=footer, title=title,
+                                    creation_epoch=epoch)
+                layout, per_sheet = plan.describe(), plan.per_sheet
+                if options.cut_file and not geometry.is_rectangular:
+                    _write_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements))
+    except (ImpositionError, PdfWriteError) as exc:
+        raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
+    path = folder / f"{comp.id}.pdf"
+    digest = atomic_write(path, data)
+    return BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout, _page_count(data), per_sheet,
+                     len(placements), len(faces), digest)
 
 
 def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> None:
@@ -177,7 +205,7 @@ def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: i
     atomic_write(path, write_cut_svg(geometry, plan, sheets).encode("utf-8"))
 
 
-def _write_manifest(game: Game, result: GameBuild, options: BuildOptions) -> None:
+def _write_manifest(game: Game, result: GameBuild, options: BuildOptions, tr: i18n.Translator | None) -> None:
     manifest = {
         "game": game.id, "name": game.name, "lang": options.lang,
         "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
@@ -187,33 +215,45 @@ def _write_manifest(game: Game, result: GameBuild, options: BuildOptions) -> Non
     }
     atomic_write(result.folder / "manifest.json",
                  (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
-    atomic_write(result.folder / "PRINTING.txt", printing_instructions(game, result, options).encode("utf-8"))
-    if result.issues:
-        atomic_write(result.folder / "text-report.txt",
-                     ("\n".join(str(i) for i in result.issues) + "\n").encode("utf-8"))
+    atomic_write(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))
+    report = text_report(result)
+    if report:
+        atomic_write(result.folder / "text-report.txt", report.encode("utf-8"))
     else:
         (result.folder / "text-report.txt").unlink(missing_ok=True)
 
 
-def printing_instructions(game: Game, result: GameBuild, options: BuildOptions) -> str:
+def text_report(result: GameBuild) -> str:
+    """What a translator must look at: overflowing text, uncovered characters, untranslated strings."""
+    lines = [str(i) for i in result.issues]
+    lines += [f"untranslated ({result.lang}): {m!r}" + (f" [{c}]" if c else "") for m, c in result.untranslated]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
+                          tr: i18n.Translator | None = None) -> str:
     """Plain-language instructions that travel with the PDFs (for the teacher at the copier)."""
-    flip = {"long": "flip on the LONG edge", "short": "flip on the SHORT edge",
-            "none": "single-sided"}[options.duplex]
-    lines = [f"{game.name} — printing instructions ({options.lang})", "",
-             f"Paper: {options.sheet().label}. Print at 100 % / 'actual size' (never 'fit to page'): the cards "
-             f"must measure what the files say.",
-             f"Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper "
-             f"{options.paper}' and rebuild with --back-offset X,Y.", ""]
+    def _(msgid: str, context: str | None = None) -> str:
+        return tr(msgid, context) if tr else msgid
+
+    flip = {"long": _("flip on the LONG edge"), "short": _("flip on the SHORT edge"),
+            "none": _("single-sided")}[options.duplex]
+    lines = [_("{game} — printing instructions ({lang})").format(game=_(game.name, "game"), lang=options.lang), "",
+             _("Paper: {paper}. Print at 100 % / actual size, never 'fit to page': the cards must measure what "
+               "the files say.").format(paper=options.sheet().label),
+             _("Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper {paper}' and "
+               "rebuild with --back-offset X,Y.").format(flip=flip, paper=options.paper), ""]
     comps = {c.id: c for c in game.components.values()}
     for f in result.files:
         comp = comps[f.component]
-        lines.append(f"{f.path.split('/')[-1]}: {comp.name} — {f.cards} piece(s), {f.pages} page(s); {f.layout}.")
+        lines.append(_("{file}: {name} — {cards} piece(s), {pages} page(s); {layout}.").format(
+            file=Path(f.path).name, name=_(comp.name, "component"), cards=f.cards, pages=f.pages, layout=f.layout))
         if comp.print_note:
-            lines.append(f"    {comp.print_note}")
+            lines.append("    " + _(comp.print_note, "component.print_note"))
         if comp.level > 1:
-            lines.append(f"    Needed from level {comp.level} on.")
+            lines.append("    " + _("Needed from level {level} on.").format(level=comp.level))
         if not comp.shape.is_rectangular:
-            lines.append("    Cut along the printed outline.")
+            lines.append("    " + _("Cut along the printed outline."))
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 import os
 import sys
 from pathlib import Path
@@ -88,12 +89,25 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool) -> None:
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
 @games_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--lang", "langs", multiple=True,
+              help="Also render in this language and report overflow, uncovered characters and untranslated "
+                   "strings ('all' = every language with a catalog). Repeatable.")
+@click.option("--strict", is_flag=True, help="With --lang: untranslated strings are errors, not warnings.")
 @handle_errors
-def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool) -> None:
+def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, langs: tuple[str, ...],
+              strict: bool) -> None:
     """Prove decks complete and physically right. Exit 0 valid, 1 findings, 2 bad input."""
     try:
         games = load_games(game_ids, games_dirs)
         report = check(games)
+        if langs:
+            from .fitcheck import language_findings
+            from .i18n import available_languages
+
+            for game in games:
+                wanted = available_languages(game) if "all" in langs else list(langs)
+                for lang in wanted:
+                    report.extend(language_findings(game, lang, strict))
     except CardgenError as exc:
         if as_json:
             click.echo(json.dumps({"ok": False, "games": list(game_ids), "errors": [exc.as_dict()], "findings": []},
@@ -107,8 +121,10 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
         for f in report.findings:
             click.echo(str(f))
         n = len(report.findings)
+        errors = sum(1 for f in report.findings if f.severity == "error")
         summary = (f"checked {len(report.games)} game(s): " +
-                   ("all rules pass" if report.ok else f"{n} finding{'s' if n != 1 else ''}"))
+                   ("all rules pass" if report.ok else f"{errors} finding{'s' if errors != 1 else ''}") +
+                   (f", {n - errors} warning(s)" if n - errors else ""))
         click.echo(summary, err=not report.ok)
     sys.exit(0 if report.ok else EXIT_FINDINGS)
 
@@ -125,7 +141,9 @@ def _parse_offset(value: str) -> tuple[float, float]:
 
 @main.command("build")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", default="en", show_default=True, help="Language of the deck.")
+@click.option("--lang", default="en", show_default=True,
+              help="Language of the deck, or 'all' for every language with a catalog.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) when a string has no translation.")
 @click.option("--paper", default="a4", show_default=True, help="a4, a3, letter, legal, tabloid or WxHmm.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
               help="How the printer flips the sheet for backs.")
@@ -145,33 +163,41 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @games_dir_option
 @handle_errors
-def build_cmd(game_ids: tuple[str, ...], lang: str, paper: str, duplex: str, bleed: float | None,
+def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str, mode: str, out: Path,
               level: int | None, cut_file: bool, jobs: int | None, games_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
+    from .i18n import available_languages
 
-    options = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
-                           marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
-                           cut_file=cut_file, out=out, games_dirs=games_dirs).validated()
+    base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
+                        marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
+                        cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict).validated()
     games = load_games(game_ids, games_dirs)
     report = check(games)
     if not report.ok:
         for f in report.findings:
             click.echo(str(f), err=True)
         _fail(f"cardgen: not building: {len(report.findings)} rule finding(s); run 'cardgen check'", EXIT_FINDINGS)
-    with _progress(len(games)) as advance:
-        results = build(games, options, jobs=jobs, on_done=advance)
-    issues = 0
-    for r in results:
-        click.echo(f"{r.game} ({r.lang}) → {r.folder}")
-        for f in r.files:
-            click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.cards:>4} piece(s)  {f.layout}")
-        for issue in r.issues:
-            click.echo(f"    warning: {issue}", err=True)
-        issues += len(r.issues)
-    if issues:
-        click.echo(f"{issues} text warning(s); see text-report.txt next to the PDFs", err=True)
+    langs = sorted({lng for g in games for lng in available_languages(g)}) if lang == "all" else [lang]
+    warnings = 0
+    for lng in langs:
+        options = replace(base, lang=lng)
+        todo = [g for g in games if lang != "all" or lng in available_languages(g)]
+        with _progress(len(todo)) as advance:
+            results = build(todo, options, jobs=jobs, on_done=advance)
+        for r in results:
+            click.echo(f"{r.game} ({r.lang}) → {r.folder}")
+            for f in r.files:
+                click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.cards:>4} piece(s)  {f.layout}")
+            for issue in r.issues:
+                click.echo(f"    warning: {issue}", err=True)
+            for msgid, context in r.untranslated:
+                click.echo(f"    warning: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else ""),
+                           err=True)
+            warnings += len(r.issues) + len(r.untranslated)
+    if warnings:
+        click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
 
 
 class _progress:
@@ -251,3 +277,77 @@ def calibrate_cmd(paper: str, duplex: str, out: Path) -> None:
     path = calibrate(paper, duplex, out)
     click.echo(f"wrote {path}: print it double-sided ({duplex} edge) at 100 %, hold it against the light and "
                f"read the offset to pass as --back-offset X,Y")
+
+
+@main.group("i18n")
+def i18n_group() -> None:
+    """Translation catalogs: extract strings, start and update languages, show progress."""
+
+
+def _i18n_games(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]):
+    return load_games(game_ids, games_dirs)
+
+
+@i18n_group.command("extract")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@games_dir_option
+@handle_errors
+def i18n_extract(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
+    """Collect every translatable string into .pot templates (with context and box sizes)."""
+    from . import i18n
+
+    for path in i18n.extract(_i18n_games(game_ids, games_dirs)):
+        click.echo(f"wrote {path}")
+
+
+@i18n_group.command("init")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", required=True, help="Language code, e.g. de, fr, es, ar, zh.")
+@games_dir_option
+@handle_errors
+def i18n_init(game_ids: tuple[str, ...], lang: str, games_dirs: tuple[Path, ...]) -> None:
+    """Start catalogs for a new language (existing catalogs are kept)."""
+    from . import i18n
+
+    written = i18n.init(_i18n_games(game_ids, games_dirs), lang)
+    for path in written:
+        click.echo(f"wrote {path}")
+    if not written:
+        click.echo(f"catalogs for '{lang}' already exist; use 'cardgen i18n update'")
+
+
+def _langs(langs: tuple[str, ...]) -> list[str]:
+    from . import i18n
+
+    return list(langs) or i18n.languages_with_catalogs()
+
+
+@i18n_group.command("update")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
+@games_dir_option
+@handle_errors
+def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
+    """Merge new strings into catalogs: translations kept, changed strings marked fuzzy."""
+    from . import i18n
+
+    for path in i18n.update(_i18n_games(game_ids, games_dirs), _langs(langs)):
+        click.echo(f"updated {path}")
+
+
+@i18n_group.command("status")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
+@click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing.")
+@games_dir_option
+@handle_errors
+def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, games_dirs: tuple[Path, ...]) -> None:
+    """Translated / fuzzy / missing counts per language and catalog."""
+    from . import i18n
+
+    rows = i18n.status(_i18n_games(game_ids, games_dirs), _langs(langs))
+    click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}")
+    for r in rows:
+        click.echo(f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}")
+    if strict and not all(r.complete for r in rows):
+        sys.exit(EXIT_FINDINGS)

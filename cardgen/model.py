@@ -92,6 +92,9 @@ class Component:
     def card(self, cid: str) -> Card | None:
         return next((c for c in self.cards if c.id == cid), None)
 
+    def __repr__(self) -> str:
+        return f"<Component {self.id}: {self.total} pieces>"
+
 
 @dataclass(frozen=True)
 class Table:
@@ -146,3 +149,6 @@ class Game:
 
     def component(self, cid: str) -> Component:
         return self.components[cid]
+
+    def __repr__(self) -> str:  # the full dataclass repr would print every card and particle
+        return f"<Game {self.id}: {len(self.components)} components>"

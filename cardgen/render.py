@@ -110,19 +110,25 @@ def _template_location(exc: BaseException, fallback: str) -> Location:
     return Location(fallback)
 
 
-@dataclass
+@dataclass(repr=False)
 class Renderer:
     """Renders every face of one game in one language.
 
     ``translate(msgid, context)`` maps a source string to the language's string (identity for
     English); it is applied to translatable text fields and available to templates as ``_``.
+    ``on_text(text, width, height, size, min_size)`` is told about every string drawn (the
+    catalog extractor uses it to tell translators how much room each string has).
     """
 
     game: Game
     lang: str = "en"
-    translate: Callable[[str, str], str] | None = None
+    translate: Callable[[str, str | None], str] | None = None
+    on_text: Callable[[str, float | None, float | None, float, float | None], None] | None = None
     engine: TextEngine = field(default_factory=TextEngine.default)
     issues: list[TextIssue] = field(default_factory=list)
+
+    def __repr__(self) -> str:  # short: it can end up inside template error messages
+        return f"<Renderer {self.game.id} {self.lang}>"
 
     def __post_init__(self) -> None:
         loader = jinja2.FileSystemLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
@@ -179,8 +185,8 @@ class Renderer:
 
     # -- template context ------------------------------------------------------------------
 
-    def _(self, msgid: str, context: str = "") -> str:
-        return self.translate(msgid, context) if self.translate else msgid
+    def _(self, msgid: str, context: str | None = None) -> str:
+        return self.translate(str(msgid), context) if self.translate else str(msgid)
 
     @staticmethod
     def _what(component: Component, card: Card, side: str) -> str:
@@ -190,7 +196,7 @@ class Renderer:
         values = dict(card.fields)
         for name, spec in comp.fields.items():
             if spec.type == "text" and spec.translatable and isinstance(values.get(name), str):
-                values[name] = self._(values[name], f"{self.game.id}|{comp.id}|{card.id}|{name}")
+                values[name] = self._(values[name], f"{comp.id}.{name}")
         card_view = {"id": card.id, "count": card.count, **values}
 
         def text(content: Any, x: float, y: float, size: float, width: float | None = None,
@@ -199,6 +205,8 @@ class Renderer:
                  line_height: float = 1.2, field: str = "", direction: str | None = None) -> Markup:
             """Shaped text as glyph outlines; overflow and uncovered characters are reported."""
             s = str(content)
+            if self.on_text is not None:
+                self.on_text(s, width, height, size, min_size)
             res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
                                      direction=direction)
@@ -236,11 +244,16 @@ class Renderer:
                 parts.append(sup.to_svg(after, y - size * 0.42, reg, fill=fill))
             return Markup(f'<g aria-label="{escape(sym.unicode())}" data-field="symbol">{"".join(parts)}</g>')
 
+        def mirror_x(x: float, width: float = 0.0) -> float:
+            """For regions a template marks direction-sensitive: the x that mirrors a box of
+            ``width`` at ``x`` in right-to-left languages (unchanged left-to-right)."""
+            return comp.width - x - width if self.direction == "rtl" else x
+
         return {
             "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
-            "text": text, "symbol": symbol, "_": self._, **TEMPLATE_HELPERS,
+            "text": text, "symbol": symbol, "_": self._, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
         }
 
 

@@ -1,0 +1,399 @@
+"""Translation catalogs (gettext .po via Babel): extract, init, update, status, and lookup.
+
+Translators never touch YAML or templates. ``cardgen i18n extract`` collects every string a card
+can print — names and text fields from the data, ``_("...")`` literals from templates, and the
+printing instructions — into one ``.pot`` per *domain*: ``common`` (particles, colours, shared
+templates, instructions) and one per game. Each message carries its context (which game,
+component or table, which field) and a translator comment with the box it must fit in.
+
+Catalogs live in ``data/locale/<lang>/LC_MESSAGES/<domain>.po`` (a game from ``--games-dir``
+keeps its own in ``<game>/locale/``). Builds read the .po files directly: nothing to compile.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+from .errors import InputError, Location, display_path
+from .loader import DATA_DIR, SHIPPED_GAMES
+from .model import Game
+from .output import atomic_write, source_date_epoch
+
+SOURCE_LANG = "en"
+COMMON = "common"
+SHIPPED_LOCALE = DATA_DIR / "locale"
+SHARED_TEMPLATES = DATA_DIR.parent / "templates" / "_shared"
+
+
+def locale_dir(game: Game | None) -> Path:
+    """Where a domain's catalogs live: shipped games and ``common`` under data/locale, a
+    designer's game inside its own folder."""
+    if game is None or game.data_dir.resolve().parent == SHIPPED_GAMES.resolve():
+        return SHIPPED_LOCALE
+    return game.data_dir / "locale"
+
+
+def po_path(game: Game | None, lang: str) -> Path:
+    domain = game.id if game else COMMON
+    return locale_dir(game) / lang / "LC_MESSAGES" / f"{domain}.po"
+
+
+def pot_path(game: Game | None) -> Path:
+    return locale_dir(game) / f"{game.id if game else COMMON}.pot"
+
+
+def available_languages(game: Game) -> list[str]:
+    """English plus every language with a catalog for this game."""
+    root = locale_dir(game)
+    langs = {p.parent.parent.name for p in root.glob(f"*/LC_MESSAGES/{game.id}.po")} if root.is_dir() else set()
+    return [SOURCE_LANG] + sorted(langs - {SOURCE_LANG})
+
+
+def _read(path: Path, lang: str) -> Catalog:
+    try:
+        with path.open("rb") as fh:
+            return read_po(fh, locale=_babel_locale(lang), abort_invalid=True)
+    except FileNotFoundError:
+        raise InputError(f"no catalog for language '{lang}'", Location(display_path(path)),
+                         f"create it with 'cardgen i18n init --lang {lang}'") from None
+    except Exception as exc:  # Babel raises PoFileError / ValueError with a line number in the text
+        raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)),
+                         "fix the .po file (msgfmt --check or Poedit show the problem)") from None
+
+
+@lru_cache(maxsize=64)
+def _cached(path: Path, mtime_ns: int, lang: str) -> Catalog:
+    return _read(path, lang)
+
+
+def load_catalog(path: Path, lang: str) -> Catalog:
+    """Parse a .po once per process (re-read when the file changes on disk)."""
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return _read(path, lang)
+    return _cached(path, mtime, lang)
+
+
+def _babel_locale(lang: str) -> str:
+    return lang.replace("-", "_")
+
+
+@dataclass
+class Translator:
+    """Looks strings up in a game's catalog, then in ``common``; English falls back and the
+    miss is recorded (a build lists them; ``--strict`` makes them errors)."""
+
+    lang: str
+    catalogs: list[Catalog]
+    missing: dict[tuple[str, str], None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._exact: dict[tuple[str | None, str], str] = {}
+        self._any: dict[str, str] = {}
+        for cat in reversed(self.catalogs):   # earlier catalogs win
+            for msg in cat:
+                if not msg.id or not msg.string or msg.fuzzy or isinstance(msg.id, tuple):
+                    continue
+                self._exact[(msg.context, msg.id)] = msg.string
+                self._any[msg.id] = msg.string
+
+    def __call__(self, msgid: str, context: str | None = None) -> str:
+        if not msgid:
+            return msgid
+        found = self._exact.get((context or None, msgid)) or self._exact.get((None, msgid)) or self._any.get(msgid)
+        if found is None:
+            self.missing[(msgid, context or "")] = None
+            return msgid
+        return found
+
+
+def translator(game: Game, lang: str) -> Translator | None:
+    """The translator for a game and language; None for the source language (English)."""
+    if lang == SOURCE_LANG:
+        return None
+    game_po, common_po = po_path(game, lang), po_path(None, lang)
+    if not game_po.is_file():
+        have = ", ".join(available_languages(game))
+        raise InputError(f"game '{game.id}' has no '{lang}' translation (available: {have})",
+                         Location(display_path(game_po)),
+                         f"run 'cardgen i18n init --lang {lang} {game.id}' and translate it")
+    catalogs = [load_catalog(game_po, lang)]
+    if common_po.is_file():
+        catalogs.append(load_catalog(common_po, lang))
+    return Translator(lang, catalogs)
+
+
+# --- extraction -----------------------------------------------------------------------------
+
+@dataclass
+class Entry:
+    msgid: str
+    context: str | None
+    locations: list[tuple[str, int]] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+
+class Collector:
+    """Accumulates messages for one domain, merging repeats (one msgid+context, many places)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str | None, str], Entry] = {}
+
+    def add(self, msgid: str, context: str | None, loc: Location | tuple[str, int] | None, comment: str = "") -> None:
+        if not isinstance(msgid, str) or not msgid.strip():
+            return
+        e = self.entries.setdefault((context, msgid), Entry(msgid, context))
+        if isinstance(loc, Location):
+            loc = (loc.file, loc.line)
+        if loc and loc not in e.locations:
+            e.locations.append(loc)
+        if comment and comment not in e.comments:
+            e.comments.append(comment)
+
+    def catalog(self, domain: str) -> Catalog:
+        cat = Catalog(domain=domain, project="cardgen", version="1", creation_date=_stamp(),
+                      header_comment=f"# cardgen translations: {domain}.\n# Edit in Poedit or Weblate; "
+                                     f"keep symbols, numbers and units as physics writes them.\n#",
+                      fuzzy=False)
+        for e in sorted(self.entries.values(), key=lambda e: (e.context or "", e.msgid)):
+            cat.add(e.msgid, locations=sorted(e.locations), auto_comments=e.comments, context=e.context)
+        return cat
+
+
+def _stamp() -> datetime:
+    """Catalog dates are part of committed files: make them reproducible."""
+    return datetime.fromtimestamp(source_date_epoch() or 0, tz=timezone.utc)
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(DATA_DIR.parent.resolve()))
+    except ValueError:
+        return display_path(path)
+
+
+def _template_messages(path: Path) -> Iterator[tuple[int, str]]:
+    from jinja2.ext import babel_extract
+
+    with path.open("rb") as fh:
+        for lineno, _func, message, _comments in babel_extract(fh, ("_",), (), {}):
+            if isinstance(message, str):
+                yield lineno, message
+
+
+def collect_common(games: Iterable[Game]) -> Collector:
+    """Particles, colours and shared templates; printing instructions from cardgen itself."""
+    from . import build as build_module
+
+    col = Collector()
+    games = list(games)
+    physics = games[0].physics if games else None
+    if physics is not None:
+        for p in physics:
+            col.add(p.name, "particle", p.location, f"particle name; symbol {p.symbol.unicode()}")
+        for c in physics.colours.values():
+            col.add(c.name, "colour", c.location, "colour charge")
+    for tpl in sorted(SHARED_TEMPLATES.glob("*.j2")):
+        for line, msg in _template_messages(tpl):
+            col.add(msg, None, (_rel(tpl), line))
+    src = Path(build_module.__file__)
+    for line, msg in _python_messages(src):
+        col.add(msg, None, (_rel(src), line), "printing instructions; keep {placeholders} as they are")
+    col.add("stable", "lifetime", None, "mean lifetime of a particle that does not decay (infinite)")
+    return col
+
+
+def _python_messages(path: Path) -> Iterator[tuple[int, str]]:
+    from babel.messages.extract import extract_python
+
+    with path.open("rb") as fh:
+        for lineno, _func, message, _comments in extract_python(fh, ("_",), (), {}):
+            if isinstance(message, str):
+                yield lineno, message
+
+
+def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collector:
+    """A game's own strings: names, text fields of cards and tables, template literals."""
+    from .tables import LineType, Record, Vertex
+
+    col = Collector()
+    boxes = boxes or {}
+
+    def box(msgid: str) -> str:
+        return "; ".join(sorted(boxes.get(msgid, ())))
+
+    col.add(game.name, "game", game.location, "the game's title")
+    if game.summary:
+        col.add(game.summary, "game.summary", game.location)
+    for comp in game.components.values():
+        col.add(comp.name, "component", comp.location, "component name, used in file footers and instructions")
+        if comp.print_note:
+            col.add(comp.print_note, "component.print_note", comp.where("print_note"), "printing instructions")
+        for card in comp.cards:
+            for name, spec in comp.fields.items():
+                value = card.fields.get(name)
+                if spec.type == "text" and spec.translatable and isinstance(value, str):
+                    col.add(value, f"{comp.id}.{name}", card.where(name),
+                            f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
+    for table in game.tables.values():
+        for row in table.rows:
+            if isinstance(row, Record):
+                specs = table.options.get("fields", {})
+                for name, value in row.values.items():
+                    spec = specs.get(name)
+                    if spec is not None and spec.type == "text" and spec.translatable and isinstance(value, str):
+                        col.add(value, f"{table.id}.{name}", row.location,
+                                f"table '{table.id}', row '{row.id}'" + (f"; {box(value)}" if box(value) else ""))
+            elif isinstance(row, (LineType, Vertex)) and row.name:
+                col.add(row.name, f"{table.id}.name", row.location, f"{table.kind} name")
+    if game.templates_dir.is_dir():
+        for tpl in sorted(game.templates_dir.glob("*.j2")):
+            for line, msg in _template_messages(tpl):
+                col.add(msg, None, (_rel(tpl), line), box(msg))
+    return col
+
+
+def measure_boxes(game: Game) -> dict[str, set[str]]:
+    """Render every face in English and note the box each string is drawn in, so translators
+    see how much room they have ('box 55 × 8 mm at 4 mm, may shrink to 2.6 mm')."""
+    from .render import Renderer
+
+    boxes: dict[str, set[str]] = defaultdict(set)
+
+    def note(s: str, width: float | None, height: float | None, size: float, min_size: float | None) -> None:
+        room = f"box {width:.0f} mm wide" if width else "one line"
+        if height:
+            room += f" × {height:.0f} mm"
+        room += f", text {size:.1f} mm" + (f" (may shrink to {min_size:.1f} mm)" if min_size else "")
+        boxes[s].add(room)
+
+    r = Renderer(game, SOURCE_LANG, on_text=note)
+    for comp in game.components.values():
+        for _face in r.faces(comp):
+            pass
+    return boxes
+
+
+def _write_catalog(path: Path, catalog: Catalog) -> None:
+    buf = io.BytesIO()
+    write_po(buf, catalog, width=0, sort_output=True, include_previous=True)
+    atomic_write(path, buf.getvalue())
+
+
+def extract(games: list[Game]) -> list[Path]:
+    """Write ``common.pot`` and one ``<game>.pot`` per game. Returns the files written."""
+    written = []
+    common = collect_common(games)
+    _write_catalog(pot_path(None), common.catalog(COMMON))
+    written.append(pot_path(None))
+    for game in games:
+        col = collect_game(game, measure_boxes(game))
+        _write_catalog(pot_path(game), col.catalog(game.id))
+        written.append(pot_path(game))
+    return written
+
+
+def _template(game: Game | None) -> Catalog:
+    path = pot_path(game)
+    if not path.is_file():
+        raise InputError("no translation template", Location(display_path(path)), "run 'cardgen i18n extract' first")
+    with path.open("rb") as fh:
+        return read_po(fh)
+
+
+def init(games: list[Game], lang: str) -> list[Path]:
+    """Start catalogs for a new language from the templates (existing ones are left alone)."""
+    if lang == SOURCE_LANG:
+        raise InputError("English is the source language and needs no catalog", None, "pick another --lang")
+    _validate_lang(lang)
+    written = []
+    for game in [None, *games]:
+        path = po_path(game, lang)
+        if path.exists():
+            continue
+        tpl = _template(game)
+        cat = Catalog(locale=_babel_locale(lang), domain=tpl.domain, project="cardgen", version="1",
+                      creation_date=_stamp(), revision_date=_stamp(), fuzzy=False,
+                      header_comment=tpl.header_comment)
+        for msg in tpl:
+            if msg.id:
+                cat.add(msg.id, "", locations=msg.locations, auto_comments=msg.auto_comments, context=msg.context)
+        _write_catalog(path, cat)
+        written.append(path)
+    return written
+
+
+def _validate_lang(lang: str) -> None:
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        Locale.parse(_babel_locale(lang))
+    except (UnknownLocaleError, ValueError):
+        raise InputError(f"'{lang}' is not a known language code", None, "use a code such as de, fr, es, ar, zh") from None
+
+
+def languages_with_catalogs() -> list[str]:
+    return sorted(p.name for p in SHIPPED_LOCALE.iterdir() if (p / "LC_MESSAGES").is_dir()) \
+        if SHIPPED_LOCALE.is_dir() else []
+
+
+def update(games: list[Game], langs: list[str]) -> list[Path]:
+    """Merge new template strings into existing catalogs: translations are kept, strings whose
+    source changed become fuzzy, strings no longer used become obsolete."""
+    written = []
+    for lang in langs:
+        for game in [None, *games]:
+            path = po_path(game, lang)
+            if not path.is_file():
+                continue
+            cat = _read(path, lang)   # a private copy: update() mutates it
+            cat.update(_template(game), update_creation_date=False)
+            cat.revision_date = _stamp()
+            _write_catalog(path, cat)
+            written.append(path)
+    return written
+
+
+@dataclass(frozen=True)
+class Status:
+    lang: str
+    domain: str
+    translated: int
+    fuzzy: int
+    missing: int
+
+    @property
+    def complete(self) -> bool:
+        return self.fuzzy == 0 and self.missing == 0
+
+
+def status(games: list[Game], langs: list[str]) -> list[Status]:
+    out = []
+    for lang in langs:
+        for game in [None, *games]:
+            tpl = _template(game)
+            path = po_path(game, lang)
+            cat = load_catalog(path, lang) if path.is_file() else None
+            translated = fuzzy = missing = 0
+            for msg in tpl:
+                if not msg.id:
+                    continue
+                have = cat.get(msg.id, msg.context) if cat else None
+                if have is None or not have.string:
+                    missing += 1
+                elif have.fuzzy:
+                    fuzzy += 1
+                else:
+                    translated += 1
+            out.append(Status(lang, tpl.domain or (game.id if game else COMMON), translated, fuzzy, missing))
+    return out
