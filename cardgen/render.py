@@ -126,6 +126,7 @@ class Renderer:
     on_text: Callable[[str, float | None, float | None, float, float | None], None] | None = None
     engine: TextEngine = field(default_factory=TextEngine.default)
     issues: list[TextIssue] = field(default_factory=list)
+    inline_glyphs: bool = True   # see cardgen.text.svg: faster to rasterise; False = <defs> + <use>
 
     def __repr__(self) -> str:  # short: it can end up inside template error messages
         return f"<Renderer {self.game.id} {self.lang}>"
@@ -151,7 +152,7 @@ class Renderer:
         name = component.front if side == "front" else component.back
         if name is None:
             raise ValueError(f"component '{component.id}' has no {side}")
-        reg = GlyphRegistry()
+        reg = GlyphRegistry(inline=self.inline_glyphs)
         ctx = self._context(component, card, side, reg)
         try:
             template = self.env.get_template(name)
@@ -167,7 +168,7 @@ class Renderer:
         except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError) as exc:
             raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
                                 _template_location(exc, name), "fix the expression at this line") from None
-        if DEFS_MARKER not in body:
+        if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
         svg = body.replace(DEFS_MARKER, reg.defs(), 1)

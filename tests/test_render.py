@@ -63,11 +63,16 @@ def test_png_has_the_exact_pixel_size_and_the_artwork(tmp_path):
     assert im.convert("RGB").getpixel((270, 70)) == (0x12, 0x34, 0x56)  # the rect at y 0–10 mm (+2 bleed)
 
 
-def test_glyphs_are_defined_once_and_reused(tmp_path):
+def test_glyph_outlines_inline_by_default_or_defined_once(tmp_path):
     path = make_game(tmp_path, HELLO, "  - {id: one, title: aaaa bbbb}")
     face, _ = face_of(path)
-    defs = re.findall(r'<path id="([^"]+)"', face.svg)
-    uses = re.findall(r'<use href="#([^"]+)"', face.svg)
+    assert "<use" not in face.svg
+    assert len(re.findall(r'<path d="[^"]+" transform="translate', face.svg)) == 8
+    game = cardgen.load_game(path)
+    comp = game.components["cards"]
+    shared = Renderer(game, inline_glyphs=False).face(comp, comp.card("one"))
+    defs = re.findall(r'<path id="([^"]+)"', shared.svg)
+    uses = re.findall(r'<use href="#([^"]+)"', shared.svg)
     assert len(set(defs)) == len(defs) == 2 and len(uses) == 8
 
 

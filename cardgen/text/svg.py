@@ -1,9 +1,17 @@
-"""SVG emission: glyph outlines defined once per document, placed with ``<use>``.
+"""SVG emission: glyph outlines, defined once per document and placed with ``<use>``, or
+written inline.
 
 cairosvg cannot shape text, so cardgen never emits ``<text>``; it draws glyph outlines.
-Drawing every outline inline for every card is slow and bloats files about 20-fold, so
-a :class:`GlyphRegistry` (one per SVG document) collects each glyph's path once for the
-document's ``<defs>``, and every occurrence is a short ``<use>``.
+Outline path strings are computed once per glyph and cached, so the choice below is only
+about the SVG document:
+
+* ``GlyphRegistry()`` collects each glyph's path once for the document's ``<defs>`` and
+  places every occurrence with a short ``<use>`` — the smallest SVG, best for files people
+  open and edit;
+* ``GlyphRegistry(inline=True)`` writes each occurrence as its own ``<path>``. cairosvg
+  re-parses a referenced element for every ``<use>``, so inline paths rasterise about a
+  third faster (measured: 35.8 → 23.5 ms for a Particle Builder card); the PDF drawn is
+  the same. Builds use this mode.
 
 Paths stay in font units (y up) so that one definition serves all sizes; each ``<use>``
 scales by ``size / units-per-em`` and flips the y axis.
@@ -34,8 +42,9 @@ class GlyphRegistry:
     documents are merged into one.
     """
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(self, prefix: str = "", inline: bool = False) -> None:
         self.prefix = prefix
+        self.inline = inline
         self._ids: dict[tuple[int, int], str | None] = {}
         self._faces: dict[int, Face] = {}
 
@@ -60,7 +69,9 @@ class GlyphRegistry:
 
     def defs(self) -> str:
         """``<defs>`` with one ``<path>`` per glyph used so far, ordered by (face, glyph)
-        so the output does not depend on the order cards were drawn in."""
+        so the output does not depend on the order cards were drawn in ('' when inline)."""
+        if not self._ids:
+            return ""
         paths = [
             f'<path id="{ref}" d="{self._faces[face].glyph_path(gid)}"/>'
             for (face, gid), ref in sorted(self._ids.items())
@@ -80,6 +91,12 @@ def render(result: TextResult, x: float, y: float, reg: GlyphRegistry, fill: str
             s = fmt_scale(size / run.face.upem)
             tail = f') scale({s} -{s})"/>'
             for glyph in run.glyphs:
+                if reg.inline:
+                    d = run.face.glyph_path(glyph.gid)
+                    if d:
+                        parts.append(f'<path d="{d}" transform="translate('
+                                     f'{fmt(left + glyph.x)} {fmt(baseline - glyph.y)}{tail}')
+                    continue
                 ref = reg.ref(run.face, glyph.gid)
                 if ref is not None:
                     parts.append(f'<use href="#{ref}" transform="translate('
