@@ -161,3 +161,10 @@ def test_mark_missing_from_its_base_face_falls_back(engine):
     assert res.missing == []
     faces = [run.face.path.name for line in res.lines for run in line.runs]
     assert faces == ["NotoSans-Regular.ttf", "NotoSansDevanagari-Regular.ttf"]
+
+
+def test_symbol_fallback_does_not_capture_following_digits(engine):
+    """'−' exists only in Noto Sans Math; the digits after it stay in the primary bold face."""
+    res = engine.layout("−2/3", size=4, weight="bold")
+    faces = [run.face.path.name for line in res.lines for run in line.runs]
+    assert faces == ["NotoSansMath-Regular.ttf", "NotoSans-Bold.ttf"]

@@ -162,9 +162,11 @@ def itemize(
         scripts.append(None if is_neutral else script)
         faces.append(None if is_neutral else _pick_face(plain_chain, text[start:end]))
 
-    # Neutral clusters (spaces, digits, punctuation, symbols) join a neighbour's run when
-    # that face has them, so that runs are not cut at every space; the language's own face
-    # wins when it covers them (full-width punctuation in Chinese).
+    # Neutral clusters (spaces, digits, punctuation, symbols) join a neighbouring *script*
+    # run when that face has them, so that runs are not cut at every space; the language's
+    # own face wins when it covers them (full-width punctuation in Chinese). A face picked
+    # only as a symbol fallback (Noto Sans Math for "−" or "→") is never a neighbour to
+    # join: the digits in "−2/3" stay in the primary (bold) face.
     count = len(clusters)
     next_face: list[Face | None] = [None] * (count + 1)
     next_script: list[str | None] = [None] * (count + 1)
@@ -184,7 +186,7 @@ def itemize(
                 faces[k] = next(
                     (f for f in candidates if f is not None and _face_covers(f, chars)), None
                 ) or _pick_face(lang_chain, chars)
-        if faces[k] is not None:
+        if faces[k] is not None and not neutral[k]:
             prev_face = faces[k]
         prev_script = scripts[k] if not neutral[k] else prev_script or scripts[k]
 
