@@ -54,10 +54,18 @@ def spin(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
+def written_figures(literal: str) -> int:
+    """Significant figures of a number as the data wrote it ('0.8' → 1, '172.6' → 4)."""
+    mantissa = literal.lower().split("e")[0].lstrip("+-").replace(".", "").lstrip("0")
+    return max(len(mantissa), 1)
+
+
 def mass(m: Measured, lang: str = "en", digits: int = 3) -> str:
-    """Mass with its unit over c²: '2.16 MeV/c²', '173 GeV/c²', '< 0.8 eV/c²', '0'."""
+    """Mass with its unit over c²: '2.16 MeV/c²', '173 GeV/c²', '< 0.8 eV/c²', '0'.
+    Never more figures than the data has (a limit of 0.8 eV must not print as 0.800)."""
     if m.value == 0 and not m.upper_limit:
         return "0"
+    digits = min(digits, written_figures(m.digits))
     number = significant(m.value, digits, lang) if m.value >= 0.01 else scientific(m.value, digits, lang)
     return f"{'< ' if m.upper_limit else ''}{number} {m.unit}/c²"
 
