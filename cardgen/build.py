@@ -175,7 +175,7 @@ def _write_component(game: Game, comp: Component, faces: dict[str, Face], placem
             try:
                 plan = plan_grid(paper.width, paper.height, geometry, margin=options.margin, gutter=options.gutter,
                                  bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
-                                 paper_label=paper.label)
+                                 paper_label=paper.label, count=len(placements))
             except ImpositionError:
                 if len(comp.cards) != 1:
                     raise

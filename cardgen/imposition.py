@@ -265,6 +265,7 @@ def plan_grid(
     layout: Literal["auto", "bleed", "edge"] = "auto",
     orientation: Literal["auto", "portrait", "landscape"] = "auto",
     paper_label: str | None = None,
+    count: int | None = None,
 ) -> GridPlan:
     """Choose the sheet orientation, card rotation and layout that print the most cards.
 
@@ -278,6 +279,10 @@ def plan_grid(
     Turning the cards on a portrait sheet is the same geometry as upright cards on a
     landscape sheet, so rotation only wins when `orientation` pins the sheet (some
     printers and print shops want portrait pages only).
+
+    With ``count`` (the pieces to print) the planner minimises *sheets* rather than cards
+    per sheet: 36 tokens fit one A4 sheet with bleed as well as edge to edge, so they keep
+    their bleed.
     """
     label = paper_label or label_for_size(paper_w, paper_h)
     try:
@@ -315,7 +320,9 @@ def plan_grid(
                 cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
                 if cand.count == 0:
                     continue
-                rank = (cand.count, kind == "bleed", not rotated, not turn_sheet)
+                sheets_needed = -(-count // cand.count) if count else 0
+                rank = (-sheets_needed, cand.count if not count else 0, kind == "bleed", not rotated,
+                        not turn_sheet, cand.count)
                 if best is None or rank > best[0]:
                     best = (rank, cand)
     if best is None:

@@ -256,3 +256,15 @@ def test_cut_svg_places_every_outline_and_the_registration_marks():
     assert cairosvg.svg2png(bytestring=svg.encode())  # cutter software must be able to parse it
     with pytest.raises(ImpositionError):
         write_cut_svg(lozenge, plan, sheets=0)
+
+
+def test_with_a_count_the_planner_minimises_sheets_and_keeps_bleed():
+    """36 tokens fit one A4 sheet either way: keep their bleed. 36 poker cards need fewer
+    sheets edge to edge (4) than with bleed (6): go edge to edge."""
+    from cardgen.imposition import CardGeometry, plan_grid
+
+    token = CardGeometry(20, 20, 2, "M0 10A10 10 0 1 0 20 10A10 10 0 1 0 0 10Z", False)
+    assert plan_grid(210, 297, token, count=36).layout == "bleed"
+    assert plan_grid(210, 297, token).layout == "edge"          # without a count: most per sheet
+    poker = CardGeometry(63, 88, 3, "M0 0H63V88H0Z", True)
+    assert plan_grid(210, 297, poker, count=36).layout == "edge"
