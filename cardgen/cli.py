@@ -316,10 +316,11 @@ def i18n_init(game_ids: tuple[str, ...], lang: str, games_dirs: tuple[Path, ...]
         click.echo(f"catalogs for '{lang}' already exist; use 'cardgen i18n update'")
 
 
-def _langs(langs: tuple[str, ...]) -> list[str]:
+def _langs(langs: tuple[str, ...], games: list) -> list[str]:
+    """The languages named, or every language any of the games has a catalog for."""
     from . import i18n
 
-    return list(langs) or i18n.languages_with_catalogs()
+    return list(langs) or sorted({lng for g in games for lng in i18n.available_languages(g)} - {i18n.SOURCE_LANG})
 
 
 @i18n_group.command("update")
@@ -331,7 +332,8 @@ def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: t
     """Merge new strings into catalogs: translations kept, changed strings marked fuzzy."""
     from . import i18n
 
-    for path in i18n.update(_i18n_games(game_ids, games_dirs), _langs(langs)):
+    games = _i18n_games(game_ids, games_dirs)
+    for path in i18n.update(games, _langs(langs, games)):
         click.echo(f"updated {path}")
 
 
@@ -345,7 +347,8 @@ def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool,
     """Translated / fuzzy / missing counts per language and catalog."""
     from . import i18n
 
-    rows = i18n.status(_i18n_games(game_ids, games_dirs), _langs(langs))
+    games = _i18n_games(game_ids, games_dirs)
+    rows = i18n.status(games, _langs(langs, games))
     click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}")
     for r in rows:
         click.echo(f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}")

@@ -290,12 +290,23 @@ def _write_catalog(path: Path, catalog: Catalog) -> None:
     atomic_write(path, buf.getvalue())
 
 
+def is_shipped(game: Game) -> bool:
+    return locale_dir(game) == SHIPPED_LOCALE
+
+
+def _domains(games: list[Game]) -> list[Game | None]:
+    """The catalogs a command works on: each game's own, plus ``common`` when a shipped game
+    is involved (a designer's game reuses the shipped common catalogs and never writes them)."""
+    return ([None] if any(is_shipped(g) for g in games) else []) + list(games)
+
+
 def extract(games: list[Game]) -> list[Path]:
-    """Write ``common.pot`` and one ``<game>.pot`` per game. Returns the files written."""
+    """Write ``common.pot`` (for shipped games) and one ``<game>.pot`` per game."""
     written = []
-    common = collect_common(games)
-    _write_catalog(pot_path(None), common.catalog(COMMON))
-    written.append(pot_path(None))
+    if any(is_shipped(g) for g in games):
+        common = collect_common(games)
+        _write_catalog(pot_path(None), common.catalog(COMMON))
+        written.append(pot_path(None))
     for game in games:
         col = collect_game(game, measure_boxes(game))
         _write_catalog(pot_path(game), col.catalog(game.id))
@@ -317,7 +328,7 @@ def init(games: list[Game], lang: str) -> list[Path]:
         raise InputError("English is the source language and needs no catalog", None, "pick another --lang")
     _validate_lang(lang)
     written = []
-    for game in [None, *games]:
+    for game in _domains(games):
         path = po_path(game, lang)
         if path.exists():
             continue
@@ -342,17 +353,12 @@ def _validate_lang(lang: str) -> None:
         raise InputError(f"'{lang}' is not a known language code", None, "use a code such as de, fr, es, ar, zh") from None
 
 
-def languages_with_catalogs() -> list[str]:
-    return sorted(p.name for p in SHIPPED_LOCALE.iterdir() if (p / "LC_MESSAGES").is_dir()) \
-        if SHIPPED_LOCALE.is_dir() else []
-
-
 def update(games: list[Game], langs: list[str]) -> list[Path]:
     """Merge new template strings into existing catalogs: translations are kept, strings whose
     source changed become fuzzy, strings no longer used become obsolete."""
     written = []
     for lang in langs:
-        for game in [None, *games]:
+        for game in _domains(games):
             path = po_path(game, lang)
             if not path.is_file():
                 continue
@@ -380,7 +386,7 @@ class Status:
 def status(games: list[Game], langs: list[str]) -> list[Status]:
     out = []
     for lang in langs:
-        for game in [None, *games]:
+        for game in _domains(games):
             tpl = _template(game)
             path = po_path(game, lang)
             cat = load_catalog(path, lang) if path.is_file() else None

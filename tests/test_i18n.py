@@ -1,0 +1,130 @@
+"""Localized decks: the translator workflow end to end, fallback and --strict, fit reports,
+right-to-left text, and catalogs that survive a read/write round trip."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+
+import cardgen
+from cardgen import i18n
+from cardgen.render import Renderer, render_png
+
+LOCALE = Path(__file__).resolve().parent.parent / "data" / "locale"
+
+
+def set_translation(po: Path, msgid: str, text: str, context: str | None = None) -> None:
+    with po.open("rb") as fh:
+        cat = read_po(fh)
+    msg = cat.get(msgid, context)
+    assert msg is not None, f"{msgid!r} not in {po}"
+    msg.string = text
+    buf = io.BytesIO()
+    write_po(buf, cat, width=0, sort_output=True)
+    po.write_bytes(buf.getvalue())
+
+
+@pytest.fixture
+def designer_qcd(game_copy):
+    """A copy of QCD outside the repository: its catalogs live in its own locale/ folder."""
+    g = game_copy("qcd")
+    return g
+
+
+def test_extract_init_translate_build(designer_qcd, cli, tmp_path):
+    g = designer_qcd
+    shipped = {p: p.read_bytes() for p in LOCALE.glob("*.pot")}
+    res = cli("i18n", "extract", str(g.path))
+    assert res.returncode == 0, res.stderr
+    assert {p: p.read_bytes() for p in LOCALE.glob("*.pot")} == shipped   # a designer's game writes only its own
+    pot = g.path / "locale" / "qcd.pot"
+    text = pot.read_text(encoding="utf-8")
+    assert 'msgid "Wild card"' in text and "#: " in text and "box " in text        # location + box size
+    assert 'msgctxt "flavours.name"' in text                                         # context: table.field
+    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
+    po = g.path / "locale" / "de" / "LC_MESSAGES" / "qcd.po"
+    set_translation(po, "Wild card", "Joker")
+    out = tmp_path / "out"
+    res = cli("build", str(g.path), "--lang", "de", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "untranslated (de): 'Vector boson'" in res.stderr                          # fallback is listed
+    assert "untranslated (de): 'Vector boson'" in (out / "qcd/de/text-report.txt").read_text(encoding="utf-8")
+    game = cardgen.load_game(g.path)
+    face = Renderer(game, "de", translate=i18n.translator(game, "de")).face(
+        game.components["cards"], game.components["cards"].card("wild-w"))
+    assert 'aria-label="Joker"' in face.svg and 'aria-label="Wild card"' not in face.svg
+    strict = cli("build", str(g.path), "--lang", "de", "--strict", "--out", str(tmp_path / "strict"))
+    assert strict.returncode == 1 and "no 'de' translation" in strict.stderr
+    assert not (tmp_path / "strict" / "qcd" / "de" / "cards.pdf").exists()
+
+
+def test_status_and_update_keep_translations_and_mark_changes_fuzzy(designer_qcd, cli):
+    g = designer_qcd
+    cli("i18n", "extract", str(g.path))
+    cli("i18n", "init", "--lang", "fr", str(g.path))
+    po = g.path / "locale" / "fr" / "LC_MESSAGES" / "qcd.po"
+    set_translation(po, "Wild card", "Joker")
+    set_translation(po, "Vector boson", "Boson vecteur")
+    res = cli("i18n", "status", str(g.path), "--lang", "fr")
+    row = next(l for l in res.stdout.splitlines() if l.startswith("fr ") and "qcd" in l)
+    assert row.split()[2:] == ["2", "0", "10"]
+    assert cli("i18n", "status", str(g.path), "--lang", "fr", "--strict").returncode == 1
+    g.edit("templates/card-front.svg.j2", '_("Vector boson")', '_("Vector bosons")')
+    cli("i18n", "extract", str(g.path))
+    assert cli("i18n", "update", str(g.path), "--lang", "fr").returncode == 0
+    with po.open("rb") as fh:
+        cat = read_po(fh)
+    assert cat.get("Wild card").string == "Joker" and not cat.get("Wild card").fuzzy
+    changed = cat.get("Vector bosons")
+    assert changed is not None and changed.fuzzy and changed.string == "Boson vecteur"
+
+
+def test_too_long_translation_is_reported_with_card_and_field(designer_qcd, cli):
+    g = designer_qcd
+    cli("i18n", "extract", str(g.path))
+    cli("i18n", "init", "--lang", "de", str(g.path))
+    set_translation(g.path / "locale" / "de" / "LC_MESSAGES" / "qcd.po", "Wild card",
+                    "Donaudampfschifffahrtsgesellschaftskapitänsmützenjokerkarte")
+    res = cli("check", str(g.path), "--lang", "de")
+    assert res.returncode == 1
+    line = next(l for l in res.stdout.splitlines() if "text-fit" in l)
+    assert "card 'wild-w'" in line and "field 'title'" in line and "mm too long" in line and "[de]" in line
+
+
+def test_unknown_language_is_a_clear_error(cli):
+    res = cli("build", "qcd", "--lang", "xx")
+    assert res.returncode == 2 and "no 'xx' translation" in res.stderr and "cardgen i18n init" in res.stderr
+
+
+def test_arabic_text_is_right_aligned_when_start_aligned(tmp_path):
+    """Start alignment follows the paragraph direction: Arabic ink hugs the right edge."""
+    from PIL import Image
+    from tests.test_render import make_game
+
+    template = """{% extends "base.svg.j2" %}
+{% block artwork %}{{ text(card.title, 2, 10, size=5, width=46, height=10, field="title") }}{% endblock %}
+"""
+    path = make_game(tmp_path, template, "  - {id: one, title: كوارك علوي}")
+    game = cardgen.load_game(path)
+    face = Renderer(game, "ar").face(game.components["cards"], game.components["cards"].card("one"))
+    im = Image.open(io.BytesIO(render_png(face, dpi=254))).convert("L")
+    cols = [x for x in range(im.width) if any(im.getpixel((x, y)) < 128 for y in range(110, 230))]
+    assert cols and cols[-1] > 440 and cols[0] > 200          # box is x 40–500 px (2–48 mm + 2 mm bleed)
+
+
+@pytest.mark.parametrize("po", sorted(LOCALE.glob("*/LC_MESSAGES/*.po")), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_shipped_catalogs_round_trip(po):
+    with po.open("rb") as fh:
+        first = read_po(fh)
+    buf = io.BytesIO()
+    write_po(buf, first, width=0, sort_output=True)
+    second = read_po(io.BytesIO(buf.getvalue()))
+    as_set = lambda cat: {(m.context, m.id, m.string, m.fuzzy) for m in cat if m.id}  # noqa: E731
+    assert as_set(first) == as_set(second)
+    for m in first:
+        if m.id and m.string:
+            assert re.findall(r"\{\w+\}", m.id) == re.findall(r"\{\w+\}", m.string), f"placeholders in {m.id!r}"
