@@ -115,43 +115,81 @@ def components_for(game: Game, level: int | None) -> list[Component]:
     return [c for c in game.components.values() if level is None or c.level <= level]
 
 
-def build_game(game: Game, options: BuildOptions) -> GameBuild:
-    """Build every component of one game. Raises CardgenError on bad input or templates.
+@dataclass
+class FaceChunk:
+    """Some cards of one component, rendered: the unit of parallel work.
 
-    All faces are rendered before anything is written, so a template error or (with
-    ``strict``) an untranslated string stops the build with the previous outputs untouched.
-    """
-    paper = options.sheet()
-    epoch = source_date_epoch()
-    folder = options.out / game.id / options.lang
-    result = GameBuild(game.id, game.name, options.lang, folder)
-    tr = i18n.translator(game, options.lang)
-    renderer = Renderer(game, options.lang, translate=tr)
-    rendered = []
+    ``order`` keeps each card's faces and copies in deck order, so the imposed sheets do not
+    depend on which process rendered what; ``pdfs`` holds each distinct face once."""
+
+    component: str
+    order: list[tuple[str, str | None, int]]
+    pdfs: dict[str, bytes]
+    issues: list[TextIssue]
+    missing: list[tuple[str, str]]
+
+
+#: Per-process cache of (game, translator, renderer) so a worker compiles templates once.
+_RENDERERS: dict[tuple[str, str, tuple[Path, ...]], tuple[Game, i18n.Translator | None, Renderer]] = {}
+
+
+def _renderer_for(game_ref: str, lang: str, games_dirs: tuple[Path, ...]) -> tuple[Game, i18n.Translator | None,
+                                                                                    Renderer]:
+    key = (game_ref, lang, games_dirs)
+    if key not in _RENDERERS:
+        game = load_game(Path(game_ref), games_dirs)
+        tr = i18n.translator(game, lang)
+        _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr))
+    return _RENDERERS[key]
+
+
+def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id: str,
+                 card_ids: tuple[str, ...] | None = None) -> FaceChunk:
+    """Render the faces of some cards (all when ``card_ids`` is None) to SVG and then PDF."""
+    game, tr, renderer = _renderer_for(game_ref, lang, games_dirs)
+    renderer.issues.clear()
+    if tr is not None:
+        tr.missing.clear()
+    comp = game.components[comp_id]
+    order: list[tuple[str, str | None, int]] = []
+    faces: dict[str, Face] = {}
+    for card in comp.cards:
+        if card_ids is not None and card.id not in card_ids:
+            continue
+        front = renderer.face(comp, card, "front")
+        faces.setdefault(front.key, front)
+        back_key = None
+        if comp.back:
+            back = renderer.face(comp, card, "back")
+            faces.setdefault(back.key, back)
+            back_key = back.key
+        order.append((front.key, back_key, card.count))
+    pdfs = {key: render_pdf(face) for key, face in faces.items()}
+    return FaceChunk(comp_id, order, pdfs, list(renderer.issues), sorted(tr.missing) if tr else [])
+
+
+def _chunks(game: Game, options: BuildOptions, jobs: int) -> list[tuple[str, tuple[str, ...] | None]]:
+    """Split a game's components into pieces of work of similar size (distinct cards)."""
+    out: list[tuple[str, tuple[str, ...] | None]] = []
     for comp in components_for(game, options.level):
-        faces: dict[str, Face] = {}
-        placements: list[Placement] = []
-        for card in comp.cards:
-            front = renderer.face(comp, card, "front")
-            faces.setdefault(front.key, front)
-            back_key = None
-            if comp.back:
-                back = renderer.face(comp, card, "back")
-                faces.setdefault(back.key, back)
-                back_key = back.key
-            placements.extend([Placement(front.key, back_key)] * card.count)
-        rendered.append((comp, faces, placements))
-    result.issues = list(renderer.issues)
-    result.untranslated = sorted(tr.missing) if tr else []
+        ids = [c.id for c in comp.cards]
+        size = max(4, -(-len(ids) // (jobs * 3)))
+        out.extend((comp.id, tuple(ids[i:i + size])) for i in range(0, len(ids), size))
+    return out
+
+
+def build_game(game: Game, options: BuildOptions) -> GameBuild:
+    """Build every component of one game in this process (see :func:`build` for several)."""
+    return build([game], options, jobs=1)[0]
+
+
+def _check_strict(game: Game, result: GameBuild, options: BuildOptions) -> None:
+    """With --strict an untranslated string stops the build before anything is written."""
     if options.strict and result.untranslated:
         listing = "; ".join(f"{m!r}" + (f" ({c})" if c else "") for m, c in result.untranslated[:10])
         raise UntranslatedError(f"{game.id}: {len(result.untranslated)} string(s) have no '{options.lang}' "
                                 f"translation: {listing}", Location(display_path(i18n.po_path(game, options.lang))),
                                 "translate them (cardgen i18n status) or build without --strict")
-    for comp, faces, placements in rendered:
-        result.files.append(_write_component(game, comp, faces, placements, options, paper, epoch, folder))
-    _write_manifest(game, result, options, tr)
-    return result
 
 
 class UntranslatedError(CardgenError):
@@ -160,10 +198,19 @@ class UntranslatedError(CardgenError):
     exit_code = 1
 
 
-def _write_component(game: Game, comp: Component, faces: dict[str, Face], placements: list[Placement],
-                     options: BuildOptions, paper: Paper, epoch: int | None, folder: Path) -> BuiltFile:
-    """Impose one component's faces and write its PDF atomically."""
-    pdfs = {key: render_pdf(face) for key, face in faces.items()}
+def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, chunks: list[FaceChunk],
+                     options: BuildOptions) -> BuiltFile:
+    """Impose one component's rendered faces and write its PDF atomically."""
+    game, _tr, _r = _renderer_for(game_ref, options.lang, games_dirs)
+    comp = game.components[comp_id]
+    paper, epoch = options.sheet(), source_date_epoch()
+    folder = options.out / game.id / options.lang
+    pdfs: dict[str, bytes] = {}
+    placements: list[Placement] = []
+    for chunk in chunks:
+        pdfs.update(chunk.pdfs)
+        for front, back, count in chunk.order:
+            placements.extend([Placement(front, back)] * count)
     geometry = _geometry(comp)
     footer = f"{game.name} · {comp.name} · {options.lang}"
     title = f"{game.name} – {comp.name} ({options.lang})"
@@ -195,7 +242,7 @@ def _write_component(game: Game, comp: Component, faces: dict[str, Face], placem
     path = folder / f"{comp.id}.pdf"
     digest = atomic_write(path, data)
     return BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout, _page_count(data), per_sheet,
-                     len(placements), len(faces), digest)
+                     len(placements), len(pdfs), digest)
 
 
 def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> None:
@@ -257,34 +304,77 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
     return "\n".join(lines) + "\n"
 
 
-def _build_one(args: tuple[str | Path, BuildOptions]) -> GameBuild:
-    game_ref, options = args
-    return build_game(load_game(game_ref, options.games_dirs), options)
-
-
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
           on_done: Callable[[GameBuild], None] | None = None) -> list[GameBuild]:
-    """Build several games, in parallel processes when there are several (one per core)."""
+    """Build several games using ``jobs`` processes (default: one per core).
+
+    Work is split finer than games — chunks of cards for rendering, then one task per
+    component for imposition — so both cores stay busy even when one game dominates. Every
+    face is rendered before any file is written: a template error, or an untranslated string
+    with ``strict``, leaves the previous outputs untouched.
+    """
     options = options.validated()
     games = list(games)
-    jobs = jobs or min(len(games), os.cpu_count() or 1)
-    results: list[GameBuild] = []
-    if jobs <= 1 or len(games) <= 1:
+    jobs = jobs or os.cpu_count() or 1
+    _RENDERERS.clear()   # data may have changed since the last build in this process
+    refs = {g.id: str(g.data_dir) for g in games}
+    dirs = tuple(options.games_dirs)
+    # (deck-order position, game, component, card ids); biggest chunks are started first so the
+    # last ones to finish are small (longest-processing-time order)
+    tasks = [(seq, g.id, comp_id, ids) for seq, (g, (comp_id, ids)) in
+             enumerate((g, chunk) for g in games for chunk in _chunks(g, options, jobs))]
+    tasks.sort(key=lambda t: -len(t[3] or ()))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context()) if jobs > 1 else None
+    try:
+        run = (lambda fn, *a: pool.submit(fn, *a)) if pool else (lambda fn, *a: _Done(fn(*a)))
+        rendered = [(t, run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3])) for t in tasks]
+        chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
+        for (seq, gid, comp_id, _ids), fut in rendered:
+            chunks.setdefault((gid, comp_id), []).append((seq, fut.result()))
+        for parts in chunks.values():
+            parts.sort(key=lambda p: p[0])
+        results = {g.id: GameBuild(g.id, g.name, options.lang, options.out / g.id / options.lang) for g in games}
         for g in games:
-            results.append(build_game(g, options))
+            res = results[g.id]
+            for comp in components_for(g, options.level):
+                for _seq, chunk in chunks.get((g.id, comp.id), []):
+                    res.issues.extend(chunk.issues)
+                    res.untranslated.extend(chunk.missing)
+            res.untranslated = sorted(set(res.untranslated))
+            _check_strict(g, res, options)
+        written = {}
+        for g in games:
+            for comp in components_for(g, options.level):
+                parts = [chunk for _seq, chunk in chunks[(g.id, comp.id)]]
+                written[(g.id, comp.id)] = run(_write_component, refs[g.id], dirs, comp.id, parts, options)
+        for g in games:
+            res = results[g.id]
+            res.files = [written[(g.id, c.id)].result() for c in components_for(g, options.level)]
+            _write_manifest(g, res, options, i18n.translator(g, options.lang))
             if on_done:
-                on_done(results[-1])
-        return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        order = sorted(range(len(games)), key=lambda i: -sum(c.total for c in games[i].components.values()))
-        futures = {i: pool.submit(_build_one, (games[i].data_dir, options)) for i in order}
-        by_index: dict[int, GameBuild] = {}
-        for i in order:
-            by_index[i] = futures[i].result()
-            if on_done:
-                on_done(by_index[i])
-        results = [by_index[i] for i in range(len(games))]
-    return results
+                on_done(res)
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    return [results[g.id] for g in games]
+
+
+class _Done:
+    """A finished result with the Future interface (the serial path)."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def result(self) -> object:
+        return self.value
+
+
+def _fork_context():
+    """Fork where available: workers start instantly with cardgen and the games already loaded."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else methods[0])
 
 
 def calibrate(paper: str, duplex: str, out: Path) -> Path:
