@@ -20,10 +20,10 @@ def make_game(root: Path, template: str, card_yaml: str = "  - {id: one, title: 
     g = root / "mini"
     (g / "templates").mkdir(parents=True)
     (g / "game.yaml").write_text("id: mini\nname: Mini\ncomponents: [cards.yaml]\n", encoding="utf-8")
-    (g / "cards.yaml").write_text(textwrap.dedent(f"""\
+    (g / "cards.yaml").write_text(textwrap.dedent("""\
         id: cards
         name: Cards
-        size: {{width: 50, height: 70}}
+        size: {width: 50, height: 70}
         bleed: 2
         front: front.svg.j2
         fields:
@@ -172,3 +172,10 @@ def test_qcd_quark_card_wears_its_colour():
     blue = (0x00, 0x72, 0xB2)
     assert im.getpixel((3, 3)) == blue             # bleed/background
     assert im.getpixel((im.width // 2, int(im.height * 0.41))) == blue   # the big colour disc
+
+
+def test_qcd_golden_faces():
+    from tests.golden import assert_matches_golden
+
+    assert_matches_golden(qcd_face("sbar-anti-green")[0], "qcd/sbar-anti-green-front")
+    assert_matches_golden(qcd_face("wild-w")[0], "qcd/wild-w-front")

@@ -9,21 +9,19 @@ around glyph outlines; placement outlines carry ``class="area"`` (targets) or ``
 from __future__ import annotations
 
 import io
-import os
 import xml.etree.ElementTree as ET
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+
+from tests.golden import assert_matches_golden
+from PIL import Image
 
 from cardgen import format as fmt
 from cardgen.loader import load_game
 from cardgen.render import Renderer, render_png
 
 SVG = "{http://www.w3.org/2000/svg}"
-GOLDEN = Path(__file__).resolve().parent / "golden" / "particle-builder"
-GOLDEN_DPI = 72
 PARTICLE_COMPONENTS = ("particles", "level5-extra", "level7-extra")
 FAMILY_WORDS = {"quark": "Quark", "lepton": "Lepton", "gauge boson": "Boson", "scalar": "Boson"}
 
@@ -285,23 +283,6 @@ def test_red_token_is_printed_in_its_colour(renderer, game):
 
 # -- golden images ----------------------------------------------------------------------------
 
-def compare(got: Image.Image, want: Image.Image) -> tuple[float, float]:
-    """(mean absolute difference per channel, share of pixels with a channel off by > 40)."""
-    assert got.size == want.size, (got.size, want.size)
-    diff = ImageChops.difference(got, want)
-    n = got.size[0] * got.size[1]
-    mean = max(sum(i * v for i, v in enumerate(band.histogram())) / n for band in diff.split())
-    big = diff.point(lambda v: 255 if v > 40 else 0).convert("L").point(lambda v: 255 if v else 0)
-    return mean, big.histogram()[255] / n
-
-
 @pytest.mark.parametrize("component, card_id", [("particles", "u"), ("particles", "ubar"), ("targets", "proton")])
 def test_golden(renderer, game, component, card_id):
-    path = GOLDEN / f"{component}-{card_id}-front.png"
-    got = raster(render(renderer, game, component, card_id), GOLDEN_DPI)
-    if os.environ.get("CARDGEN_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        got.save(path, optimize=True)
-    assert path.exists(), f"no golden {path.name}: run with CARDGEN_UPDATE_GOLDEN=1 to create it"
-    mean, share = compare(got, Image.open(path).convert("RGB"))
-    assert mean < 2.0 and share < 0.01, f"{path.name}: mean diff {mean:.2f}, {share:.2%} pixels off by > 40"
+    assert_matches_golden(render(renderer, game, component, card_id), f"particle-builder/{component}-{card_id}-front")

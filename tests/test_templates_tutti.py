@@ -4,21 +4,18 @@ reference cards and tokens, and golden images of two particle fronts."""
 
 from __future__ import annotations
 
-import io
-import os
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+
+from tests.golden import assert_matches_golden
 
 from cardgen.loader import load_game
-from cardgen.render import Face, Renderer, render_png
+from cardgen.render import Renderer
 
 SVG = "{http://www.w3.org/2000/svg}"
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
-GOLDEN = Path(__file__).parent / "golden" / "tutti-quantum"
 GOLDEN_CARDS = ("photon", "quark")
 
 
@@ -145,24 +142,7 @@ def test_no_text_issues_on_any_face(game):
     assert renderer.issues == []
 
 
-def _compare_golden(face: Face, path: Path) -> None:
-    png = render_png(face, 72)
-    if os.environ.get("CARDGEN_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(png)
-    assert path.exists(), f"missing golden {path}; run with CARDGEN_UPDATE_GOLDEN=1"
-    got = Image.open(io.BytesIO(png)).convert("RGB")
-    want = Image.open(path).convert("RGB")
-    assert got.size == want.size
-    diff = ImageChops.difference(got, want).convert("L")
-    hist = diff.histogram()
-    total = got.size[0] * got.size[1]
-    mean = sum(v * n for v, n in enumerate(hist)) / total
-    far = sum(hist[41:]) / total
-    assert mean < 2.0 and far < 0.01, f"{path.name}: mean diff {mean:.2f}, {far:.2%} pixels off by > 40"
-
-
 @pytest.mark.parametrize("card_id", GOLDEN_CARDS)
 def test_particle_front_matches_golden(game, renderer, card_id):
     comp = game.components["particles"]
-    _compare_golden(renderer.face(comp, comp.card(card_id), "front"), GOLDEN / f"{card_id}-front.png")
+    assert_matches_golden(renderer.face(comp, comp.card(card_id), "front"), f"tutti-quantum/{card_id}-front")

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Iterator
 
 from .. import schema as S
-from ..errors import Finding, InputError, Location
+from ..errors import Finding, Location
 from ..model import Game, Table
 from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData
 from ..tables import Annihilation, DiceEntry, Roll, Transformation, walk_outcomes
