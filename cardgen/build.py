@@ -17,7 +17,8 @@ from typing import Callable, Iterable
 
 from . import i18n
 from .errors import CardgenError, InputError, Location, display_path
-from .imposition import CardGeometry, GridPlan, ImpositionError, Placement, plan_grid
+from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
+                         plan_grid)
 from .loader import load_game
 from .model import Component, Game
 from .output import atomic_write, source_date_epoch
@@ -219,8 +220,11 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
             data = write_single(placements, pdfs, geometry, creation_epoch=epoch, title=title)
             layout, per_sheet = "one card per page, bleed box = page, TrimBox/BleedBox set", 1
         else:
+            cutting = options.cut_file and not geometry.is_rectangular
+            # print-and-cut: the cutter finds the sheet by registration squares beside the block
+            margin = max(options.margin, REGISTRATION_SIZE + REGISTRATION_GAP + 1) if cutting else options.margin
             try:
-                plan = plan_grid(paper.width, paper.height, geometry, margin=options.margin, gutter=options.gutter,
+                plan = plan_grid(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
                                  bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
                                  paper_label=paper.label, count=len(placements))
             except ImpositionError:
@@ -233,9 +237,9 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
             else:
                 data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex, marks=options.marks,
                                     back_offset=options.back_offset, footer=footer, title=title,
-                                    creation_epoch=epoch)
+                                    creation_epoch=epoch, registration=cutting)
                 layout, per_sheet = plan.describe(), plan.per_sheet
-                if options.cut_file and not geometry.is_rectangular:
+                if cutting:
                     _write_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements))
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None

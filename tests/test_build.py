@@ -152,3 +152,32 @@ def test_calibration_page(tmp_path, cli):
     assert res.returncode == 0, res.stderr
     with pikepdf.open(tmp_path / "calibration-letter-long.pdf") as pdf:
         assert len(pdf.pages) == 2
+
+
+def test_tutti_deck_of_44_stores_its_distinct_faces_once(tmp_path):
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path, cut_file=True))
+    folder = tmp_path / "tutti-quantum/en"
+    manifest = {f["component"]: f for f in json.loads((folder / "manifest.json").read_text())["files"]}
+    assert manifest["particles"]["cards"] == 44 and manifest["particles"]["distinct_faces"] == 6
+    with pikepdf.open(folder / "particles.pdf") as pdf:
+        faces = {o for o in form_xobjects(pdf)}
+        # 5 fronts + 1 shared back, plus one outline form for the lozenge cut path
+        assert len(faces) == 7
+    cut = (folder / "particles-cut.svg").read_text()
+    per_sheet = manifest["particles"]["cards_per_sheet"]
+    assert cut.count('<path id="card-') == per_sheet and 'width="210mm"' in cut and 'id="registration"' in cut
+    assert not (folder / "reference-cut.svg").exists()   # rectangles are guillotined, no cut file
+
+
+def test_mat_prints_on_a3_or_tiles_onto_a4(tmp_path):
+    game = cardgen.load_game("particle-builder")
+    build([game], BuildOptions(out=tmp_path / "a3", paper="a3", level=1))
+    build([game], BuildOptions(out=tmp_path / "a4", level=1))
+    a3 = json.loads((tmp_path / "a3/particle-builder/en/manifest.json").read_text())
+    a4 = json.loads((tmp_path / "a4/particle-builder/en/manifest.json").read_text())
+    mat3 = next(f for f in a3["files"] if f["component"] == "mat")
+    mat4 = next(f for f in a4["files"] if f["component"] == "mat")
+    assert mat3["pages"] == 1 and mat3["cards_per_sheet"] == 1
+    assert mat4["pages"] == 3 and "tiled onto A4" in mat4["layout"]
+    # --level 1 leaves out the level 3, 5 and 7 components
+    assert {f["component"] for f in a4["files"]} == {"particles", "targets", "mat"}
