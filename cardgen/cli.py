@@ -250,7 +250,9 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
         if cid not in game.components:
             raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
                              f"use one of: {', '.join(game.components)}")
-    renderer = Renderer(game, lang)
+    from .i18n import translator
+
+    renderer = Renderer(game, lang, translate=translator(game, lang))
     svg_dir = out / game.id / lang / "faces"
     pngs = png_dir or svg_dir
     written = write_faces(renderer, component_ids or list(game.components), set(card_ids) or None, svg_dir, pngs, dpi)

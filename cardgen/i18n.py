@@ -246,6 +246,7 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
                     col.add(value, f"{comp.id}.{name}", card.where(name),
                             f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
     for table in game.tables.values():
+        col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
         for row in table.rows:
             if isinstance(row, Record):
                 specs = table.options.get("fields", {})

@@ -142,6 +142,10 @@ class Renderer:
             lifetime=lambda lt: fmt.lifetime(lt, self.lang, stable_word=self._("stable", "lifetime")),
             sig=lambda v, d=3: fmt.significant(v, d, self.lang))
         self.env.tests["containing"] = lambda seq, item: seq is not None and item in seq
+        # numbers and symbols inside right-to-left sentences: "{{ ('−' ~ n)|ltr }}" keeps "−1" whole
+        self.env.filters["ltr"] = lambda v: f"\u200e{v}\u200e"
+        # capitalise Latin, Greek and Cyrillic first letters only where the language does so
+        self.env.filters["capfirst"] = self._capfirst
         self.tables = {tid: _TableView(t) for tid, t in self.game.tables.items()}
         self.direction = "rtl" if self.lang.split("-")[0] in RTL_LANGS else "ltr"
 
@@ -183,6 +187,14 @@ class Renderer:
             yield self.face(component, card, "front")
             if component.back:
                 yield self.face(component, card, "back")
+
+    def _capfirst(self, value: object) -> str:
+        """Upper-case the first letter for languages that write sentence case with capitals;
+        leave Chinese, Arabic... and Greek particle letters (μ, τ, ν) as they are."""
+        s = str(value)
+        if not s or self.lang.split("-")[0] in ("zh", "ja", "ko", "ar", "he", "fa") or not s[0].isascii():
+            return s
+        return s[0].upper() + s[1:]
 
     # -- template context ------------------------------------------------------------------
 
