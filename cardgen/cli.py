@@ -68,17 +68,20 @@ def main() -> None:
 @handle_errors
 def list_cmd(games_dirs: tuple[Path, ...], as_json: bool) -> None:
     """List games, their components, card counts and languages."""
+    from .i18n import available_languages
+
     games = load_games((), games_dirs)
+    langs = {g.id: available_languages(g) for g in games}
     if as_json:
         click.echo(json.dumps([{
-            "id": g.id, "name": g.name, "languages": list(g.languages),
+            "id": g.id, "name": g.name, "languages": langs[g.id],
             "components": [{"id": c.id, "name": c.name, "kind": c.kind, "cards": c.total, "distinct": len(c.cards),
                             "size_mm": [c.width, c.height], "shape": c.shape.type, "level": c.level}
                            for c in g.components.values()],
         } for g in games], indent=2, ensure_ascii=False))
         return
     for g in games:
-        click.echo(f"{g.id}  —  {g.name}  [languages: {', '.join(g.languages)}]")
+        click.echo(f"{g.id}  —  {g.name}  [languages: {', '.join(langs[g.id])}]")
         for c in g.components.values():
             level = f", level {c.level}" if c.level > 1 else ""
             click.echo(f"    {c.id:<16} {c.total:>4} {c.kind}{'s' if c.total != 1 else ''} "

@@ -203,6 +203,8 @@ def collect_common(games: Iterable[Game]) -> Collector:
             col.add(p.name, "particle", p.location, f"particle name; symbol {p.symbol.unicode()}")
         for c in physics.colours.values():
             col.add(c.name, "colour", c.location, "colour charge")
+            col.add(c.letter, "colour.letter", c.location,
+                    f"one-letter cue for '{c.name}' on colour badges (keep the overline of anti-colours)")
     for tpl in sorted(SHARED_TEMPLATES.glob("*.j2")):
         for line, msg in _template_messages(tpl):
             col.add(msg, None, (_rel(tpl), line))

@@ -11,7 +11,7 @@ def test_list_shows_games_components_counts_and_languages(cli):
     out = res.stdout
     for gid in ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle"):
         assert gid in out
-    assert "languages: en" in out
+    assert "languages: en, ar, de, es, fr, zh" in out
     assert "particles          44 cards" in out  # Tutti Quantum
     assert "cards              66 cards" in out  # Particles in Circle
 
