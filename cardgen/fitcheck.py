@@ -12,11 +12,14 @@ from .render import Renderer
 def language_findings(game: Game, lang: str, strict: bool = False) -> list[Finding]:
     """Render every face of ``game`` in ``lang`` and report what does not fit or is missing."""
     tr = i18n.translator(game, lang)
-    renderer = Renderer(game, lang, translate=tr)
+    renderer = Renderer(game, lang, translate=tr, wraps=[])
+    source = Renderer(game, i18n.SOURCE_LANG, wraps=[])
     for comp in game.components.values():
         for _face in renderer.faces(comp):
             pass
-    findings: list[Finding] = []
+        for _face in source.faces(comp):
+            pass
+    findings: list[Finding] = list(_extra_wraps(game, lang, source.wraps or [], renderer.wraps or []))
     for issue in renderer.issues:
         card = game.components[issue.component].card(issue.card)
         loc = card.location if card else game.components[issue.component].location
@@ -37,3 +40,30 @@ def language_findings(game: Game, lang: str, strict: bool = False) -> list[Findi
                                     "translate it in the catalog (English is printed meanwhile)", game.id,
                                     severity="error" if strict else "warning"))
     return list(dict.fromkeys(findings))
+
+
+def _extra_wraps(game: Game, lang: str, english: list[tuple[str, str, str, str, int]],
+                 translated: list[tuple[str, str, str, str, int]]) -> list[Finding]:
+    """Boxes without a height cannot overflow, but a translation that wraps onto more lines
+    than English may run into whatever is drawn below it: report those as warnings."""
+    def numbered(rows: list[tuple[str, str, str, str, int]]) -> dict[tuple, int]:
+        seen: dict[tuple, int] = {}
+        out = {}
+        for comp, card, side, fld, lines in rows:
+            k = (comp, card, side, fld)
+            seen[k] = seen.get(k, 0) + 1
+            out[(*k, seen[k])] = lines
+        return out
+
+    base = numbered(english)
+    findings = []
+    for key, lines in numbered(translated).items():
+        if key in base and lines > base[key]:
+            comp, card_id, side, fld, _n = key
+            card = game.components[comp].card(card_id)
+            findings.append(Finding("text-fit", f"[{lang}] card '{card_id}' ({side}) field '{fld}' wraps onto "
+                                    f"{lines} lines where English uses {base[key]}, in a box with no height",
+                                    card.location if card else game.components[comp].location,
+                                    "shorten the translation or give the template box a height", game.id,
+                                    severity="warning"))
+    return findings

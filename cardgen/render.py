@@ -126,6 +126,10 @@ class Renderer:
     on_text: Callable[[str, float | None, float | None, float, float | None], None] | None = None
     engine: TextEngine = field(default_factory=TextEngine.default)
     issues: list[TextIssue] = field(default_factory=list)
+    #: When a list, every unbounded text box (no height) is recorded as
+    #: (component, card, side, field, lines): a translation that wraps onto more lines than
+    #: English may run into what is drawn below it (see cardgen.fitcheck).
+    wraps: list[tuple[str, str, str, str, int]] | None = None
     inline_glyphs: bool = True   # see cardgen.text.svg: faster to rasterise; False = <defs> + <use>
 
     def __repr__(self) -> str:  # short: it can end up inside template error messages
@@ -224,6 +228,8 @@ class Renderer:
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
                                      direction=direction)
             label = field or s[:24]
+            if self.wraps is not None and height is None and width is not None:
+                self.wraps.append((comp.id, card.id, side, label, len(res.lines)))
             if not res.fits:
                 self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
                                              f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))

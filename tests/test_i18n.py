@@ -128,3 +128,22 @@ def test_shipped_catalogs_round_trip(po):
     for m in first:
         if m.id and m.string:
             assert re.findall(r"\{\w+\}", m.id) == re.findall(r"\{\w+\}", m.string), f"placeholders in {m.id!r}"
+
+
+def test_translation_that_wraps_more_than_english_in_an_unbounded_box_is_flagged(tmp_path):
+    from cardgen.fitcheck import language_findings
+    from tests.test_render import make_game
+
+    template = """{% extends "base.svg.j2" %}
+{% block artwork %}{{ text(card.title, 2, 10, size=4, width=46, field="title") }}{% endblock %}
+"""
+    path = make_game(tmp_path, template, "  - {id: one, title: Short title}")
+    po = path / "locale" / "de" / "LC_MESSAGES" / "mini.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                  'msgctxt "cards.title"\nmsgid "Short title"\n'
+                  'msgstr "Ein viel zu langer Titel, der in diesem Kasten umbricht"\n', encoding="utf-8")
+    found = language_findings(cardgen.load_game(path), "de")
+    wraps = [f for f in found if f.rule == "text-fit"]
+    assert len(wraps) == 1 and wraps[0].severity == "warning"
+    assert "wraps onto 2 lines where English uses 1" in wraps[0].message and "'title'" in wraps[0].message
