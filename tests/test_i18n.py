@@ -91,7 +91,7 @@ def test_too_long_translation_is_reported_with_card_and_field(designer_qcd, cli)
                     "Donaudampfschifffahrtsgesellschaftskapitänsmützenjokerkarte")
     res = cli("check", str(g.path), "--lang", "de")
     assert res.returncode == 1
-    line = next(l for l in res.stdout.splitlines() if "text-fit" in l)
+    line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
     assert "card 'wild-w'" in line and "field 'title'" in line and "mm too long" in line and "[de]" in line
 
 
@@ -146,4 +146,4 @@ def test_translation_that_wraps_more_than_english_in_an_unbounded_box_is_flagged
     found = language_findings(cardgen.load_game(path), "de")
     wraps = [f for f in found if f.rule == "text-fit"]
     assert len(wraps) == 1 and wraps[0].severity == "warning"
-    assert "wraps onto 2 lines where English uses 1" in wraps[0].message and "'title'" in wraps[0].message
+    assert "wraps onto 3 lines where English uses 1" in wraps[0].message and "'title'" in wraps[0].message
