@@ -8,6 +8,7 @@ instructions. Games are independent, so they are built in parallel processes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import i18n
+from .cache import CachedFace, FaceCache, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
                          plan_grid)
@@ -49,6 +51,11 @@ class BuildOptions:
     out: Path = Path("output")
     games_dirs: tuple[Path, ...] = ()
     strict: bool = False             # untranslated strings are errors
+    cache: bool = True               # reuse rendered faces from <out>/.cache (--no-cache: off)
+
+    @property
+    def cache_root(self) -> Path | None:
+        return self.out / ".cache" if self.cache else None
 
     def validated(self) -> "BuildOptions":
         """Check option values once, up front, with messages that say what to type."""
@@ -85,6 +92,7 @@ class BuiltFile:
     cards: int
     distinct_faces: int
     sha256: str
+    inputs: str = ""      # digest of the faces and options it was made from (incremental builds)
 
 
 @dataclass
@@ -134,49 +142,72 @@ class FaceChunk:
 _RENDERERS: dict[tuple[str, str, tuple[Path, ...]], tuple[Game, i18n.Translator | None, Renderer]] = {}
 
 
-def _renderer_for(game_ref: str, lang: str, games_dirs: tuple[Path, ...]) -> tuple[Game, i18n.Translator | None,
-                                                                                    Renderer]:
+def _renderer_for(game_ref: str, lang: str, games_dirs: tuple[Path, ...],
+                  cache_root: Path | None = None) -> tuple[Game, i18n.Translator | None, Renderer]:
     key = (game_ref, lang, games_dirs)
     if key not in _RENDERERS:
         game = load_game(Path(game_ref), games_dirs)
         tr = i18n.translator(game, lang)
-        _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr))
+        _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr, bytecode_dir=cache_root and cache_root / "jinja"))
     return _RENDERERS[key]
 
 
+#: One card's work item: (card id, copies, front cache key, back cache key or None).
+CardKeys = tuple[str, int, str, str | None]
+
+
 def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id: str,
-                 card_ids: tuple[str, ...] | None = None) -> FaceChunk:
-    """Render the faces of some cards (all when ``card_ids`` is None) to SVG and then PDF."""
-    game, tr, renderer = _renderer_for(game_ref, lang, games_dirs)
-    renderer.issues.clear()
-    if tr is not None:
-        tr.missing.clear()
-    comp = game.components[comp_id]
+                 cards: tuple[CardKeys, ...], cache_root: Path | None) -> FaceChunk:
+    """Render the faces of some cards to SVG and then PDF, or take them from the face cache."""
+    cache = FaceCache(cache_root)
     order: list[tuple[str, str | None, int]] = []
-    faces: dict[str, Face] = {}
-    for card in comp.cards:
-        if card_ids is not None and card.id not in card_ids:
-            continue
-        front = renderer.face(comp, card, "front")
-        faces.setdefault(front.key, front)
-        back_key = None
-        if comp.back:
-            back = renderer.face(comp, card, "back")
-            faces.setdefault(back.key, back)
-            back_key = back.key
-        order.append((front.key, back_key, card.count))
-    pdfs = {key: render_pdf(face) for key, face in faces.items()}
-    return FaceChunk(comp_id, order, pdfs, list(renderer.issues), sorted(tr.missing) if tr else [])
+    pdfs: dict[str, bytes] = {}
+    issues: list[TextIssue] = []
+    missing: set[tuple[str, str]] = set()
+    renderer_state = None
+    for card_id, count, front_ck, back_ck in cards:
+        keys = []
+        for side, ck in (("front", front_ck), ("back", back_ck)):
+            if ck is None:
+                keys.append(None)
+                continue
+            hit = cache.get(ck)
+            if hit is None:
+                if renderer_state is None:
+                    renderer_state = _renderer_for(game_ref, lang, games_dirs, cache_root)
+                game, tr, renderer = renderer_state
+                renderer.issues.clear()
+                if tr is not None:
+                    tr.missing.clear()
+                comp = game.components[comp_id]
+                face = renderer.face(comp, comp.card(card_id), side)
+                hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
+                                 tuple(sorted(tr.missing)) if tr else ())
+                cache.put(ck, hit)
+            pdfs.setdefault(hit.svg_key, hit.pdf)
+            issues.extend(hit.issues)
+            missing.update(hit.missing)
+            keys.append(hit.svg_key)
+        order.append((keys[0], keys[1], count))
+    return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
 
-def _chunks(game: Game, options: BuildOptions, jobs: int) -> list[tuple[str, tuple[str, ...] | None]]:
-    """Split a game's components into pieces of work of similar size (distinct cards)."""
-    out: list[tuple[str, tuple[str, ...] | None]] = []
-    for comp in components_for(game, options.level):
-        ids = [c.id for c in comp.cards]
-        size = max(4, -(-len(ids) // (jobs * 3)))
-        out.extend((comp.id, tuple(ids[i:i + size])) for i in range(0, len(ids), size))
-    return out
+#: Loaded games by folder, shared with forked workers (filled by :func:`build` before forking).
+_GAMES: dict[str, Game] = {}
+
+
+def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:
+    """Cache keys of every card's faces, in deck order."""
+    game_fp = game_fp or game_fingerprint(game, lang)
+    comp_fp = component_fingerprint(comp)
+    return [(c.id, c.count, face_key(game_fp, comp_fp, c, "front"),
+             face_key(game_fp, comp_fp, c, "back") if comp.back else None) for c in comp.cards]
+
+
+def _chunks(keys: list[CardKeys], jobs: int) -> list[tuple[CardKeys, ...]]:
+    """Split a component's cards into pieces of work of similar size."""
+    size = max(4, -(-len(keys) // (jobs * 3)))
+    return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
 
 
 def build_game(game: Game, options: BuildOptions) -> GameBuild:
@@ -200,9 +231,9 @@ class UntranslatedError(CardgenError):
 
 
 def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, chunks: list[FaceChunk],
-                     options: BuildOptions) -> BuiltFile:
+                     options: BuildOptions, inputs: str) -> BuiltFile:
     """Impose one component's rendered faces and write its PDF atomically."""
-    game, _tr, _r = _renderer_for(game_ref, options.lang, games_dirs)
+    game = _GAMES.get(game_ref) or load_game(Path(game_ref), games_dirs)
     comp = game.components[comp_id]
     paper, epoch = options.sheet(), source_date_epoch()
     folder = options.out / game.id / options.lang
@@ -246,7 +277,7 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
     path = folder / f"{comp.id}.pdf"
     digest = atomic_write(path, data)
     return BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout, _page_count(data), per_sheet,
-                     len(placements), len(pdfs), digest)
+                     len(placements), len(pdfs), digest, inputs)
 
 
 def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> None:
@@ -313,44 +344,74 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     """Build several games using ``jobs`` processes (default: one per core).
 
     Work is split finer than games — chunks of cards for rendering, then one task per
-    component for imposition — so both cores stay busy even when one game dominates. Every
-    face is rendered before any file is written: a template error, or an untranslated string
-    with ``strict``, leaves the previous outputs untouched.
+    component for imposition — so both cores stay busy even when one game dominates. Faces
+    come from the face cache when their inputs have not changed, and a component whose faces
+    and options are all unchanged keeps its existing PDF. Every face is rendered before any
+    file is written: a template error, or an untranslated string with ``strict``, leaves the
+    previous outputs untouched.
     """
     options = options.validated()
     games = list(games)
     jobs = jobs or os.cpu_count() or 1
     _RENDERERS.clear()   # data may have changed since the last build in this process
+    _GAMES.clear()
     refs = {g.id: str(g.data_dir) for g in games}
+    _GAMES.update({refs[g.id]: g for g in games})
     dirs = tuple(options.games_dirs)
-    # (deck-order position, game, component, card ids); biggest chunks are started first so the
-    # last ones to finish are small (longest-processing-time order)
-    tasks = [(seq, g.id, comp_id, ids) for seq, (g, (comp_id, ids)) in
-             enumerate((g, chunk) for g in games for chunk in _chunks(g, options, jobs))]
-    tasks.sort(key=lambda t: -len(t[3] or ()))
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context()) if jobs > 1 else None
+    results = {g.id: GameBuild(g.id, g.name, options.lang, options.out / g.id / options.lang) for g in games}
+    reused: dict[tuple[str, str], BuiltFile] = {}
+    digests: dict[tuple[str, str], str] = {}
+    tasks = []
+    for g in games:
+        previous = _previous_files(results[g.id].folder)
+        game_fp = game_fingerprint(g, options.lang)
+        for comp in components_for(g, options.level):
+            keys = card_keys(g, comp, options.lang, game_fp)
+            digests[(g.id, comp.id)] = inputs_digest((k for _c, _n, *ks in keys for k in ks if k),
+                                                     _settings(options, comp))
+            old = previous.get(comp.id)
+            if options.cache and old and old.inputs == digests[(g.id, comp.id)] and _intact(options.out / old.path, old):
+                cached = [FaceCache(options.cache_root).get(k) for _c, _n, *ks in keys for k in ks if k]
+                if all(cached):
+                    reused[(g.id, comp.id)] = old
+                    for hit in cached:
+                        results[g.id].issues.extend(hit.issues)
+                        results[g.id].untranslated.extend(hit.missing)
+                    continue
+            tasks.extend((len(tasks), g.id, comp.id, chunk) for chunk in _chunks(keys, jobs))
+    # biggest chunks first, so the last ones to finish are small (longest-processing-time order)
+    tasks.sort(key=lambda t: -len(t[3]))
+    # worker processes pay off only when there is real rendering to share out
+    cache = FaceCache(options.cache_root)
+    misses = sum(1 for t in tasks for _c, _n, *ks in t[3] for k in ks if k and not cache.has(k))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context()) if jobs > 1 and misses >= 8 else None
     try:
         run = (lambda fn, *a: pool.submit(fn, *a)) if pool else (lambda fn, *a: _Done(fn(*a)))
-        rendered = [(t, run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3])) for t in tasks]
+        cache_root = options.cache_root
+        rendered = [(t, run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3], cache_root)) for t in tasks]
         chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
-        for (seq, gid, comp_id, _ids), fut in rendered:
+        for (seq, gid, comp_id, _keys), fut in rendered:
             chunks.setdefault((gid, comp_id), []).append((seq, fut.result()))
         for parts in chunks.values():
             parts.sort(key=lambda p: p[0])
-        results = {g.id: GameBuild(g.id, g.name, options.lang, options.out / g.id / options.lang) for g in games}
         for g in games:
             res = results[g.id]
             for comp in components_for(g, options.level):
                 for _seq, chunk in chunks.get((g.id, comp.id), []):
                     res.issues.extend(chunk.issues)
                     res.untranslated.extend(chunk.missing)
+            res.issues = list(dict.fromkeys(res.issues))
             res.untranslated = sorted(set(res.untranslated))
             _check_strict(g, res, options)
         written = {}
         for g in games:
             for comp in components_for(g, options.level):
+                if (g.id, comp.id) in reused:
+                    written[(g.id, comp.id)] = _Done(reused[(g.id, comp.id)])
+                    continue
                 parts = [chunk for _seq, chunk in chunks[(g.id, comp.id)]]
-                written[(g.id, comp.id)] = run(_write_component, refs[g.id], dirs, comp.id, parts, options)
+                written[(g.id, comp.id)] = run(_write_component, refs[g.id], dirs, comp.id, parts, options,
+                                               digests[(g.id, comp.id)])
         for g in games:
             res = results[g.id]
             res.files = [written[(g.id, c.id)].result() for c in components_for(g, options.level)]
@@ -361,6 +422,31 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
         if pool:
             pool.shutdown(cancel_futures=True)
     return [results[g.id] for g in games]
+
+
+def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:
+    """The options a component's PDF depends on (not --out, --jobs or --strict)."""
+    return {"component": comp.id, "count": [c.count for c in comp.cards], "paper": options.paper,
+            "duplex": options.duplex, "bleed": options.bleed, "gutter": options.gutter, "margin": options.margin,
+            "marks": options.marks, "back_offset": list(options.back_offset), "mode": options.mode,
+            "cut_file": options.cut_file, "epoch": source_date_epoch()}
+
+
+def _previous_files(folder: Path) -> dict[str, BuiltFile]:
+    """The files the last build wrote into this folder, from its manifest (if readable)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return {f["component"]: BuiltFile(**f) for f in manifest.get("files", [])}
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+
+
+def _intact(path: Path, built: BuiltFile) -> bool:
+    """The file is still the one the manifest describes (not edited, truncated or deleted)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == built.sha256
+    except OSError:
+        return False
 
 
 class _Done:

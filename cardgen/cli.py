@@ -164,18 +164,21 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--level", type=click.IntRange(1, 99), default=None, help="Only components up to this game level.")
 @click.option("--cut-file", is_flag=True, help="Also write cut paths as SVG for cutting machines (shaped pieces).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
+@click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
 @games_dir_option
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str, mode: str, out: Path,
-              level: int | None, cut_file: bool, jobs: int | None, games_dirs: tuple[Path, ...]) -> None:
+              level: int | None, cut_file: bool, jobs: int | None, no_cache: bool,
+              games_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
     from .i18n import available_languages
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
                         marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
-                        cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict).validated()
+                        cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
+                        cache=not no_cache).validated()
     games = load_games(game_ids, games_dirs)
     report = check(games)
     if not report.ok:
@@ -359,3 +362,20 @@ def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool,
         click.echo(f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}")
     if strict and not all(r.complete for r in rows):
         sys.exit(EXIT_FINDINGS)
+
+
+from .cli_export import export as _export; main.add_command(_export)  # noqa: E402  (needs main defined)
+
+
+@main.command("serve")
+@click.argument("game", required=False, metavar="[GAME]")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0 picks a free one).")
+@click.option("--lang", default="en", show_default=True, help="Language of the cards shown.")
+@games_dir_option
+@handle_errors
+def serve_cmd(game: str | None, port: int, lang: str, games_dirs: tuple[Path, ...]) -> None:
+    """Preview cards in a browser; they refresh by themselves when a file changes."""
+    from .serve import serve
+
+    serve(games_dirs, game, port, lang, echo=click.echo)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Literal
 
-import cairosvg
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
@@ -343,6 +342,8 @@ class _Doc:
             "</svg>"
         )
         try:
+            import cairosvg  # imported here: loading cairo costs ~0.3 s a no-change rebuild never needs
+
             data = cairosvg.svg2pdf(bytestring=svg.encode("utf-8"))
         except Exception as exc:  # cairosvg raises assorted parse errors
             raise PdfWriteError(f"the card's cut_path is not valid SVG path data: {exc}") from None

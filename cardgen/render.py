@@ -130,6 +130,8 @@ class Renderer:
     #: (component, card, side, field, lines): a translation that wraps onto more lines than
     #: English may run into what is drawn below it (see cardgen.fitcheck).
     wraps: list[tuple[str, str, str, str, int]] | None = None
+    #: Folder for compiled templates (Jinja bytecode cache): saves ~20 ms per template per run.
+    bytecode_dir: Path | None = None
     inline_glyphs: bool = True   # see cardgen.text.svg: faster to rasterise; False = <defs> + <use>
 
     def __repr__(self) -> str:  # short: it can end up inside template error messages
@@ -137,9 +139,13 @@ class Renderer:
 
     def __post_init__(self) -> None:
         loader = jinja2.FileSystemLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
+        bytecode = None
+        if self.bytecode_dir is not None:
+            self.bytecode_dir.mkdir(parents=True, exist_ok=True)
+            bytecode = jinja2.FileSystemBytecodeCache(str(self.bytecode_dir))
         self.env = ImmutableSandboxedEnvironment(
             loader=loader, undefined=jinja2.StrictUndefined, autoescape=True,
-            trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+            trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
             charge=fmt.charge, spin=fmt.spin,
             mass=lambda m: fmt.mass(m, self.lang),

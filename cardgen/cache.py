@@ -1,0 +1,150 @@
+"""Incremental builds: a content-addressed cache of rendered faces.
+
+A face's key hashes everything that can change how it looks — the game's templates, the
+bundled fonts, the shared physics data, the game's tables and catalog for the language, the
+component's settings, the card's own data and the side — plus cardgen's version and rendering
+code. Editing one card changes only that card's keys, so a rebuild re-renders just its faces;
+a rebuild with nothing changed renders nothing and, when a component's inputs are unchanged
+and its PDF is intact, does not even re-impose it (see ``inputs_digest``).
+
+Entries are plain files (the face PDF and a small JSON sidecar), never pickles: a cache folder
+shared between users is data, not code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import __version__
+from .model import Card, Component, Game
+from .output import atomic_write
+from .render import SHARED_TEMPLATES, TextIssue
+
+PACKAGE = Path(__file__).resolve().parent
+#: Code whose change alters rendered faces (the cache must not outlive it).
+RENDER_CODE = ("render.py", "format.py", "artwork.py", "text")
+
+
+def _stat_digest(paths: Iterable[Path]) -> str:
+    """Cheap fingerprint of files by name, size and modification time (fonts are megabytes)."""
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        st = p.stat()
+        h.update(f"{p.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _content_digest(paths: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(str(p.name).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _files(folder: Path, pattern: str = "*") -> list[Path]:
+    return [p for p in folder.rglob(pattern) if p.is_file()] if folder.is_dir() else []
+
+
+def game_fingerprint(game: Game, lang: str) -> str:
+    """Everything shared by all faces of a game in one language."""
+    from . import i18n
+
+    code = [p for name in RENDER_CODE for p in ([PACKAGE / name] if name.endswith(".py") else _files(PACKAGE / name, "*.py"))]
+    catalogs = [i18n.po_path(game, lang), i18n.po_path(None, lang)] if lang != i18n.SOURCE_LANG else []
+    parts = [
+        __version__,
+        _stat_digest(code),
+        _stat_digest(_files(PACKAGE / "fonts")),
+        _content_digest(_files(game.templates_dir) + _files(SHARED_TEMPLATES)),
+        _content_digest(game.physics.source_files),
+        _content_digest([t.file for t in game.tables.values()]),
+        _content_digest([game.data_dir / "game.yaml"]),
+        _content_digest([p for p in catalogs if p.is_file()]),
+        lang,
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def component_fingerprint(comp: Component) -> str:
+    """The component's own settings (not its cards): size, shape, bleed, templates, fields."""
+    meta = {"id": comp.id, "name": comp.name, "kind": comp.kind, "size": [comp.width, comp.height],
+            "shape": repr(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
+            "back": comp.back, "level": comp.level, "fields": [repr(f) for f in comp.fields.values()]}
+    return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
+
+
+def face_key(game_fp: str, comp_fp: str, card: Card, side: str) -> str:
+    """The cache key of one card side."""
+    data = json.dumps({"id": card.id, "fields": _jsonable(dict(card.raw))}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(f"{game_fp}\n{comp_fp}\n{side}\n{data}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedFace:
+    """What a build needs of a rendered face without rendering it again."""
+
+    svg_key: str
+    pdf: bytes
+    issues: tuple[TextIssue, ...]
+    missing: tuple[tuple[str, str], ...]
+
+
+class FaceCache:
+    """Face PDFs on disk under ``root`` (usually ``<out>/.cache``); ``root=None`` disables it."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+
+    def _paths(self, key: str) -> tuple[Path, Path]:
+        base = self.root / "faces" / key[:2] / key  # type: ignore[operator]
+        return base.with_suffix(".pdf"), base.with_suffix(".json")
+
+    def has(self, key: str) -> bool:
+        """Cheap existence test (used to decide whether starting worker processes pays off)."""
+        return self.root is not None and self._paths(key)[1].is_file()
+
+    def get(self, key: str) -> CachedFace | None:
+        if self.root is None:
+            return None
+        pdf_path, meta_path = self._paths(key)
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            pdf = pdf_path.read_bytes()
+        except (OSError, ValueError):
+            return None
+        if hashlib.sha256(pdf).hexdigest() != meta.get("pdf_sha256"):
+            return None  # a damaged entry is a miss, never a wrong card
+        issues = tuple(TextIssue(**i) for i in meta.get("issues", []))
+        missing = tuple((m, c) for m, c in meta.get("missing", []))
+        return CachedFace(meta["svg_key"], pdf, issues, missing)
+
+    def put(self, key: str, face: CachedFace) -> None:
+        if self.root is None:
+            return
+        pdf_path, meta_path = self._paths(key)
+        atomic_write(pdf_path, face.pdf)
+        meta = {"svg_key": face.svg_key, "pdf_sha256": hashlib.sha256(face.pdf).hexdigest(),
+                "issues": [i.__dict__ for i in face.issues], "missing": [list(m) for m in face.missing]}
+        atomic_write(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"))
+
+
+def inputs_digest(face_keys: Iterable[str], settings: Any) -> str:
+    """Everything a component's PDF depends on: its faces in deck order and the print options."""
+    h = hashlib.sha256(json.dumps(_jsonable(settings), sort_keys=True).encode())
+    for k in face_keys:
+        h.update(k.encode())
+    return h.hexdigest()

@@ -1,0 +1,83 @@
+"""Incremental builds: the face cache reuses what did not change, and only what did is redone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cardgen
+from cardgen import render
+from cardgen.build import BuildOptions, build
+
+
+@pytest.fixture
+def count_renders(monkeypatch):
+    calls: list[tuple[str, str, str]] = []
+    real = render.Renderer.face
+
+    def counting(self, component, card, side="front"):
+        calls.append((component.id, card.id, side))
+        return real(self, component, card, side)
+
+    monkeypatch.setattr(render.Renderer, "face", counting)
+    return calls
+
+
+def test_no_change_rebuild_renders_and_rewrites_nothing(tmp_path, count_renders):
+    game = cardgen.load_game("qcd")
+    build([game], BuildOptions(out=tmp_path), jobs=1)
+    first = len(count_renders)
+    pdf = tmp_path / "qcd/en/cards.pdf"
+    stamp = pdf.stat().st_mtime_ns
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    assert first == 50 and len(count_renders) == first         # 25 cards × 2 sides, then nothing
+    assert pdf.stat().st_mtime_ns == stamp                     # the PDF was not even rewritten
+
+
+def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders):
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    before = (out / "qcd/en/cards.pdf").read_bytes()
+    count_renders.clear()
+    g.edit("tables/flavours.yaml", "energy_mev: 1500", "energy_mev: 1600")   # a table: every charm card
+    g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W+\n", "  - id: wild-w\n    particle: W-\n")
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    rendered = {(c, card) for c, card, _side in count_renders}
+    # a table edit changes every face of the game; isolate the card edit with a second round
+    count_renders.clear()
+    g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W-\n", "  - id: wild-w\n    particle: W+\n")
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    assert {(c, card) for c, card, _ in count_renders} == {("cards", "wild-w")}
+    assert len(rendered) == 25
+    assert (out / "qcd/en/cards.pdf").read_bytes() != before
+
+
+def test_no_cache_renders_everything_again(tmp_path, count_renders):
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    count_renders.clear()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path, cache=False), jobs=1)
+    assert len(count_renders) == 50
+
+
+def test_cached_build_is_identical_to_a_fresh_one(tmp_path):
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path / "a"), jobs=1)
+    (tmp_path / "a/tutti-quantum/en/particles.pdf").unlink()          # forces re-imposition from cache
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path / "a"), jobs=2)
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path / "b", cache=False), jobs=2)
+    for name in ("particles.pdf", "reference.pdf", "score-tokens.pdf", "pawn.pdf"):
+        assert (tmp_path / "a/tutti-quantum/en" / name).read_bytes() == (tmp_path / "b/tutti-quantum/en" / name).read_bytes()
+    a = json.loads((tmp_path / "a/tutti-quantum/en/manifest.json").read_text())
+    b = json.loads((tmp_path / "b/tutti-quantum/en/manifest.json").read_text())
+    assert a == b
+
+
+def test_a_damaged_cache_entry_is_a_miss_not_a_wrong_card(tmp_path, count_renders):
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    for pdf in (tmp_path / ".cache" / "faces").rglob("*.pdf"):
+        pdf.write_bytes(b"%PDF-1.4 garbage")
+    (tmp_path / "qcd/en/cards.pdf").unlink()
+    count_renders.clear()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    assert len(count_renders) == 50
