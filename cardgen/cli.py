@@ -65,10 +65,18 @@ def main() -> None:
 @main.command("list")
 @games_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.option("--particles", is_flag=True, help="List the particle ids games can use instead.")
 @handle_errors
-def list_cmd(games_dirs: tuple[Path, ...], as_json: bool) -> None:
+def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> None:
     """List games, their components, card counts and languages."""
     from .i18n import available_languages
+
+    if particles:
+        from .loader import shipped_physics
+
+        for p in shipped_physics():
+            click.echo(f"{p.id:<10} {p.symbol.unicode():<5} {p.name:<24} {p.kind}")
+        return
 
     games = load_games((), games_dirs)
     langs = {g.id: available_languages(g) for g in games}
@@ -285,6 +293,21 @@ def calibrate_cmd(paper: str, duplex: str, out: Path) -> None:
     path = calibrate(paper, duplex, out)
     click.echo(f"wrote {path}: print it double-sided ({duplex} edge) at 100 %, hold it against the light and "
                f"read the offset to pass as --back-offset X,Y")
+
+
+@main.command("new")
+@click.argument("game_id", metavar="GAME-ID")
+@click.option("--from", "template", default=None, metavar="GAME", help="Start from a copy of this shipped game.")
+@click.option("--dir", "parent", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
+              show_default=True, help="Create the game folder inside this folder.")
+@handle_errors
+def new_cmd(game_id: str, template: str | None, parent: Path) -> None:
+    """Start a new game (data + templates, no Python) that checks and builds at once."""
+    from .scaffold import new_game
+
+    folder = new_game(game_id, parent, template)
+    click.echo(f"created {folder}\n  check it:  cardgen check {folder}\n  build it:  cardgen build {folder}\n"
+               f"  preview:   cardgen serve --games-dir {folder.parent}")
 
 
 @main.group("i18n")

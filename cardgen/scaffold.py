@@ -1,0 +1,114 @@
+"""``cardgen new``: start a game folder that checks and builds immediately.
+
+A new game is data and templates only. Starting blank gives the smallest complete game (one
+component, two sample cards, a front and a back template, one declared check); ``--from`` copies
+a shipped game's data and templates under the new id, to adapt rather than start over.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from .errors import InputError, Location, display_path
+from .loader import SHIPPED_GAMES, SHIPPED_TEMPLATES
+from .schema import ID_PATTERN
+
+GAME_YAML = """\
+# {name}: made with `cardgen new`. Check it with `cardgen check {folder}` and
+# build it with `cardgen build {folder}`. The format is described in docs/data-format.md.
+id: {id}
+name: {name}
+summary: A new deck made with cardgen.
+rulebook: Write where your rules come from.
+assumptions:
+  - id: card-size
+    text: Standard 63 × 88 mm cards.
+components:
+  - components/cards.yaml
+checks:
+  - {{rule: deck-size, component: cards, total: 4}}
+  - {{rule: antiparticles-present, component: cards}}
+"""
+
+CARDS_YAML = """\
+# The deck: one entry per distinct card, with how many copies to print.
+id: cards
+name: Cards
+kind: card
+size: {width: 63, height: 88}
+shape: {type: rounded-rect, radius: 3}
+bleed: 3
+safe: 4
+front: front.svg.j2
+back: back.svg.j2
+print_note: One deck per group.
+
+fields:
+  particle: {type: particle, required: true}
+  title: {type: text}
+
+cards:
+  - {id: electron, particle: e-, title: The electron, count: 2}
+  - {id: positron, particle: e+, title: Its antiparticle, count: 2}
+"""
+
+FRONT = """\
+{#- Card front: the particle's symbol, its name and the card's title. Coordinates are
+    millimetres from the trim's top-left corner; text is shaped and drawn as outlines. -#}
+{% extends "base.svg.j2" %}
+{% set bg = "#f4f1ea" %}
+{% block artwork %}
+{% set w = component.width %}{% set h = component.height %}
+<rect x="4" y="4" width="{{ w - 8 }}" height="{{ h - 8 }}" rx="3" fill="#ffffff" stroke="#1f2a44" stroke-width="0.6"/>
+{{ symbol(card.particle.symbol, w / 2, 40, size=24, fill="#1f2a44") }}
+{{ text(_(card.particle.name)|capfirst, 6, 50, size=5, width=w - 12, height=7, align="middle", weight="bold", min_size=3, field="name") }}
+{% if card.title is not none %}
+{{ text(card.title, 6, 60, size=3.6, width=w - 12, height=10, align="middle", min_size=2.4, field="title") }}
+{% endif %}
+{{ text(_("Charge") ~ " " ~ (card.particle.charge|charge), 6, 74, size=3.4, width=w - 12, height=5, align="middle", min_size=2.4, field="charge") }}
+{% endblock %}
+"""
+
+BACK = """\
+{#- Card back: the same for every card, so it is stored once in the PDF. -#}
+{% extends "base.svg.j2" %}
+{% set bg = "#1f2a44" %}
+{% block artwork %}
+{{ text(_(game.name), 6, component.height / 2 - 6, size=6, width=component.width - 12, height=12, align="middle", valign="middle", weight="bold", min_size=3.5, fill="#ffffff", field="title") }}
+{% endblock %}
+"""
+
+
+def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
+    """Create ``parent/game_id`` (blank, or a copy of shipped game ``template``); returns it."""
+    if not ID_PATTERN.match(game_id) or not re.match(r"^[a-z0-9][a-z0-9-]*$", game_id):
+        raise InputError(f"'{game_id}' is not a good game id", None,
+                         "use lower-case letters, digits and hyphens, e.g. lepton-snap")
+    folder = parent / game_id
+    if folder.exists():
+        raise InputError("folder already exists", Location(display_path(folder)),
+                         "choose another id or remove the folder")
+    if template is None:
+        _write(folder / "game.yaml", GAME_YAML.format(id=game_id, name=game_id.replace("-", " ").title(),
+                                                      folder=display_path(folder)))
+        _write(folder / "components" / "cards.yaml", CARDS_YAML)
+        _write(folder / "templates" / "front.svg.j2", FRONT)
+        _write(folder / "templates" / "back.svg.j2", BACK)
+        return folder
+    source = SHIPPED_GAMES / template
+    if not (source / "game.yaml").is_file():
+        shipped = sorted(p.name for p in SHIPPED_GAMES.iterdir() if (p / "game.yaml").is_file())
+        raise InputError(f"no shipped game '{template}'", None, f"use one of: {', '.join(shipped)}")
+    shutil.copytree(source, folder)
+    shutil.copytree(SHIPPED_TEMPLATES / template, folder / "templates")
+    game_yaml = folder / "game.yaml"
+    text = game_yaml.read_text(encoding="utf-8")
+    game_yaml.write_text(re.sub(r"(?m)^id: .*$", f"id: {game_id}", text, count=1), encoding="utf-8")
+    return folder
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
