@@ -1,0 +1,66 @@
+"""``cardgen export``: the digital exports (:mod:`cardgen.export`) on the command line.
+
+Kept out of :mod:`cardgen.cli` so the export commands can change without touching the
+commands other people work on; ``cli`` registers this group with one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .loader import load_games
+
+_out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
+                           show_default=True, help="Files go to OUT/GAME/LANG/.")
+_lang_option = click.option("--lang", default="en", show_default=True, help="Language of the faces.")
+
+
+@click.group("export")
+def export() -> None:
+    """Digital exports: PNG per face, Tabletop Simulator decks."""
+
+
+# Imported only once ``export`` exists: importing cli runs its last line, which registers this
+# group, so importing this module first (tests, other programs) does not hit a circular import.
+from .cli import games_dir_option, handle_errors
+
+
+@export.command("png")
+@click.argument("game_id", metavar="GAME")
+@click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
+@_lang_option
+@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True)
+@_out_option
+@games_dir_option
+@handle_errors
+def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
+            games_dirs: tuple[Path, ...]) -> None:
+    """A PNG of every face with bleed (png/) and trimmed (png-trim/)."""
+    from .export import export_png
+
+    game = load_games((game_id,), games_dirs)[0]
+    paths = export_png(game, lang, dpi, out, component_ids or None)
+    root = out / game.id / lang
+    click.echo(f"{game.id} ({lang}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
+
+
+@export.command("tts")
+@click.argument("game_id", metavar="GAME")
+@click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
+@_lang_option
+@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True,
+              help="Card resolution; lowered where a sheet would pass 4096 px.")
+@_out_option
+@games_dir_option
+@handle_errors
+def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
+            games_dirs: tuple[Path, ...]) -> None:
+    """Tabletop Simulator deck sheets, backs, showcases and the save that loads them."""
+    from .export import export_tts
+
+    game = load_games((game_id,), games_dirs)[0]
+    path = export_tts(game, lang, out, dpi, component_ids or None)
+    click.echo(f"{game.id} ({lang}): TTS save {path} (its image URLs are local file:// paths; "
+               f"replace them with hosted URLs to share the deck)")

@@ -1,0 +1,286 @@
+"""Digital exports: a PNG of every face, and Tabletop Simulator (TTS) decks.
+
+Print needs bleed; screens do not. Each face is therefore written twice: with bleed (the whole
+rendered face, for print services that take images) and trimmed (exactly ``bleed`` mm cut off
+each edge, for screens, web pages and virtual tabletops).
+
+TTS imports a deck from one image holding a grid of faces (at most 10 × 7, read row by row)
+plus a back image, and loads a deck from a JSON save that points at those images. The bottom-
+right cell of every sheet holds the "hidden" face (the back, or a plain placeholder): TTS shows
+that cell when "Back is hidden" is switched off, so the sheet is right whichever way the user
+sets it. The image URLs written are local ``file://`` URIs — placeholders that work on the
+machine that exported; to share a deck, upload the images and replace the URLs.
+
+Every file is a pure function of the game data: no dates, no random ids, PNGs without metadata.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from PIL import Image
+
+from .errors import InputError, did_you_mean
+from .i18n import translator
+from .model import Card, Component, Game
+from .output import atomic_write
+from .preview import RenderedFace, contact_sheet
+from .render import Face, Renderer, render_png
+
+MM_PER_INCH = 25.4
+TTS_MAX_COLS = 10
+TTS_MAX_ROWS = 7
+#: TTS (and most GPUs it runs on) refuses or downsamples textures larger than this.
+TTS_MAX_SIDE = 4096
+#: Faces per sheet: the full grid minus the hidden cell.
+TTS_FACES_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1
+#: TTS's deck importer takes no grid narrower or shorter than this.
+TTS_MIN_CELLS = 2
+#: The plain back of single-sided pieces and the hidden face when backs differ per card.
+PLACEHOLDER_COLOUR = "#5b6770"
+
+
+# --- pixels -----------------------------------------------------------------------------------
+
+def bleed_px(bleed: float, dpi: float) -> int:
+    """Pixels that ``bleed`` mm take at ``dpi``; trimming crops exactly this from every edge,
+    so the trimmed image is the same whole number of pixels smaller on each side."""
+    return round(bleed * dpi / MM_PER_INCH)
+
+
+def trim(image: Image.Image, bleed: float, dpi: float) -> Image.Image:
+    """The image without its bleed: ``bleed_px`` pixels cropped off each of the four edges."""
+    cut = bleed_px(bleed, dpi)
+    width, height = image.size
+    if 2 * cut >= min(width, height):
+        raise ValueError(f"a {bleed:g} mm bleed ({cut} px) leaves nothing of a {width}×{height} px image")
+    return image.crop((cut, cut, width - cut, height - cut))
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """PNG bytes with no metadata chunks, so identical pixels give identical files."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+class _Rasteriser:
+    """Rasterises each distinct face once: a shared back is drawn for the first card and
+    reused for the other 24 (faces are keyed by their SVG's content hash)."""
+
+    def __init__(self, dpi: float) -> None:
+        self.dpi = dpi
+        self._png: dict[str, bytes] = {}
+        self._trimmed: dict[str, Image.Image] = {}
+
+    def png(self, face: Face) -> bytes:
+        """The face with bleed, as cairosvg wrote it."""
+        if face.key not in self._png:
+            self._png[face.key] = render_png(face, self.dpi)
+        return self._png[face.key]
+
+    def trimmed(self, face: Face, bleed: float) -> Image.Image:
+        """The face without bleed, in RGB (TTS sheets and screens have no use for alpha)."""
+        if face.key not in self._trimmed:
+            with Image.open(io.BytesIO(self.png(face))) as im:
+                self._trimmed[face.key] = trim(im.convert("RGB"), bleed, self.dpi)
+        return self._trimmed[face.key]
+
+
+def _renderer(game: Game, lang: str) -> Renderer:
+    return Renderer(game, lang, translate=translator(game, lang))
+
+
+def _components(game: Game, ids: Iterable[str] | None) -> list[Component]:
+    """The named components (all when ``ids`` is empty), or a one-line error for a typo."""
+    wanted = list(ids or game.components)
+    for cid in wanted:
+        if cid not in game.components:
+            raise InputError(f"unknown component '{cid}' in game '{game.id}'{did_you_mean(cid, game.components)}",
+                             None, f"use one of: {', '.join(game.components)}")
+    return [game.components[cid] for cid in wanted]
+
+
+def _sides(comp: Component) -> tuple[str, ...]:
+    return ("front", "back") if comp.back else ("front",)
+
+
+# --- PNG per face -----------------------------------------------------------------------------
+
+def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterable[str] | None = None) -> list[Path]:
+    """Write every side of every distinct card with bleed to ``OUT/<game>/<lang>/png/<component>/
+    <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written."""
+    renderer = _renderer(game, lang)
+    raster = _Rasteriser(dpi)
+    root = out / game.id / lang
+    written: list[Path] = []
+    for comp in _components(game, components):
+        for card in comp.cards:
+            for side in _sides(comp):
+                face = renderer.face(comp, card, side)
+                name = f"{card.id}.{side}.png"
+                full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name
+                atomic_write(full, raster.png(face))
+                atomic_write(trimmed, encode_png(raster.trimmed(face, comp.bleed)))
+                written += [full, trimmed]
+    return written
+
+
+# --- Tabletop Simulator -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Grid:
+    """A deck sheet's layout in cells; the last cell (bottom-right) is the hidden face."""
+
+    cols: int
+    rows: int
+
+    @property
+    def hidden(self) -> int:
+        return self.cols * self.rows - 1
+
+
+def tts_grid(faces: int, cell: tuple[int, int]) -> Grid:
+    """The grid for ``faces`` card faces plus the hidden cell: the fewest cells (least wasted
+    texture), then the shortest longest side for cells of size ``cell`` (least down-scaling
+    to fit 4096 px), then the widest."""
+    if not 1 <= faces <= TTS_FACES_PER_SHEET:
+        raise ValueError(f"a TTS sheet holds 1 to {TTS_FACES_PER_SHEET} faces, not {faces}")
+    fits = [Grid(c, r) for c in range(TTS_MIN_CELLS, TTS_MAX_COLS + 1) for r in range(TTS_MIN_CELLS, TTS_MAX_ROWS + 1)
+            if c * r >= faces + 1]
+    return min(fits, key=lambda g: (g.cols * g.rows, max(g.cols * cell[0], g.rows * cell[1]), -g.cols))
+
+
+def tts_cell(card: tuple[int, int], grids: Iterable[Grid]) -> tuple[int, int]:
+    """Cell size in px: the card's size at the export dpi, scaled down (never up) just enough
+    that every one of ``grids`` fits in TTS_MAX_SIDE px; one size for all of a component's sheets."""
+    width, height = card
+    scale = min([1.0] + [TTS_MAX_SIDE / max(g.cols * width, g.rows * height) for g in grids])
+    return max(1, math.floor(width * scale)), max(1, math.floor(height * scale))
+
+
+@dataclass(frozen=True)
+class _Sheet:
+    """One sheet of a component: its CustomDeck key and the distinct cards in its cells."""
+
+    key: int
+    cards: tuple[Card, ...]
+    grid: Grid
+
+
+def _compose(cells: list[Image.Image], grid: Grid, cell: tuple[int, int], hidden: Image.Image) -> Image.Image:
+    """Cells row by row from the top left, ``hidden`` in the bottom-right cell; unused cells white."""
+    sheet = Image.new("RGB", (grid.cols * cell[0], grid.rows * cell[1]), "white")
+    for index, image in [*enumerate(cells), (grid.hidden, hidden)]:
+        sheet.paste(_fit(image, cell), ((index % grid.cols) * cell[0], (index // grid.cols) * cell[1]))
+    return sheet
+
+
+def _fit(image: Image.Image, cell: tuple[int, int]) -> Image.Image:
+    return image if image.size == cell else image.resize(cell, Image.LANCZOS)
+
+
+def _transform(slot: int) -> dict[str, float]:
+    """Components side by side on the table, face down as decks lie."""
+    return {"posX": 3.0 * slot, "posY": 1.0, "posZ": 0.0, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0,
+            "scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
+
+
+def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: Iterable[str] | None = None) -> Path:
+    """Write TTS deck sheets, backs and a showcase per component to ``OUT/<game>/<lang>/tts/``,
+    and the save that loads them all (``<game>.json``); returns the save's path."""
+    renderer = _renderer(game, lang)
+    raster = _Rasteriser(dpi)
+    folder = out / game.id / lang / "tts"
+    objects: list[dict[str, Any]] = []
+    next_key = 1   # CustomDeck keys are unique across the save, so decks can be merged in TTS
+    for slot, comp in enumerate(_components(game, components)):
+        front_faces = [renderer.face(comp, card, "front") for card in comp.cards]
+        back_faces = [renderer.face(comp, card, "back") for card in comp.cards] if comp.back else []
+        fronts = [raster.trimmed(face, comp.bleed) for face in front_faces]
+        backs = [raster.trimmed(face, comp.bleed) for face in back_faces]
+        chunks = [comp.cards[i:i + TTS_FACES_PER_SHEET] for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
+        sheets = [_Sheet(next_key + n, chunk, tts_grid(len(chunk), fronts[0].size)) for n, chunk in enumerate(chunks)]
+        next_key += len(sheets)
+        unique_back = len({face.key for face in back_faces}) > 1
+        decks = _write_sheets(comp, sheets, fronts, backs, unique_back, folder)
+        objects.append(_tts_object(comp, sheets, decks, slot))
+        _write_showcase(game, comp, lang, front_faces, fronts, folder / f"{comp.id}-showcase.png")
+
+    save = {
+        "SaveName": f"{game.name} ({lang})", "GameMode": game.name, "Date": "", "VersionNumber": "",
+        "Note": ("Written by cardgen. FaceURL and BackURL are file:// paths on the computer that exported this "
+                 "deck; upload the PNGs next to this file and replace them with their web addresses to share it."),
+        "ObjectStates": objects,
+    }
+    path = folder / f"{game.id}.json"
+    atomic_write(path, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
+
+
+def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Image], backs: list[Image.Image],
+                  unique_back: bool, folder: Path) -> dict[str, dict[str, Any]]:
+    """Write the face sheets and the back (one shared image, or back sheets laid out like the
+    face sheets when backs differ per card); returns the CustomDeck entries by key."""
+    cell = tts_cell(fronts[0].size, [s.grid for s in sheets])
+    placeholder = Image.new("RGB", cell, PLACEHOLDER_COLOUR)
+    hidden = _fit(backs[0], cell) if backs and not unique_back else placeholder
+    shared_back_url = ""
+    if not unique_back:
+        back_path = folder / f"{comp.id}-back.png"
+        atomic_write(back_path, encode_png(hidden))
+        shared_back_url = back_path.resolve().as_uri()
+    decks: dict[str, dict[str, Any]] = {}
+    first = 0
+    for n, sheet in enumerate(sheets, start=1):
+        span = range(first, first + len(sheet.cards))
+        first += len(sheet.cards)
+        face_path = folder / f"{comp.id}-sheet-{n}.png"
+        atomic_write(face_path, encode_png(_compose([fronts[i] for i in span], sheet.grid, cell, hidden)))
+        back_url = shared_back_url
+        if unique_back:
+            back_path = folder / f"{comp.id}-back-sheet-{n}.png"
+            atomic_write(back_path, encode_png(_compose([backs[i] for i in span], sheet.grid, cell, placeholder)))
+            back_url = back_path.resolve().as_uri()
+        decks[str(sheet.key)] = {
+            "FaceURL": face_path.resolve().as_uri(), "BackURL": back_url,
+            "NumWidth": sheet.grid.cols, "NumHeight": sheet.grid.rows,
+            "BackIsHidden": True, "UniqueBack": unique_back, "Type": 0}
+    return decks
+
+
+def _tts_object(comp: Component, sheets: list[_Sheet], decks: dict[str, dict[str, Any]], slot: int) -> dict[str, Any]:
+    """A ``DeckCustom`` holding one ``Card`` per physical card, or a lone ``Card`` for a
+    component of one piece. Card ids are deck key × 100 + cell index, as TTS numbers them."""
+    common = {"Transform": _transform(slot), "SidewaysCard": comp.width > comp.height, "HideWhenFaceDown": True}
+    cards: list[dict[str, Any]] = []
+    for sheet in sheets:
+        deck = {str(sheet.key): decks[str(sheet.key)]}
+        for index, card in enumerate(sheet.cards):
+            card_id = sheet.key * 100 + index
+            cards += [{"Name": "Card", "Nickname": card.id, "CardID": card_id, "CustomDeck": deck, **common}
+                      for _ in range(card.count)]
+    if len(cards) == 1:
+        return cards[0]
+    return {"Name": "DeckCustom", "Nickname": comp.name, **common,
+            "DeckIDs": [c["CardID"] for c in cards], "CustomDeck": decks, "ContainedObjects": cards}
+
+
+def _write_showcase(game: Game, comp: Component, lang: str, faces: list[Face], fronts: list[Image.Image],
+                    path: Path) -> None:
+    """Every distinct front, labelled, on one image: the preview's contact sheet, fed the
+    trimmed fronts through scratch files because it reads faces from disk."""
+    with tempfile.TemporaryDirectory(prefix="cardgen-showcase-") as tmp:
+        shown = []
+        for face, image in zip(faces, fronts):
+            svg, png = Path(tmp) / f"{face.card}.svg", Path(tmp) / f"{face.card}.png"
+            svg.write_text(face.svg, encoding="utf-8")
+            png.write_bytes(encode_png(image))
+            shown.append(RenderedFace(face, svg, png))
+        atomic_write(path, contact_sheet(shown, f"{game.name} — {comp.name} ({lang})"))
