@@ -23,12 +23,15 @@ from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, Grid
                          plan_grid)
 from .loader import load_game
 from .model import Component, Game
-from .output import atomic_write, source_date_epoch
+from .output import BuildLock, atomic_write, commit, discard, source_date_epoch, stage
 from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
-from .render import Face, Renderer, TextIssue, render_pdf
+from .render import Renderer, TextIssue, render_pdf
 
 DUPLEX = ("long", "short", "none")
+#: Distinct faces one component may have: each is rendered and kept in memory as a PDF
+#: (~30 KB), so this bounds a build's memory; copies of a card cost nothing.
+MAX_DISTINCT_FACES = 2000
 MARKS = ("ticks", "lines", "none")
 MODES = ("sheets", "single")
 
@@ -231,8 +234,10 @@ class UntranslatedError(CardgenError):
 
 
 def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, chunks: list[FaceChunk],
-                     options: BuildOptions, inputs: str) -> BuiltFile:
-    """Impose one component's rendered faces and write its PDF atomically."""
+                     options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+    """Impose one component's rendered faces; its PDF (and cut file) are staged, not yet
+    renamed into place (see :func:`cardgen.output.commit`)."""
+    staged: list[tuple[Path, Path]] = []
     game = _GAMES.get(game_ref) or load_game(Path(game_ref), games_dirs)
     comp = game.components[comp_id]
     paper, epoch = options.sheet(), source_date_epoch()
@@ -271,23 +276,24 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
                                     creation_epoch=epoch, registration=cutting)
                 layout, per_sheet = plan.describe(), plan.per_sheet
                 if cutting:
-                    _write_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements))
+                    staged.append(_stage_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements)))
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
     path = folder / f"{comp.id}.pdf"
-    digest = atomic_write(path, data)
+    staged.append(stage(path, data))
     return BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout, _page_count(data), per_sheet,
-                     len(placements), len(pdfs), digest, inputs)
+                     len(placements), len(pdfs), hashlib.sha256(data).hexdigest(), inputs), staged
 
 
-def _write_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> None:
+def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:
     from .cutfile import write_cut_svg
 
     sheets = -(-cards // plan.per_sheet)
-    atomic_write(path, write_cut_svg(geometry, plan, sheets).encode("utf-8"))
+    return stage(path, write_cut_svg(geometry, plan, sheets).encode("utf-8"))
 
 
-def _write_manifest(game: Game, result: GameBuild, options: BuildOptions, tr: i18n.Translator | None) -> None:
+def _stage_manifest(game: Game, result: GameBuild, options: BuildOptions,
+                    tr: i18n.Translator | None) -> list[tuple[Path, Path]]:
     manifest = {
         "game": game.id, "name": game.name, "lang": options.lang,
         "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
@@ -295,14 +301,16 @@ def _write_manifest(game: Game, result: GameBuild, options: BuildOptions, tr: i1
                     "back_offset_mm": list(options.back_offset), "level": options.level},
         "files": [asdict(f) for f in result.files],
     }
-    atomic_write(result.folder / "manifest.json",
-                 (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
-    atomic_write(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))
+    staged = [stage(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))]
     report = text_report(result)
     if report:
-        atomic_write(result.folder / "text-report.txt", report.encode("utf-8"))
+        staged.append(stage(result.folder / "text-report.txt", report.encode("utf-8")))
     else:
         (result.folder / "text-report.txt").unlink(missing_ok=True)
+    # the manifest goes last: it describes files that are already in place
+    staged.append(stage(result.folder / "manifest.json",
+                        (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")))
+    return staged
 
 
 def text_report(result: GameBuild) -> str:
@@ -340,7 +348,8 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
 
 
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
-          on_done: Callable[[GameBuild], None] | None = None) -> list[GameBuild]:
+          on_done: Callable[[GameBuild], None] | None = None,
+          on_wait: Callable[[], None] | None = None) -> list[GameBuild]:
     """Build several games using ``jobs`` processes (default: one per core).
 
     Work is split finer than games — chunks of cards for rendering, then one task per
@@ -351,8 +360,12 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     previous outputs untouched.
     """
     options = options.validated()
-    games = list(games)
-    jobs = jobs or os.cpu_count() or 1
+    with BuildLock(options.out, on_wait=on_wait):
+        return _build_locked(list(games), options, jobs or os.cpu_count() or 1, on_done)
+
+
+def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
+                  on_done: Callable[[GameBuild], None] | None) -> list[GameBuild]:
     _RENDERERS.clear()   # data may have changed since the last build in this process
     _GAMES.clear()
     refs = {g.id: str(g.data_dir) for g in games}
@@ -366,6 +379,10 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
         previous = _previous_files(results[g.id].folder)
         game_fp = game_fingerprint(g, options.lang)
         for comp in components_for(g, options.level):
+            if len(comp.cards) > MAX_DISTINCT_FACES:
+                raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at most "
+                                 f"{MAX_DISTINCT_FACES} per component", comp.location,
+                                 "split it into several components (copies of one card are not limited)")
             keys = card_keys(g, comp, options.lang, game_fp)
             digests[(g.id, comp.id)] = inputs_digest((k for _c, _n, *ks in keys for k in ks if k),
                                                      _settings(options, comp))
@@ -407,20 +424,26 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
         for g in games:
             for comp in components_for(g, options.level):
                 if (g.id, comp.id) in reused:
-                    written[(g.id, comp.id)] = _Done(reused[(g.id, comp.id)])
+                    written[(g.id, comp.id)] = _Done((reused[(g.id, comp.id)], []))
                     continue
                 parts = [chunk for _seq, chunk in chunks[(g.id, comp.id)]]
                 written[(g.id, comp.id)] = run(_write_component, refs[g.id], dirs, comp.id, parts, options,
                                                digests[(g.id, comp.id)])
+        outcomes = {key: fut.result() for key, fut in written.items()}
+        staged = [item for _built, items in outcomes.values() for item in items]
         for g in games:
             res = results[g.id]
-            res.files = [written[(g.id, c.id)].result() for c in components_for(g, options.level)]
-            _write_manifest(g, res, options, i18n.translator(g, options.lang))
+            res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)]
+            staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
+        commit(staged)   # every file was written in full: only now do they replace the old ones
+        staged = []
+        for g in games:
             if on_done:
-                on_done(res)
+                on_done(results[g.id])
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
+        discard(locals().get("staged") or [])
     return [results[g.id] for g in games]
 
 

@@ -199,7 +199,8 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         options = replace(base, lang=lng)
         todo = [g for g in games if lang != "all" or lng in available_languages(g)]
         with _progress(len(todo)) as advance:
-            results = build(todo, options, jobs=jobs, on_done=advance)
+            results = build(todo, options, jobs=jobs, on_done=advance,
+                            on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
         for r in results:
             click.echo(f"{r.game} ({r.lang}) → {r.folder}")
             for f in r.files:
@@ -398,7 +399,10 @@ from .cli_export import export as _export; main.add_command(_export)  # noqa: E4
 @games_dir_option
 @handle_errors
 def serve_cmd(game: str | None, port: int, lang: str, games_dirs: tuple[Path, ...]) -> None:
-    """Preview cards in a browser; they refresh by themselves when a file changes."""
+    """Preview cards in a browser; they refresh by themselves when a file changes.
+
+    With --games-dir only the games in those folders are shown (a copy of a shipped game may
+    keep its id there)."""
     from .serve import serve
 
     serve(games_dirs, game, port, lang, echo=click.echo)

@@ -24,6 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from . import format as fmt
+from . import images
 from .artwork import TEMPLATE_HELPERS
 from .errors import CardgenError, Location, display_path
 from .model import Card, Component, Game, Table
@@ -100,6 +101,20 @@ class _ComponentView:
         self.total = comp.total
 
 
+class _ContainedLoader(jinja2.FileSystemLoader):
+    """A template loader that refuses files reached through a symbolic link pointing outside
+    the template folders (Jinja already refuses '..' in template names)."""
+
+    def get_source(self, environment: jinja2.Environment, template: str):  # type: ignore[override]
+        source, filename, uptodate = super().get_source(environment, template)
+        real = Path(filename).resolve()
+        roots = [Path(p).resolve() for p in self.searchpath]
+        if not any(real == r or r in real.parents for r in roots):
+            raise TemplateError(f"template '{template}' leaves the template folder (through a symbolic link)",
+                                Location(display_path(filename)), "copy the template into the game's templates folder")
+        return source, filename, uptodate
+
+
 def _template_location(exc: BaseException, fallback: str) -> Location:
     """Jinja rewrites tracebacks so template frames carry the template file and line."""
     if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
@@ -138,7 +153,7 @@ class Renderer:
         return f"<Renderer {self.game.id} {self.lang}>"
 
     def __post_init__(self) -> None:
-        loader = jinja2.FileSystemLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
+        loader = _ContainedLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
         bytecode = None
         if self.bytecode_dir is not None:
             self.bytecode_dir.mkdir(parents=True, exist_ok=True)
@@ -269,6 +284,16 @@ class Renderer:
                 parts.append(sup.to_svg(after, y - size * 0.42, reg, fill=fill))
             return Markup(f'<g aria-label="{escape(sym.unicode())}" data-field="symbol">{"".join(parts)}</g>')
 
+        def image(path: str, x: float, y: float, width: float, height: float, fit: str = "meet",
+                  opacity: float = 1.0) -> Markup:
+            """User artwork from the game folder (PNG, JPEG, SVG), checked and embedded; ``fit``
+            is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
+            what = self._what(comp, card, side)
+            art = images.load(images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what), what)
+            mode = "slice" if fit == "slice" else "meet"
+            return Markup(f'<image href="{art.uri}" x="{x:.3f}" y="{y:.3f}" width="{width:.3f}" height="{height:.3f}" '
+                          f'preserveAspectRatio="xMidYMid {mode}" opacity="{float(opacity):.3f}"/>')
+
         def mirror_x(x: float, width: float = 0.0) -> float:
             """For regions a template marks direction-sensitive: the x that mirrors a box of
             ``width`` at ``x`` in right-to-left languages (unchanged left-to-right)."""
@@ -278,7 +303,7 @@ class Renderer:
             "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
-            "text": text, "symbol": symbol, "_": self._, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            "text": text, "symbol": symbol, "image": image, "_": self._, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
         }
 
 

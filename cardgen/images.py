@@ -1,0 +1,128 @@
+"""User artwork (PNG, JPEG, SVG) placed on cards, treated as untrusted input.
+
+Decks and templates are shared between teachers, so an image path or file must not be able
+to read outside its game, fetch from the network, expand XML entities or exhaust memory:
+
+* paths are relative and must resolve (symlinks included) inside the game's data or template
+  folder;
+* files are limited in bytes and raster images in pixels, checked before decoding;
+* SVG artwork may not declare a DOCTYPE or entities and may only reference itself
+  (``#id``) or embedded ``data:`` URIs;
+* the artwork is embedded in the face as a ``data:`` URI, and cairosvg renders faces in its
+  safe mode (no file or network access, no entities).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+
+from .errors import InputError, Location, display_path
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_IMAGE_PIXELS = 40_000_000          # e.g. 8000 × 5000; a 300 dpi A3 sheet is ~17.4 Mpx
+KINDS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
+_EXTERNAL = re.compile(rb"""(?:href|src)\s*=\s*["'](?!#|data:)""", re.I)
+
+
+@dataclass(frozen=True)
+class Artwork:
+    """An embeddable image: its data URI and natural size in pixels (SVG: user units)."""
+
+    uri: str
+    width: float
+    height: float
+
+
+def resolve(rel: str, roots: tuple[Path, ...], what: str) -> Path:
+    """The file ``rel`` names inside one of ``roots``; refuses anything that leaves them."""
+    if not isinstance(rel, str) or not rel.strip():
+        raise InputError(f"{what}: image path is empty", None, "give a path relative to the game folder")
+    pure = PurePosixPath(rel.replace("\\", "/"))
+    if pure.is_absolute() or re.match(r"^[A-Za-z]:", rel) or ".." in pure.parts or rel.startswith("~"):
+        raise InputError(f"{what}: image path '{rel}' leaves the game folder", None,
+                         "use a path inside the game folder, e.g. art/electron.png")
+    for root in roots:
+        candidate = root / pure
+        if candidate.exists():
+            real, base = candidate.resolve(), root.resolve()
+            if base != real and base not in real.parents:
+                raise InputError(f"{what}: image path '{rel}' leaves the game folder (through a symbolic link)",
+                                 Location(display_path(candidate)), "copy the file into the game folder")
+            return real
+    raise InputError(f"{what}: image '{rel}' not found", Location(display_path(roots[0] / pure)),
+                     "put the file in the game folder or fix the path")
+
+
+def load(path: Path, what: str) -> Artwork:
+    """Check and embed one artwork file (cached while the file is unchanged)."""
+    st = path.stat()
+    return _load(path, st.st_size, st.st_mtime_ns, what)
+
+
+@lru_cache(maxsize=256)
+def _load(path: Path, size: int, mtime_ns: int, what: str) -> Artwork:
+    where = Location(display_path(path))
+    kind = KINDS.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(f"{what}: '{path.name}' is not PNG, JPEG or SVG", where, "convert the artwork to PNG or SVG")
+    if size > MAX_IMAGE_BYTES:
+        raise InputError(f"{what}: image is {size / 1e6:.0f} MB; the limit is {MAX_IMAGE_BYTES // 2**20} MiB", where,
+                         "scale it down (300 dpi at the printed size is plenty)")
+    data = path.read_bytes()
+    if kind == "image/svg+xml":
+        width, height = _check_svg(data, where, what)
+    else:
+        width, height = _check_raster(data, kind, where, what)
+    return Artwork(f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}", width, height)
+
+
+def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[float, float]:
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            width, height = im.size
+            if width * height > MAX_IMAGE_PIXELS:
+                raise InputError(f"{what}: image is {width} × {height} px, more than the {MAX_IMAGE_PIXELS // 10**6} "
+                                 f"megapixel limit", where, "scale it down to the printed size at 300 dpi")
+            actual = Image.MIME.get(im.format or "")
+            im.verify()
+    except InputError:
+        raise
+    except Exception as exc:  # Pillow raises many types for broken files
+        raise InputError(f"{what}: cannot read image: {exc}", where, "re-export the file as PNG or JPEG") from None
+    if actual != kind:
+        raise InputError(f"{what}: file is {actual or 'not an image'} but named {where.file}", where,
+                         "fix the file extension")
+    return float(width), float(height)
+
+
+def _check_svg(data: bytes, where: Location, what: str) -> tuple[float, float]:
+    head = data[:4096].lower()
+    if b"<!doctype" in head or b"<!entity" in data.lower():
+        raise InputError(f"{what}: SVG artwork may not declare a DOCTYPE or entities", where,
+                         "save it as plain SVG (Inkscape: Save as → Plain SVG)")
+    if _EXTERNAL.search(data):
+        raise InputError(f"{what}: SVG artwork refers to outside files or URLs", where,
+                         "embed images in the SVG or keep everything in one file")
+    import defusedxml.ElementTree as SafeET
+
+    try:
+        root = SafeET.fromstring(data)
+    except Exception as exc:
+        raise InputError(f"{what}: invalid SVG: {exc}", where, "re-save the file from your editor") from None
+    if not root.tag.endswith("svg"):
+        raise InputError(f"{what}: not an SVG document", where, "use an .svg file")
+    box = (root.get("viewBox") or "").replace(",", " ").split()
+    try:
+        if len(box) == 4:
+            return float(box[2]), float(box[3])
+        return float(re.sub(r"[a-z%]+$", "", root.get("width", "100"))), \
+            float(re.sub(r"[a-z%]+$", "", root.get("height", "100")))
+    except ValueError:
+        return 100.0, 100.0
