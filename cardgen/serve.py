@@ -1,0 +1,641 @@
+"""``cardgen serve``: a live preview for designers.
+
+A local web page shows every card of a game as inline SVG, a sheet preview per component and
+the checker's findings. A watcher re-loads and re-renders a game whenever one of its files
+(YAML, templates, fonts, catalogs) changes, compares each face's content hash with the last
+render and pushes the ids of the faces that changed over Server-Sent Events; the page then
+fetches only those faces. Errors in half-typed files are shown in a banner instead of stopping
+the server, and the page recovers by itself once the file is fixed.
+
+Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import queue
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import jinja2
+import jinja2.bccache
+
+from . import loader
+from .check import check
+from .errors import CardgenError, InputError, did_you_mean
+from .i18n import translator
+from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
+from .loader import (
+    DATA_DIR,
+    SHIPPED_GAMES,
+    SHIPPED_TEMPLATES,
+    GameSource,
+    discover_games,
+    load_game,
+)
+from .model import Game
+from .paper import parse_paper
+from .render import SHARED_TEMPLATES, Face, Renderer
+from .text import TextEngine
+from .text.fonts import BOLD_CHAIN, FONT_DIR, REGULAR_CHAIN, FontChain
+
+HOST = "127.0.0.1"
+PING_SECONDS = 15.0
+WATCH_STEP_MS = 30        # quiet time that ends a batch of file changes: low, so edits show at once
+SHEET_PAPER = "a4"        # the sheet preview shows the first page of a default build
+
+
+# --- state ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The last good render of one game, and what is wrong with it now.
+
+    Faces are kept from the last render that worked, so a broken file leaves the cards on the
+    page as they were (with the error above them) rather than blanking them.
+    """
+
+    game: str
+    name: str = ""
+    version: int = 0
+    faces: dict[str, Face] = field(default_factory=dict)      # "component/card/side" -> face
+    outline: tuple[ComponentOutline, ...] = ()                # what the page is laid out from
+    findings: tuple[tuple[str, str], ...] = ()                # (severity, one-line text)
+    error: str | None = None
+    locations: dict[str, str] = field(default_factory=dict)   # card id -> file:line
+
+    @property
+    def outline_key(self) -> str:
+        """Changes when cards or components are added, removed or resized: the page re-lays itself out."""
+        return hashlib.sha256(repr(self.outline).encode("utf-8")).hexdigest()[:16]
+
+    def keys(self) -> dict[str, str]:
+        return {fid: face.key for fid, face in self.faces.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        return {"game": self.game, "version": self.version, "error": self.error, "outline": self.outline_key,
+                "findings": [{"severity": s, "text": t} for s, t in self.findings], "faces": self.keys()}
+
+
+def face_id(component: str, card: str, side: str) -> str:
+    return f"{component}/{card}/{side}"
+
+
+@dataclass(frozen=True)
+class ComponentOutline:
+    """One component as the page lays it out; when this changes the page reloads instead of
+    swapping faces."""
+
+    id: str
+    name: str
+    kind: str
+    width: float
+    height: float
+    bleed: float
+    sides: tuple[str, ...]
+    cards: tuple[tuple[str, int], ...]   # (card id, copies)
+    sheet: GridPlan | None               # the first sheet of a default build; None when tiled
+
+
+def _outline(game: Game) -> tuple[ComponentOutline, ...]:
+    paper = parse_paper(SHEET_PAPER)
+    out = []
+    for c in game.components.values():
+        geometry = CardGeometry(c.width, c.height, c.bleed, c.shape.cut_path(c.width, c.height),
+                                c.shape.is_rectangular)
+        try:
+            sheet = plan_grid(paper.width, paper.height, geometry, paper_label=paper.label, count=c.total)
+        except ImpositionError:
+            sheet = None
+        out.append(ComponentOutline(c.id, c.name, c.kind, c.width, c.height, c.bleed,
+                                    ("front", "back") if c.back else ("front",),
+                                    tuple((card.id, card.count) for card in c.cards), sheet))
+    return tuple(out)
+
+
+class PreviewState:
+    """Which games are served and their latest snapshots; safe to use from several threads.
+
+    Games are rendered on first view and from then on re-rendered after each change to their
+    files, so an index of many games costs nothing until one is opened.
+    """
+
+    def __init__(self, games_dirs: Iterable[Path] = (), game: str | None = None, lang: str = "en") -> None:
+        self.games_dirs = tuple(Path(d) for d in games_dirs)
+        self.only = game
+        self.lang = lang
+        self.engine = TextEngine.default()
+        self._compiled = _CompiledTemplates()
+        self.discovery_error: str | None = None
+        self._lock = threading.RLock()
+        self._snapshots: dict[str, Snapshot] = {}
+        self._sources: dict[str, GameSource] = {}
+        self.discover()
+        if game is not None and game not in self._sources:
+            raise InputError(f"unknown game '{game}'{did_you_mean(game, self._sources)}", None,
+                             f"use one of: {', '.join(self._sources) or '(none found)'}")
+
+    # -- games -------------------------------------------------------------------------------
+
+    def discover(self) -> bool:
+        """Find the served games again; True when the list changed (a game folder came or went).
+
+        With ``--games-dir`` only those games are served: a designer's copy of a shipped game
+        keeps its id, and showing both would be a clash rather than a help."""
+        try:
+            found = discover_games(self.games_dirs, include_shipped=not self.games_dirs)
+            error = None
+        except CardgenError as exc:
+            found, error = self._sources, str(exc)
+        if self.only is not None:
+            found = {gid: src for gid, src in found.items() if gid == self.only}
+        with self._lock:
+            changed = list(found) != list(self._sources) or error != self.discovery_error
+            self._sources, self.discovery_error = dict(found), error
+        return changed
+
+    @property
+    def game_ids(self) -> list[str]:
+        return list(self._sources)
+
+    def watch_paths(self) -> list[Path]:
+        """Every folder whose files can change a served card."""
+        roots = [*self.games_dirs, DATA_DIR, SHIPPED_TEMPLATES, SHARED_TEMPLATES, FONT_DIR]
+        roots += [src.templates_dir for src in self._sources.values()]
+        existing = sorted({p.resolve() for p in roots if p.is_dir()})
+        return [p for p in existing if not any(q != p and q in p.parents for q in existing)]
+
+    def snapshot(self, gid: str) -> Snapshot | None:
+        """The game's latest snapshot, rendering it now if nobody has looked at it yet."""
+        with self._lock:
+            if gid not in self._sources:
+                return None
+            if gid not in self._snapshots:
+                self._snapshots[gid] = self._render(gid, Snapshot(gid))
+            return self._snapshots[gid]
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def affected(self, paths: Iterable[Path]) -> list[str]:
+        """The rendered games a batch of changed files can affect.
+
+        A file of one game affects that game; shared templates, fonts, particle data and
+        catalogs affect them all (re-rendering costs a fraction of a second per game)."""
+        paths = [p.resolve() for p in paths]
+        if any(_under(p, FONT_DIR) for p in paths):
+            self.engine = TextEngine(FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}))
+        if any(_under(p, DATA_DIR) and not _under(p, SHIPPED_GAMES) for p in paths):
+            loader._physics.cache_clear()  # particles.yaml / colours.yaml are cached per process
+        shared = any(_under(p, SHARED_TEMPLATES) or _under(p, FONT_DIR) or
+                     (_under(p, DATA_DIR) and not _under(p, SHIPPED_GAMES)) for p in paths)
+        with self._lock:
+            sources = {gid: self._sources.get(gid) for gid in self._snapshots}
+        return [gid for gid, src in sources.items()
+                if shared or src is None or any(_under(p, src.data_dir) or _under(p, src.templates_dir) for p in paths)]
+
+    def versions(self) -> dict[str, int]:
+        """Version of each rendered game: a page that reconnects compares them with its own."""
+        with self._lock:
+            return {gid: snap.version for gid, snap in self._snapshots.items()}
+
+    def refresh(self, gid: str) -> tuple[Snapshot, Snapshot] | None:
+        """Re-render one game; (before, after), or None when it is no longer served."""
+        with self._lock:
+            before = self._snapshots.get(gid)
+            if before is None:
+                return None
+            if gid not in self._sources:
+                after = replace(before, error=f"game '{gid}' is no longer in the games folder")
+            else:
+                after = self._render(gid, before)
+            if after != before:
+                after = replace(after, version=before.version + 1)
+            self._snapshots[gid] = after
+            return before, after
+
+    def _render(self, gid: str, last: Snapshot) -> Snapshot:
+        """Load, check and render a game; on any error keep the last good faces and say why."""
+        try:
+            game = load_game(self._sources[gid].data_dir)
+            renderer = Renderer(game, self.lang, translate=translator(game, self.lang), engine=self.engine)
+            renderer.env.bytecode_cache = self._compiled
+            faces = {face_id(f.component, f.card, f.side): f
+                     for comp in game.components.values() for f in renderer.faces(comp)}
+            findings = tuple(("warning" if f.severity != "error" else "error", str(f))
+                             for f in check(game).findings)
+            findings += tuple(("warning", str(issue)) for issue in renderer.issues)
+        except CardgenError as exc:
+            return replace(last, error=str(exc))
+        except Exception as exc:  # noqa: BLE001 a bug must not take the preview down while the designer types
+            return replace(last, error=f"internal error: {type(exc).__name__}: {exc}")
+        locations = {card.id: str(card.location) for comp in game.components.values() for card in comp.cards}
+        return Snapshot(gid, game.name, last.version, faces, _outline(game), findings, None, locations)
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept across re-renders: every change builds a new Renderer, and
+    compiling all templates again would cost most of the refresh. Jinja checks each entry
+    against the template's source, so an edited template is compiled afresh."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self._code:
+            bucket.bytecode_from_string(self._code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+def _under(path: Path, root: Path) -> bool:
+    root = root.resolve()
+    return path == root or root in path.parents
+
+
+def change_event(before: Snapshot, after: Snapshot) -> dict[str, Any] | None:
+    """What the page needs to catch up: the faces whose content hash changed, the error and
+    findings; None when nothing it shows changed."""
+    if after.version == before.version:
+        return None
+    old = before.keys()
+    changed = [{"id": fid, "key": key} for fid, key in after.keys().items() if old.get(fid) != key]
+    return {"game": after.game, "version": after.version, "outline": after.outline_key, "error": after.error,
+            "findings": [{"severity": s, "text": t} for s, t in after.findings], "changed": changed,
+            "cards": sorted({c["id"].split("/")[1] for c in changed})}
+
+
+# --- events -------------------------------------------------------------------------------------
+
+class EventHub:
+    """Fans events out to every open Server-Sent Events stream (one queue per client)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queues: set[queue.Queue[str | None]] = set()
+
+    def subscribe(self) -> queue.Queue[str | None]:
+        q: queue.Queue[str | None] = queue.Queue()
+        with self._lock:
+            self._queues.add(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue[str | None]) -> None:
+        with self._lock:
+            self._queues.discard(q)
+
+    def publish(self, event: str, data: dict[str, Any]) -> None:
+        message = sse_message(event, data)
+        with self._lock:
+            for q in self._queues:
+                q.put(message)
+
+    def close(self) -> None:
+        """End every stream (the server is stopping)."""
+        with self._lock:
+            for q in self._queues:
+                q.put(None)
+
+
+def sse_message(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+_ID_ATTR = re.compile(r'(?<![\w:-])id="([^"]+)"')
+_ID_REF = re.compile(r'(url\(#|href="#)([^")]+)')
+
+
+def scoped_svg(face: Face) -> str:
+    """The face's SVG with its ids made unique to it: many faces share one HTML document, where
+    two cards' ``clipPath id="trim"`` would otherwise clip each other."""
+    prefix = f"f{face.key[:12]}-"
+    svg = _ID_ATTR.sub(lambda m: f'id="{prefix}{m[1]}"', face.svg)
+    return _ID_REF.sub(lambda m: f"{m[1]}{prefix}{m[2]}", svg)
+
+
+def _face_url(gid: str, fid: str, key: str) -> str:
+    return f"/face/{quote(gid)}/{quote(fid)}.svg?k={key}"
+
+
+def _page(title: str, body: str, **data: str) -> str:
+    template = resources.files("cardgen").joinpath("serve_page.html").read_text(encoding="utf-8")
+    attrs = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in data.items())
+    return (template.replace("<!--title-->", html.escape(title)).replace("<!--body-attrs-->", attrs)
+            .replace("<!--body-->", body))
+
+
+def _banner(error: str | None) -> str:
+    hidden = "" if error else " hidden"
+    return f'<pre id="error" class="banner"{hidden}>{html.escape(error or "")}</pre>'
+
+
+def index_html(state: PreviewState) -> str:
+    items = "".join(f'<li><a href="/game/{quote(g)}">{html.escape(g)}</a></li>' for g in state.game_ids)
+    body = (f"<h1>cardgen preview</h1>{_banner(state.discovery_error)}"
+            f"<ul class=\"games\">{items or '<li>no games found</li>'}</ul>")
+    return _page("cardgen preview", body, game="", version="0", outline="")
+
+
+def _findings_html(findings: Iterable[tuple[str, str]]) -> str:
+    rows = "".join(f'<li class="{s}">{html.escape(t)}</li>' for s, t in findings)
+    return f'<ul id="findings">{rows or "<li class=ok>all rules pass</li>"}</ul>'
+
+
+def game_html(snap: Snapshot) -> str:
+    """The whole page of one game: banner, findings, then per component its cards and a sheet."""
+    parts = [f'<p><a href="/">all games</a></p><h1>{html.escape(snap.name or snap.game)}</h1>',
+             _banner(snap.error), "<h2>Findings</h2>", _findings_html(snap.findings)]
+    for comp in snap.outline:
+        parts.append(f'<section class="component"><h2>{html.escape(comp.name)} <small>{html.escape(comp.id)} · '
+                     f'{comp.width:g} × {comp.height:g} mm {html.escape(comp.kind)}</small></h2><div class="cards">')
+        for card_id, count in comp.cards:
+            faces = "".join(_face_html(snap, face_id(comp.id, card_id, side), comp.width + 2 * comp.bleed)
+                            for side in comp.sides)
+            where = html.escape(snap.locations.get(card_id, ""))
+            parts.append(f'<figure class="card" data-card="{html.escape(card_id)}"><div class="sides">{faces}</div>'
+                         f'<figcaption>{html.escape(card_id)} ×{count}<br><small>{where}</small></figcaption></figure>')
+        parts.append(f"</div>{_sheet_html(snap, comp)}</section>")
+    return _page(f"{snap.name or snap.game} — cardgen preview", "".join(parts), game=snap.game,
+                 version=str(snap.version), outline=snap.outline_key)
+
+
+def _sheet_html(snap: Snapshot, comp: ComponentOutline) -> str:
+    """The fronts on the first sheet as a default build places them: each face is cropped to
+    what is printed of it (its slot's clip) and turned where the plan turns cards."""
+    plan = comp.sheet
+    if plan is None:
+        return f"<p>{comp.width:g} × {comp.height:g} mm does not fit one {SHEET_PAPER.upper()} sheet: a build tiles it.</p>"
+    copies = [card_id for card_id, count in comp.cards for _ in range(count)]
+    art_w, art_h = comp.width + 2 * comp.bleed, comp.height + 2 * comp.bleed
+    cells = []
+    for slot, card_id in zip(plan.slots, copies):
+        fid = face_id(comp.id, card_id, "front")
+        face = snap.faces.get(fid)
+        if face is None:
+            continue
+        art, clip = plan.art_rect(slot), slot.clip
+        cx, cy = art.x + art.w / 2 - clip.x, art.y + art.h / 2 - clip.y
+        turn = "transform:rotate(-90deg);" if slot.rotated else ""
+        cells.append(f'<div class="slot" style="{_mm_box(clip.x, clip.y, clip.w, clip.h)}">'
+                     f'<img data-face="{html.escape(fid)}" src="{_face_url(snap.game, fid, face.key)}" '
+                     f'alt="{html.escape(card_id)}" style="{_mm_box(cx - art_w / 2, cy - art_h / 2, art_w, art_h)}{turn}">'
+                     f"</div>")
+    return (f"<h3>First sheet: {html.escape(plan.describe())}</h3>"
+            f'<div class="sheet" style="{_mm_box(0, 0, plan.paper_w, plan.paper_h, "relative")}">{"".join(cells)}</div>')
+
+
+def _mm_box(x: float, y: float, width: float, height: float, position: str = "absolute") -> str:
+    return (f"position:{position};left:calc({x:.2f} * var(--mm));top:calc({y:.2f} * var(--mm));"
+            f"width:calc({width:.2f} * var(--mm));height:calc({height:.2f} * var(--mm));")
+
+
+def _face_html(snap: Snapshot, fid: str, width_mm: float) -> str:
+    face = snap.faces.get(fid)
+    svg, key = (scoped_svg(face), face.key) if face is not None else ("", "")
+    return (f'<div class="face" data-face="{html.escape(fid)}" data-key="{key}" '
+            f'style="width:calc({width_mm:g} * var(--mm))">{svg}</div>')
+
+
+# --- HTTP -------------------------------------------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes: ``/`` index, ``/game/ID`` page, ``/face/ID/COMPONENT/CARD/SIDE.svg``,
+    ``/api/game/ID`` (JSON state), ``/events`` (Server-Sent Events)."""
+
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def do_GET(self) -> None:
+        try:
+            self._route()
+        except OSError:  # the browser went away mid-answer
+            pass
+        except Exception as exc:  # noqa: BLE001 a bug in a page must not leave the browser with an empty answer
+            message = f"cardgen: internal error: {type(exc).__name__}: {exc} (please report it)"
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", message.encode("utf-8"))
+
+    def _route(self) -> None:
+        if not self._host_ok():
+            return self._send(HTTPStatus.FORBIDDEN, "text/plain", b"only localhost may use the preview")
+        path = urlsplit(self.path).path
+        parts = [unquote(p) for p in path.strip("/").split("/")] if path != "/" else []
+        state = self.server.preview.state
+        if not parts:
+            if state.only is not None:
+                return self._redirect(f"/game/{quote(state.only)}")
+            return self._html(index_html(state))
+        if parts == ["events"]:
+            return self._events()
+        if len(parts) == 2 and parts[0] == "game":
+            snap = state.snapshot(parts[1])
+            return self._html(game_html(snap)) if snap else self._not_found()
+        if len(parts) == 3 and parts[:2] == ["api", "game"]:
+            snap = state.snapshot(parts[2])
+            return self._json(snap.as_json()) if snap else self._not_found()
+        if len(parts) == 5 and parts[0] == "face" and parts[4].endswith(".svg"):
+            return self._face(parts[1], face_id(parts[2], parts[3], parts[4][:-4]))
+        return self._not_found()
+
+    def _host_ok(self) -> bool:
+        """Refuse other Host names: a web page elsewhere cannot read the preview by DNS rebinding."""
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        return host in ("127.0.0.1", "localhost", "")
+
+    def _face(self, gid: str, fid: str) -> None:
+        snap = self.server.preview.state.snapshot(gid)
+        face = snap.faces.get(fid) if snap else None
+        if face is None:
+            return self._not_found()
+        self._send(HTTPStatus.OK, "image/svg+xml; charset=utf-8", scoped_svg(face).encode("utf-8"),
+                   {"X-Face-Key": face.key})
+
+    def _events(self) -> None:
+        """A long-lived event stream: ``hello`` with every game's version, then ``update``s,
+        with ``: ping`` comments in between so proxies and browsers keep it open."""
+        preview = self.server.preview
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "keep-alive")
+        self.end_headers()
+        self.close_connection = True
+        q = preview.hub.subscribe()
+        try:
+            self._write(sse_message("hello", {"versions": preview.state.versions()}))
+            while True:
+                try:
+                    message = q.get(timeout=preview.ping_seconds)
+                except queue.Empty:
+                    message = ": ping\n\n"
+                if message is None:
+                    break
+                self._write(message)
+        except OSError:  # the page was closed or reloaded
+            pass
+        finally:
+            preview.hub.unsubscribe(q)
+
+    def _write(self, text: str) -> None:
+        self.wfile.write(text.encode("utf-8"))
+        self.wfile.flush()
+
+    def _html(self, text: str) -> None:
+        self._send(HTTPStatus.OK, "text/html; charset=utf-8", text.encode("utf-8"))
+
+    def _json(self, data: dict[str, Any]) -> None:
+        self._send(HTTPStatus.OK, "application/json", json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+    def _redirect(self, location: str) -> None:
+        self._send(HTTPStatus.FOUND, "text/plain", b"", {"Location": location})
+
+    def _not_found(self) -> None:
+        self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
+
+    def _send(self, status: HTTPStatus, content_type: str, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: a page load is dozens of requests, and the terminal is for errors."""
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False   # idle keep-alive connections must not hold up Ctrl-C
+    preview: PreviewServer
+
+
+# --- the server -------------------------------------------------------------------------------
+
+class PreviewServer:
+    """The preview as a library: ``start()`` serves in background threads, ``url`` says where,
+    ``stop()`` ends streams, watcher and server. ``log`` is told about changes and errors."""
+
+    def __init__(self, games_dirs: Iterable[Path] = (), game: str | None = None, port: int = 8000,
+                 lang: str = "en", ping_seconds: float = PING_SECONDS,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.state = PreviewState(games_dirs, game, lang)
+        self.port = port
+        self.ping_seconds = ping_seconds
+        self.log = log or (lambda message: None)
+        self.hub = EventHub()
+        self._stop = threading.Event()
+        self._watching = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._httpd: _HTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the preview server is not started")
+        return f"http://{HOST}:{self._httpd.server_address[1]}/"
+
+    def start(self) -> PreviewServer:
+        """Bind, start serving and watching; returns once both are ready."""
+        try:
+            self._httpd = _HTTPServer((HOST, self.port), _Handler)
+        except OSError as exc:
+            raise InputError(f"cannot listen on {HOST}:{self.port}: {exc.strerror}", None,
+                             "pick another --port, or --port 0 for any free one") from None
+        self._httpd.preview = self
+        if self.state.only is not None:
+            self.state.snapshot(self.state.only)  # warm: the first page load is then instant
+        self._spawn(self._httpd.serve_forever, "cardgen-serve-http")
+        self._spawn(self._watch, "cardgen-serve-watch")
+        if not self._watching.wait(10):
+            self.stop()
+            raise RuntimeError("the file watcher did not start")
+        return self
+
+    def wait(self) -> None:
+        """Block until stopped; wakes often so Ctrl-C reaches the main thread at once."""
+        while not self._stop.wait(0.25):
+            pass
+
+    def stop(self) -> None:
+        """End the event streams first (their threads would otherwise wait for the next ping),
+        then the watcher and the server; calling it twice is harmless."""
+        self._stop.set()
+        self.hub.close()
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        for t in self._threads:
+            t.join(5)
+        self._threads.clear()
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _watch(self) -> None:
+        """Turn batches of changed files into page updates until stopped."""
+        import watchfiles
+
+        try:
+            for changes in watchfiles.watch(*self.state.watch_paths(), step=WATCH_STEP_MS, stop_event=self._stop,
+                                            rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
+                self._watching.set()  # the first (empty) batch proves the watcher is armed
+                if changes:
+                    self._apply_safely(Path(p) for _, p in changes)
+        except Exception as exc:  # noqa: BLE001 e.g. a watched folder was deleted: keep serving what we have
+            self.log(f"cardgen: file watching stopped ({type(exc).__name__}: {exc}); restart 'cardgen serve'")
+
+    def _apply_safely(self, paths: Iterable[Path]) -> None:
+        """One bad batch (a folder vanishing mid-scan) must not end the watching."""
+        try:
+            self.apply_changes(paths)
+        except Exception as exc:  # noqa: BLE001
+            self.log(f"cardgen: internal error while refreshing: {type(exc).__name__}: {exc}")
+
+    def apply_changes(self, paths: Iterable[Path]) -> None:
+        """Re-render what the changed files affect and tell the pages."""
+        paths = list(paths)
+        if self.state.discover():
+            self.hub.publish("update", {"game": None, "error": self.state.discovery_error})
+        for gid in self.state.affected(paths):
+            result = self.state.refresh(gid)
+            event = change_event(*result) if result else None
+            if event is None:
+                continue
+            self.hub.publish("update", event)
+            if event["error"]:
+                self.log(f"{gid}: {event['error']}")
+            else:
+                self.log(f"{gid}: {len(event['changed'])} face(s) changed, {len(event['findings'])} finding(s)")
+
+
+def serve(games_dirs: Iterable[Path], game: str | None, port: int, lang: str,
+          echo: Callable[[str], None] = print) -> None:
+    """Run the preview until Ctrl-C (what the ``cardgen serve`` command does). ``game`` may
+    also be the path of a game folder, as in the other commands."""
+    if game is not None and (Path(game) / "game.yaml").is_file():
+        games_dirs, game = (*games_dirs, Path(game)), Path(game).resolve().name
+    server = PreviewServer(games_dirs=games_dirs, game=game, port=port, lang=lang, log=echo).start()
+    echo(f"cardgen: preview at {server.url}  (Ctrl-C stops)")
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        echo("cardgen: stopped")
+    finally:
+        server.stop()
