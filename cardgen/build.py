@@ -360,12 +360,12 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     previous outputs untouched.
     """
     options = options.validated()
-    with BuildLock(options.out, on_wait=on_wait):
-        return _build_locked(list(games), options, jobs or os.cpu_count() or 1, on_done)
+    with BuildLock(options.out, on_wait=on_wait) as lock:
+        return _build_locked(list(games), options, jobs or os.cpu_count() or 1, on_done, lock.fileno())
 
 
 def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
-                  on_done: Callable[[GameBuild], None] | None) -> list[GameBuild]:
+                  on_done: Callable[[GameBuild], None] | None, lock_fd: int | None) -> list[GameBuild]:
     _RENDERERS.clear()   # data may have changed since the last build in this process
     _GAMES.clear()
     refs = {g.id: str(g.data_dir) for g in games}
@@ -401,7 +401,8 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     # worker processes pay off only when there is real rendering to share out
     cache = FaceCache(options.cache_root)
     misses = sum(1 for t in tasks for _c, _n, *ks in t[3] for k in ks if k and not cache.has(k))
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context()) if jobs > 1 and misses >= 8 else None
+    pool = (ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context(), initializer=_worker_init,
+                                initargs=(lock_fd,)) if jobs > 1 and misses >= 8 else None)
     try:
         run = (lambda fn, *a: pool.submit(fn, *a)) if pool else (lambda fn, *a: _Done(fn(*a)))
         cache_root = options.cache_root
@@ -480,6 +481,27 @@ class _Done:
 
     def result(self) -> object:
         return self.value
+
+
+def _worker_init(lock_fd: int | None) -> None:
+    """In each worker: let go of the build lock the fork handed down (only the main process
+    holds it), and die with the main process — a killed build must not leave workers that
+    keep the output folder locked."""
+    if lock_fd is not None:
+        try:
+            os.close(lock_fd)
+        except OSError:
+            pass
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG (Linux); harmless elsewhere
+        if os.getppid() == 1:           # the parent died before prctl took effect
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
 
 
 def _fork_context():

@@ -97,6 +97,9 @@ class BuildLock:
             stale.unlink(missing_ok=True)
         return self
 
+    def fileno(self) -> int | None:
+        return self.fh.fileno() if self.fh is not None else None
+
     def __exit__(self, *exc: object) -> None:
         import fcntl
 

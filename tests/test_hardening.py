@@ -1,0 +1,226 @@
+"""Untrusted inputs and outputs a class depends on: artwork safety, template containment,
+killed and concurrent builds, reproducibility over time, limits."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pikepdf
+import pytest
+from PIL import Image
+
+import cardgen
+from cardgen.errors import CardgenError, InputError
+from cardgen.render import Renderer, render_png
+from tests.test_render import make_game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ART = """{% extends "base.svg.j2" %}
+{% block artwork %}{{ image(card.title, 0, 0, 50, 70, fit="slice") }}{% endblock %}
+"""
+
+
+def art_game(tmp_path: Path, rel: str) -> Path:
+    fields = "  title: {type: text, translatable: false}"
+    return make_game(tmp_path, ART, f"  - {{id: one, title: '{rel}'}}", fields)
+
+
+def face(path: Path):
+    game = cardgen.load_game(path)
+    return Renderer(game).face(game.components["cards"], game.components["cards"].card("one"))
+
+
+def test_png_artwork_is_embedded_and_drawn(tmp_path):
+    path = art_game(tmp_path, "art/red.png")
+    (path / "art").mkdir()
+    Image.new("RGB", (100, 140), (200, 10, 10)).save(path / "art/red.png")
+    f = face(path)
+    assert 'href="data:image/png;base64,' in f.svg
+    im = Image.open(io.BytesIO(render_png(f, 72))).convert("RGB")
+    assert im.getpixel((im.width // 2, im.height // 2)) == (200, 10, 10)
+
+
+@pytest.mark.parametrize("rel, words", [
+    ("../../etc/passwd.png", "leaves the game folder"),
+    ("/etc/passwd.png", "leaves the game folder"),
+    ("art/missing.png", "not found"),
+    ("art/notes.txt", "is not PNG, JPEG or SVG"),
+])
+def test_bad_artwork_paths(tmp_path, rel, words):
+    path = art_game(tmp_path, rel)
+    (path / "art").mkdir()
+    (path / "art/notes.txt").write_text("hello")
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert words in info.value.message and "card 'one'" in info.value.message
+
+
+def test_symlink_out_of_the_game_is_refused(tmp_path):
+    secret = tmp_path / "secret.png"
+    Image.new("RGB", (10, 10)).save(secret)
+    path = art_game(tmp_path, "art/link.png")
+    (path / "art").mkdir()
+    (path / "art/link.png").symlink_to(secret)
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert "symbolic link" in info.value.message
+
+
+def test_oversized_and_bomb_images_are_refused(tmp_path):
+    path = art_game(tmp_path, "art/huge.png")
+    (path / "art").mkdir()
+    (path / "art/huge.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * (21 * 1024 * 1024))
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert "the limit is 20 MiB" in info.value.message
+    Image.new("1", (9000, 5000)).save(path / "art/huge.png")          # 45 Mpx in a tiny file
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert "megapixel limit" in info.value.message
+
+
+@pytest.mark.parametrize("svg, words", [
+    ('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]>'
+     '<svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text></svg>', "DOCTYPE or entities"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+     '<image xlink:href="file:///etc/passwd" width="5" height="5"/></svg>', "outside files or URLs"),
+    ('<svg xmlns="http://www.w3.org/2000/svg"><image href="http://example.com/x.png"/></svg>', "outside files or URLs"),
+    ("<svg", "invalid SVG"),
+])
+def test_unsafe_svg_artwork_is_refused(tmp_path, svg, words):
+    path = art_game(tmp_path, "art/a.svg")
+    (path / "art").mkdir()
+    (path / "art/a.svg").write_text(svg)
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert words in info.value.message
+
+
+def test_plain_svg_artwork_is_embedded(tmp_path):
+    path = art_game(tmp_path, "art/a.svg")
+    (path / "art").mkdir()
+    (path / "art/a.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+                                    '<rect width="10" height="10" fill="#0a0"/></svg>')
+    f = face(path)
+    im = Image.open(io.BytesIO(render_png(f, 72))).convert("RGB")
+    assert im.getpixel((im.width // 2, im.height // 2)) == (0, 170, 0)
+
+
+def test_templates_cannot_follow_a_symlink_out_of_their_folder(tmp_path):
+    outside = tmp_path / "outside.svg.j2"
+    outside.write_text('{% extends "base.svg.j2" %}')
+    path = make_game(tmp_path, '{% include "evil.svg.j2" %}')
+    (path / "templates/evil.svg.j2").symlink_to(outside)
+    with pytest.raises(CardgenError) as info:
+        face(path)
+    assert "leaves the template folder" in str(info.value)
+
+
+def test_faces_never_fetch_files_or_urls(tmp_path):
+    template = """{% extends "base.svg.j2" %}
+{% block artwork %}<image href="file:///etc/hostname" width="50" height="70"/><image href="http://127.0.0.1:9/x.png" width="5" height="5"/>{% endblock %}
+"""
+    f = face(make_game(tmp_path, template))
+    from cardgen.render import render_pdf
+
+    pdf = render_pdf(f)                         # renders; the references are ignored, not fetched
+    assert Path("/etc/hostname").read_bytes().strip() not in pdf
+
+
+# --- builds as a class depends on them --------------------------------------------------------
+
+def cli_build(out: Path, *extra: str, wait: bool = True):
+    args = [sys.executable, "-m", "cardgen", "build", "qcd", "tutti-quantum", "--out", str(out), "--no-cache", *extra]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if wait:
+        proc.communicate(timeout=300)
+    return proc
+
+
+def digests(out: Path) -> dict[str, str]:
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*.pdf"))}
+
+
+def test_killing_a_build_at_any_moment_keeps_every_file_whole(tmp_path):
+    out = tmp_path / "out"
+    assert cli_build(out, "--marks", "lines").returncode == 0
+    old = digests(out)
+    new_out = tmp_path / "reference"
+    assert cli_build(new_out).returncode == 0
+    new = {k: v for k, v in digests(new_out).items()}
+    for delay in (0.4, 0.9, 1.5, 2.2):
+        proc = cli_build(out, wait=False)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        now = digests(out)
+        assert set(now) == set(old)
+        for name, digest in now.items():
+            assert digest in (old[name], new[name]), f"{name} is neither the old nor the new file"
+            with pikepdf.open(out / name) as pdf:
+                assert len(pdf.pages) > 0
+    # the next build sweeps the killed builds' temporary files
+    assert cli_build(out).returncode == 0
+    assert not list(out.rglob("*.part"))
+    assert digests(out) == new
+
+
+def test_two_builds_into_one_folder_do_not_corrupt_each_other(tmp_path):
+    out = tmp_path / "out"
+    a = cli_build(out, wait=False)
+    b = cli_build(out, "--marks", "lines", wait=False)
+    (_, err_a), (_, err_b) = a.communicate(timeout=300), b.communicate(timeout=300)
+    assert a.returncode == 0 and b.returncode == 0
+    for game in ("qcd", "tutti-quantum"):
+        manifest = json.loads((out / game / "en/manifest.json").read_text())
+        for f in manifest["files"]:
+            assert hashlib.sha256((out / f["path"]).read_bytes()).hexdigest() == f["sha256"]
+    assert b"waiting for another build" in err_a + err_b
+
+
+def test_builds_on_different_days_are_byte_identical(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    runs = []
+    for i, tz in enumerate(("UTC", "Asia/Tokyo")):
+        out = tmp_path / f"run{i}"
+        res = subprocess.run([sys.executable, "-m", "cardgen", "build", "qcd", "--out", str(out)], cwd=ROOT,
+                             env={**env, "TZ": tz}, capture_output=True)
+        assert res.returncode == 0
+        subprocess.run([sys.executable, "-m", "cardgen", "render", "qcd", "--card", "u-red", "--out", str(out)],
+                       cwd=ROOT, env={**env, "TZ": tz}, check=True, capture_output=True)
+        runs.append({str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*")
+                     if p.is_file() and ".cache" not in p.parts})
+        time.sleep(1.1)
+    assert runs[0] == runs[1]
+    assert any(k.endswith(".png") for k in runs[0]) and any(k.endswith(".pdf") for k in runs[0])
+
+
+def test_a_component_with_too_many_distinct_cards_gets_a_clear_limit(tmp_path):
+    cards = "\n".join(f"  - {{id: c{i}, title: '{i}'}}" for i in range(2001))
+    path = make_game(tmp_path, '{% extends "base.svg.j2" %}{% block artwork %}{% endblock %}', cards)
+    res = subprocess.run([sys.executable, "-m", "cardgen", "build", str(path), "--out", str(tmp_path / "o")],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 2 and "at most 2000" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_ten_thousand_copies_are_fine_ten_thousand_and_one_are_refused(tmp_path):
+    path = make_game(tmp_path, '{% extends "base.svg.j2" %}{% block artwork %}{% endblock %}',
+                     "  - {id: one, title: a, count: 9999}\n  - {id: two, title: b}")
+    from cardgen.build import BuildOptions, build
+
+    (res,) = build([cardgen.load_game(path)], BuildOptions(out=tmp_path / "o", duplex="none"), jobs=1)
+    assert res.files[0].cards == 10_000
+    (path / "cards.yaml").write_text((path / "cards.yaml").read_text().replace("{id: two, title: b}",
+                                                                              "{id: two, title: b, count: 2}"))
+    with pytest.raises(InputError) as info:
+        cardgen.load_game(path)
+    assert "more than 10000 cards" in info.value.message
