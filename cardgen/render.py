@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import traceback
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -217,7 +218,9 @@ class Renderer:
         """Upper-case the first letter for languages that write sentence case with capitals;
         leave Chinese, Arabic... and Greek particle letters (μ, τ, ν) as they are."""
         s = str(value)
-        if not s or self.lang.split("-")[0] in ("zh", "ja", "ko", "ar", "he", "fa") or not s[0].isascii():
+        if not s or self.lang.split("-")[0] in ("zh", "ja", "ko", "ar", "he", "fa"):
+            return s
+        if unicodedata.name(s[0], "").startswith("GREEK"):   # μ, τ, ν are symbols, not words
             return s
         return s[0].upper() + s[1:]
 
