@@ -110,9 +110,9 @@ def read_record_fields(m: YMap, specs: Mapping[str, FieldSpec], what: str, physi
         if key in reserved:
             continue
         if key not in specs:
-            raise InputError(f"unknown field '{key}' in {what}{did_you_mean(key, list(specs) + list(reserved))}",
+            raise InputError(f"unknown field '{S.shown(key)}' in {what}{did_you_mean(key, list(specs) + list(reserved))}",
                              m.key_where(key),
-                             f"declare it under 'fields:' or use one of: {', '.join(sorted(specs)) or '(none declared)'}")
+                             f"declare it under 'fields:' or use one of: {S.one_of(sorted(specs), 40) or '(none declared)'}")
         values[key] = convert_field(specs[key], m[key], m.where(key), m.raw.get(key), physics)
         raws[key] = m[key]
         locs[key] = m.where(key)

@@ -9,6 +9,11 @@ adding one.
 from __future__ import annotations
 
 import itertools
+import math
+import os
+import re
+import string
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -111,12 +116,49 @@ def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = ()) -> list
 # --- game.yaml ------------------------------------------------------------------------------
 
 def _within(base: Path, rel: str, loc: Location) -> Path:
-    """Resolve a data-relative path, refusing anything that leaves the game folder."""
-    target = (base / rel).resolve()
-    root = base.resolve()
+    """Resolve a data-relative path, refusing anything that leaves the game folder — by '..', as
+    an absolute path, or through a symbolic link that points elsewhere."""
+    keep = "keep referenced files inside the game folder and write paths relative to it"
+    if any(unicodedata.category(c) == "Cc" for c in rel):
+        raise InputError(f"path '{S.shown(rel)}' contains a control character", loc, "remove it from the path")
+    if os.path.isabs(rel):
+        raise InputError(f"path '{S.shown(rel)}' is absolute and leaves the game folder", loc,
+                         "write the path relative to the game folder, e.g. components/cards.yaml")
+    try:
+        root = base.resolve()
+        target = (base / rel).resolve(strict=False)
+    except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+        raise InputError(f"path '{S.shown(rel)}' runs into a loop of symbolic links", loc,
+                         "point the path at a real file") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"path '{S.shown(rel)}' cannot be used: {getattr(exc, 'strerror', None) or exc}", loc,
+                         keep) from None
     if root != target and root not in target.parents:
-        raise InputError(f"path '{rel}' leaves the game folder", loc, "keep referenced files inside the game folder")
+        lexical = Path(os.path.normpath(base.absolute() / rel))
+        if lexical == base.absolute() or base.absolute() in lexical.parents:
+            raise InputError(f"path '{S.shown(rel)}' leaves the game folder through a symbolic link", loc,
+                             f"{keep}; copy the file in instead of linking to it")
+        raise InputError(f"path '{S.shown(rel)}' leaves the game folder", loc, keep)
     return target
+
+
+def _relative(path: Path, base: Path) -> str:
+    """A game file as the game's own files name it (components/cards.yaml)."""
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except (ValueError, OSError):
+        return display_path(path)
+
+
+def _template_name(value: Any, loc: Location, raw: Any = None) -> str:
+    """A template file name, relative to the game's templates folder and staying inside it."""
+    name = S.text(value, loc)
+    parts = name.replace("\\", "/").split("/")
+    if (not name.strip() or any(unicodedata.category(c) == "Cc" for c in name) or os.path.isabs(name)
+            or name.startswith("\\") or ".." in parts):
+        raise InputError(f"template '{S.shown(name)}' is not a file name inside the templates folder", loc,
+                         "write the template's file name relative to the templates folder, e.g. card-front.svg.j2")
+    return name
 
 
 def _load(src: GameSource, physics: PhysicsData) -> Game:
@@ -149,8 +191,8 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
         cpath = _within(src.data_dir, S.text(item, loc), loc)
         comp = _component(cpath, physics)
         if comp.id in components:
-            raise InputError(f"duplicate component id '{comp.id}' (also in {display_path(components[comp.id].file)})",
-                             comp.location, "give each component its own id")
+            raise InputError(f"duplicate component id '{comp.id}' (also in {_relative(components[comp.id].file, src.data_dir)})",
+                             comp.where("id"), "give each component its own id")
         components[comp.id] = comp
         files.append(cpath)
 
@@ -228,7 +270,8 @@ def _component(path: Path, physics: PhysicsData) -> Component:
         id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
         width=width, height=height, shape=f.get("shape", _shape, Shape()),
         bleed=f.get("bleed", S.number(0, 20), 3.0), safe=f.get("safe", S.number(0, 50), 4.0),
-        front=f.get("front", S.text), back=f.get("back", lambda v, l, r=None: None if v is None else S.text(v, l), None),
+        front=f.get("front", _template_name),
+        back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
         print_note=f.get("print_note", S.text, ""))
     cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics)
@@ -271,6 +314,13 @@ def _expand(entry: YMap) -> list[YMap]:
     if "id" not in entry:
         raise InputError("a matrix entry needs an 'id' pattern", entry.loc,
                          "add e.g. id: \"{particle}-{colour}\"")
+    if not axes:
+        raise InputError("matrix has no axes", entry.where("matrix"), "add e.g. 'particle: [u, d]'")
+    combos = math.prod(len(v) for _, v in axes)
+    if combos > MAX_CARDS_PER_COMPONENT:
+        raise InputError(f"matrix makes {combos} cards, more than the limit of {MAX_CARDS_PER_COMPONENT}",
+                         entry.where("matrix"), "use shorter axes or split the component")
+    pattern = _id_pattern(S.text(entry["id"], entry.where("id")), list(matrix), entry.where("id"))
     out = []
     for combo in itertools.product(*(range(len(v)) for _, v in axes)):
         pieces = [(k, v, entry.key_where(k), entry.where(k), entry.raw.get(k)) for k, v in entry.items()
@@ -279,13 +329,38 @@ def _expand(entry: YMap) -> list[YMap]:
         for (key, values), i in zip(axes, combo):
             pieces.append((key, values[i], matrix.key_where(key), values.where(i), values.raw[i]))
             subst[key] = values[i]
-        try:
-            cid = S.text(entry["id"], entry.where("id")).format(**subst)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise InputError(f"id pattern '{entry['id']}' uses an unknown name {exc}", entry.where("id"),
-                             f"use only the matrix names: {', '.join('{' + k + '}' for k in matrix)}") from None
+        cid = "".join(str(subst[part]) if is_name else part for part, is_name in pattern)
         pieces.append(("id", cid, entry.key_where("id"), entry.where("id"), None))
         out.append(_synth(entry.loc, pieces))
+    return out
+
+
+def _id_pattern(text: str, names: list[str], loc: Location) -> list[tuple[str, bool]]:
+    """Split an id pattern like '{particle}-{colour}' into literal text and matrix names.
+
+    Only plain ``{name}`` placeholders are allowed: no attribute access, indexing or format specs,
+    which str.format would otherwise evaluate on the data."""
+    hint = f"use only the matrix names: {', '.join('{' + k + '}' for k in names)}"
+    out: list[tuple[str, bool]] = []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise InputError(f"id pattern '{S.shown(text)}' is malformed: {exc}", loc,
+                         f"{hint}; write a literal brace as {{{{ or }}}}") from None
+    for literal, name, spec, conversion in parsed:
+        if literal:
+            out.append((literal, False))
+        if name is None:
+            continue
+        written = S.shown("{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}", 40)
+        base = re.split(r"[.\[]", name)[0]
+        if base in names and (spec or conversion or name != base):
+            raise InputError(f"id pattern '{S.shown(text)}' may only use plain placeholders, not '{written}'",
+                             loc, f"write {{{base}}} without formatting or attribute access")
+        if name not in names:
+            raise InputError(f"id pattern '{S.shown(text)}' uses an unknown name '{written}'"
+                             f"{did_you_mean(name, names)}", loc, hint)
+        out.append((name, True))
     return out
 
 
@@ -294,12 +369,17 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
     seq = S.sequence(value, loc)
     cards: list[Card] = []
     seen: dict[str, Location] = {}
+    running = 0
     for i, raw_entry in enumerate(seq):
         entry = S.mapping(raw_entry, seq.where(i))
         for m in _expand(entry):
             cf = S.Fields(m, f"a card of {what}", m.loc)
             cid = cf.get("id", S.ident)
             count = cf.get("count", S.integer(1, MAX_CARDS_PER_COMPONENT), 1)
+            running += count
+            if running > MAX_CARDS_PER_COMPONENT:
+                raise InputError(f"{what} has more than {MAX_CARDS_PER_COMPONENT} cards", m.where("count"),
+                                 "split it into several components")
             values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics, reserved=("id", "count"),
                                                     defaults=defaults)
             if cid in seen:
@@ -341,4 +421,4 @@ def _resolve_refs(components: dict[str, Component], tables: dict[str, Any]) -> N
                 for v in values:
                     if v not in ids:
                         raise InputError(f"'{v}' is not an id in {target}{did_you_mean(v, [i for i in ids if i])}",
-                                         card.where(name), f"use one of: {', '.join(i for i in ids if i)}")
+                                         card.where(name), f"use one of: {S.one_of(i for i in ids if i) or '(no ids)'}")

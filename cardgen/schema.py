@@ -12,14 +12,30 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import InputError, Location, did_you_mean
-from .yamlsrc import YMap, YSeq
+from .yamlsrc import YMap, YSeq, shown
+
+__all__ = ["shown"]  # re-exported: messages quote user values through it
 
 T = TypeVar("T")
 #: A converter turns a YAML value (with its location and raw text) into a Python value or raises.
 Converter = Callable[[Any, Location, "str | None"], Any]
 
 _MISSING = object()
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+\-~.]*$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+\-~.]*")
+MAX_ID_LENGTH = 100
+
+
+def one_of(options: Iterable[Any], limit: int = 20) -> str:
+    """'a, b, c' for a fix hint, shortened when the list is long."""
+    items = [shown(o, 40) for o in options]
+    return ", ".join(items[:limit]) + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _num(value: int | float) -> str:
+    """A number for a message: big ones in short scientific form."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"{float(value):.3g}" if abs(value) < 10**300 else "a number with more than 300 digits"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def type_name(value: Any) -> str:
@@ -69,9 +85,9 @@ class Fields:
         allowed = self.seen | set(also_allowed)
         for key in self.map:
             if key not in allowed:
-                raise InputError(f"unknown key '{key}' in {self.what}{did_you_mean(key, allowed)}",
+                raise InputError(f"unknown key '{shown(key)}' in {self.what}{did_you_mean(key, allowed)}",
                                  self.map.key_where(key),
-                                 f"remove it or use one of: {', '.join(sorted(allowed))}")
+                                 f"remove it or use one of: {one_of(sorted(allowed), 40)}")
 
 
 # --- converters -----------------------------------------------------------------------------
@@ -85,9 +101,11 @@ def text(value: Any, loc: Location, raw: str | None = None) -> str:
 
 def ident(value: Any, loc: Location, raw: str | None = None) -> str:
     s = text(value, loc, raw)
-    if not ID_PATTERN.match(s):
-        raise InputError(f"'{s}' is not a valid id", loc,
+    if not ID_PATTERN.fullmatch(s):
+        raise InputError(f"'{shown(s)}' is not a valid id", loc,
                          "use letters, digits and - _ + ~ . only, starting with a letter or digit")
+    if len(s) > MAX_ID_LENGTH:
+        raise InputError(f"id '{shown(s, 40)}' is longer than {MAX_ID_LENGTH} characters", loc, "use a shorter id")
     return s
 
 
@@ -96,9 +114,9 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Converter
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"expected a whole number, found {type_name(value)}", loc, "write a whole number like 3")
         if minimum is not None and value < minimum:
-            raise InputError(f"{value} is too small (minimum {minimum})", loc, f"use a number ≥ {minimum}")
+            raise InputError(f"{_num(value)} is too small (minimum {minimum})", loc, f"use a number ≥ {minimum}")
         if maximum is not None and value > maximum:
-            raise InputError(f"{value} is too large (maximum {maximum})", loc, f"use a number ≤ {maximum}")
+            raise InputError(f"{_num(value)} is too large (maximum {maximum})", loc, f"use a number ≤ {maximum}")
         return value
     return conv
 
@@ -110,6 +128,9 @@ def number(minimum: float | None = None, maximum: float | None = None, positive:
             raise InputError(f"expected a number, found {type_name(value)}", loc, "write a number like 63.5")
         try:
             out = float(value)
+        except OverflowError:
+            raise InputError(f"{_num(value)} is too large to be a number here", loc,
+                             "write a number of reasonable size like 63.5") from None
         except (TypeError, ValueError):
             raise InputError(f"expected a number, found {type_name(value)}", loc, "write a number like 63.5") from None
         if out != out or out in (float("inf"), float("-inf")):
@@ -128,13 +149,15 @@ def fraction(value: Any, loc: Location, raw: str | None = None) -> Fraction:
     """An exact rational: 1, -1, 2/3, '-1/3', 0.5 (decimals are taken as written, not as floats)."""
     if isinstance(value, bool) or value is None or isinstance(value, (YMap, YSeq)):
         raise InputError(f"expected a fraction like 2/3, found {type_name(value)}", loc, "write e.g. 2/3 or -1")
-    source = raw if raw is not None else str(value)
+    source = str(raw if raw is not None else value).strip().replace("−", "-")
+    if len(source) > 40 or re.search(r"[eE]\s*[-+]?\d{3,}", source):  # 1e999999999 would take ages
+        raise InputError(f"'{shown(source)}' is out of range", loc, "use a small fraction like 2/3")
     try:
-        result = Fraction(str(source).strip().replace("−", "-"))
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"'{source}' is not a fraction", loc, "write e.g. 2/3, -1/3, 1 or 0") from None
+        result = Fraction(source)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise InputError(f"'{shown(source)}' is not a fraction", loc, "write e.g. 2/3, -1/3, 1 or 0") from None
     if abs(result.numerator) > 10**6 or result.denominator > 10**6:
-        raise InputError(f"'{source}' is out of range", loc, "use a small fraction like 2/3")
+        raise InputError(f"'{shown(source)}' is out of range", loc, "use a small fraction like 2/3")
     return result
 
 
@@ -150,8 +173,8 @@ def choice(options: Iterable[str]) -> Converter:
     def conv(value: Any, loc: Location, raw: str | None = None) -> str:
         s = text(value, loc, raw)
         if s not in opts:
-            raise InputError(f"'{s}' is not one of {', '.join(opts)}{did_you_mean(s, opts)}", loc,
-                             f"use one of: {', '.join(opts)}")
+            raise InputError(f"'{shown(s)}' is not one of {one_of(opts)}{did_you_mean(s, opts)}", loc,
+                             f"use one of: {one_of(opts)}")
         return s
     return conv
 
@@ -194,14 +217,18 @@ def faces(value: Any, loc: Location, raw: str | None = None, sides: int = 6) -> 
     elif isinstance(value, YSeq):
         for i, v in enumerate(value):
             items.extend(faces(v, value.where(i), None, sides))
-    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*[-–]\s*\d+\s*", value):
+    elif isinstance(value, str) and re.fullmatch(r"\s*[0-9]{1,9}\s*[-–]\s*[0-9]{1,9}\s*", value):
         lo, hi = (int(p) for p in re.split(r"[-–]", value))
         if lo > hi:
-            raise InputError(f"range '{value}' runs backwards", loc, f"write {hi}-{lo}")
+            raise InputError(f"range '{value.strip()}' runs backwards", loc, f"write {hi}-{lo}")
+        for f in (lo, hi):
+            if not 1 <= f <= sides:
+                raise InputError(f"face {f} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
         items = list(range(lo, hi + 1))
     else:
-        raise InputError(f"'{value}' is not a die face or range", loc, "write a face (4), a range (3-6) or a list")
+        raise InputError(f"'{shown(value)}' is not a die face or range", loc,
+                         "write a face (4), a range (3-6) or a list")
     for f in items:
         if not 1 <= f <= sides:
-            raise InputError(f"face {f} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
+            raise InputError(f"face {_num(f)} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
     return tuple(items)

@@ -20,6 +20,26 @@ from .errors import InputError, Location, display_path
 MAX_NODES = 200_000
 #: Documents bigger than this are refused before parsing.
 MAX_BYTES = 8 * 1024 * 1024
+#: Deepest nesting of mappings and lists accepted.
+MAX_DEPTH = 64
+
+_CORE = "tag:yaml.org,2002:"
+#: Tags a scalar may carry (implicitly or written out): plain data only, never Python objects.
+SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
+#: Implicit YAML 1.1 tags PyYAML resolves but cannot construct safely; read as text.
+TEXT_TAGS = {_CORE + "value", _CORE + "merge"}
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A user-written value as it may appear inside a one-line message: control characters
+    escaped, long text shortened."""
+    text = str(value)
+    out = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text[: limit + 1])
+    return out[:limit] + "…" if len(out) > limit or len(text) > limit else out
+
+
+def tag_name(tag: str) -> str:
+    return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
 
 
 class YMap(dict):
@@ -71,12 +91,14 @@ class _Builder:
         if self.count > MAX_NODES:
             raise InputError(f"document has more than {MAX_NODES} nodes (alias expansion?)",
                              _loc(self.file, node), "split the file or remove YAML aliases")
-        if depth > 64:
-            raise InputError("nesting deeper than 64 levels", _loc(self.file, node),
-                             "flatten the structure")
+        if depth > MAX_DEPTH:
+            raise InputError(f"nesting deeper than {MAX_DEPTH} levels (or an alias that contains itself)",
+                             _loc(self.file, node), "flatten the structure")
         if isinstance(node, yaml.MappingNode):
+            self._check_tag(node, _CORE + "map")
             return self._mapping(node, depth)
         if isinstance(node, yaml.SequenceNode):
+            self._check_tag(node, _CORE + "seq")
             seq = YSeq()
             seq.loc = _loc(self.file, node)
             seq.item_locs, seq.raw = [], []
@@ -85,11 +107,26 @@ class _Builder:
                 seq.item_locs.append(_loc(self.file, item))
                 seq.raw.append(item.value if isinstance(item, yaml.ScalarNode) else None)
             return seq
+        return self._scalar(node)
+
+    def _check_tag(self, node: yaml.Node, *allowed: str) -> None:
+        if node.tag not in allowed:
+            raise InputError(f"YAML tag '{shown(tag_name(node.tag))}' is not allowed", _loc(self.file, node),
+                             "remove the tag: cardgen reads plain text, numbers, lists and mappings only")
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if node.tag in TEXT_TAGS:
+            return node.value
+        self._check_tag(node, *SCALAR_TAGS)
         try:
             return self.constructor.construct_object(node, deep=True)
-        except yaml.YAMLError as exc:  # e.g. an invalid timestamp or binary scalar
-            raise InputError(f"cannot read value {node.value!r}: {getattr(exc, 'problem', exc)}",
-                             _loc(self.file, node), "quote the value") from None
+        except Exception as exc:  # e.g. an impossible date (2001-13-45) or '!!int abc'
+            problem = (getattr(exc, "problem", None) or str(exc) if isinstance(exc, (ValueError, yaml.YAMLError))
+                       else "it is not written in the expected form")
+            kind = {"timestamp": "date", "int": "whole number", "float": "number"}.get(tag_name(node.tag)[2:], "value")
+            raise InputError(f"cannot read {kind} '{shown(node.value)}': "
+                             f"{shown(problem, 80)}", _loc(self.file, node),
+                             "quote the value to keep it as text, or correct it") from None
 
     def _mapping(self, node: yaml.MappingNode, depth: int) -> YMap:
         out = YMap()
@@ -102,10 +139,10 @@ class _Builder:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise InputError("mapping keys must be plain text", _loc(self.file, key_node),
                                  "use a simple word as the key")
-            key = str(self.constructor.construct_object(key_node))
+            key = str(self._scalar(key_node))
             if key in out:
                 first = out.key_locs[key]
-                raise InputError(f"duplicate key '{key}' (first defined at line {first.line})",
+                raise InputError(f"duplicate key '{shown(key)}' (first defined at line {first.line})",
                                  _loc(self.file, key_node), "remove or rename one of the two")
             out[key] = self.build(value_node, depth + 1)
             out.key_locs[key] = _loc(self.file, key_node)
@@ -125,17 +162,45 @@ def parse_yaml(text: str, file: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
-        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        problem = " ".join((exc.problem or exc.context or "invalid YAML").split())
         if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
-            problem += (f" ({exc.context.strip()} started at line {exc.context_mark.line + 1}, "
+            problem += (f" ({' '.join(exc.context.split())} started at line {exc.context_mark.line + 1}, "
                         f"column {exc.context_mark.column + 1})")
-        raise InputError(f"YAML syntax error: {problem}", loc,
-                         "check indentation, colons and quotes around this position") from None
+        fix = "check indentation, colons and quotes around this position"
+        if "'\\t'" in problem:
+            fix = "indent with spaces: YAML does not allow tab characters for indentation"
+        raise InputError(f"YAML syntax error: {problem}", loc, fix) from None
+    except yaml.reader.ReaderError as exc:  # a control character (NUL, ESC...) in the text
+        before = text[: exc.position]
+        loc = Location(file, before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1)
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise InputError(f"character U+{char:04X} is not allowed in a YAML file", loc,
+                         "delete it (control characters cannot appear in YAML)") from None
     except yaml.YAMLError as exc:
-        raise InputError(f"YAML error: {exc}", Location(file), "fix the YAML syntax") from None
+        raise InputError(f"YAML error: {shown(' '.join(str(exc).split()), 200)}", Location(file),
+                         "fix the YAML syntax") from None
+    except RecursionError:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", _deep_spot(text, file),
+                         "flatten the structure") from None
     if node is None:
         raise InputError("file is empty", Location(file, 1, 1), "add the expected content")
     return _Builder(file).build(node)
+
+
+def _deep_spot(text: str, file: str) -> Location:
+    """Where nesting first gets too deep (the event parser is not recursive, so this is safe)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return Location(file, event.start_mark.line + 1, event.start_mark.column + 1)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return Location(file, 1, 1)
 
 
 def load_yaml(path: Path) -> Any:

@@ -42,6 +42,31 @@ def particle_field(component: Component, params: S.Fields, key: str = "field", d
     return name
 
 
+def typed_field(component: Component, params: S.Fields, key: str, default: str, types: tuple[str, ...],
+                what: str, required: bool = True) -> str:
+    """Name of a card field a rule reads, checked to be declared with one of ``types`` (a type
+    like 'list:particle' means a list of particles). With ``required=False`` an undeclared field
+    is accepted when the parameter was left at its default (every card then has no value)."""
+    name = params.get(key, S.ident, default)
+    spec = component.fields.get(name)
+    where = params.map.where(key) if params.has(key) else params.loc
+    if spec is None:
+        if not required and not params.has(key):
+            return name
+        raise InputError(f"component '{component.id}' has no {what} field '{name}'", where,
+                         f"declare '{name}' in its fields or set '{key}' to one of: "
+                         f"{S.one_of(n for n, f in component.fields.items() if _type_of(f) in types) or '(none)'}")
+    if _type_of(spec) not in types:
+        raise InputError(f"field '{name}' of component '{component.id}' is of type {_type_of(spec)}, "
+                         f"this check needs {' or '.join(types)}", where,
+                         f"name a field declared with type {' or '.join(types)}")
+    return name
+
+
+def _type_of(spec: Any) -> str:
+    return f"list:{spec.of}" if spec.type == "list" else spec.type
+
+
 def particle_counts(component: Component, field: str) -> Counter[str]:
     """How many cards of each particle id a deck holds."""
     counts: Counter[str] = Counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Iterator
 
@@ -9,7 +10,7 @@ from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Game
 from . import declared
-from .common import card_key, component_param, particle_counts, particle_field
+from .common import card_key, component_param, particle_counts, particle_field, typed_field
 
 
 @declared("deck-size")
@@ -19,6 +20,9 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
     comp = component_param(game, params)
     total = params.get("total", S.integer(1), None)
     by = params.get("by", S.text, None)
+    if by is not None and not re.fullmatch(r"[A-Za-z0-9_+\-~.]+", by):
+        raise InputError(f"'by: {S.shown(by)}' is not a field name", params.map.where("by"),
+                         "write a field of the component, or particle.category")
     counts = params.get("counts", S.mapping, None)
     if (by is None) != (counts is None):
         raise InputError("'by' and 'counts' go together", params.loc, "give both or neither")
@@ -36,7 +40,7 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
         for key in sorted(set(actual) | set(counts)):
             want = counts.get(key, 0)
             if not isinstance(want, int) or isinstance(want, bool) or want < 0:
-                raise InputError(f"count for '{key}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
+                raise InputError(f"count for '{S.shown(key)}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
             if actual[key] != want:
                 yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
                               f"the game needs {want}", counts.where(key) if key in counts else comp.location,
@@ -51,7 +55,8 @@ def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding]:
     field = particle_field(comp, params)
     balanced = params.get("balanced", S.boolean, False)
     match_colour = params.get("match_colour", S.boolean, False)
-    colour_field = params.get("colour_field", S.ident, "colour") if match_colour else None
+    colour_field = (typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
+                    if match_colour else None)
     physics = game.physics
     counts: Counter[tuple[str, str | None]] = Counter()
     for card in comp.cards:
@@ -82,7 +87,7 @@ def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
     equally often."""
     comp = component_param(game, params)
     field = particle_field(comp, params)
-    colour_field = params.get("colour_field", S.ident, "colour")
+    colour_field = typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
     colours = game.physics.colours
     by_particle: dict[str, Counter[str]] = defaultdict(Counter)
     for card in comp.cards:
@@ -132,7 +137,7 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding]:
                           f"'{c.id}' {list(c.additive)}", a.location,
                           f"set additive: {[1 - x for x in c.additive]} on '{a.id}'", game.id)
     if comp is not None:
-        field = params.get("colour_field", S.ident, "colour")
+        field = typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
         used = {card.fields[field].id for card in comp.cards if card.fields.get(field) is not None}
         for cid in sorted(used):
             if colours[cid].anti not in used:
@@ -154,7 +159,7 @@ def slots_cover_deck(game: Game, params: S.Fields) -> Iterator[Finding]:
     for area, want in areas.items():
         spec = mat.fields.get(area)
         if spec is None or spec.type != "list" or spec.of != "particle":
-            raise InputError(f"'{area}' is not a particle-list field of '{mat.id}'", areas.key_where(area),
+            raise InputError(f"'{S.shown(area)}' is not a particle-list field of '{mat.id}'", areas.key_where(area),
                              "name a field declared as {type: list, of: particle}")
         want = S.integer(0)(want, areas.where(area))
         for card in mat.cards:

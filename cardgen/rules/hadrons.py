@@ -11,7 +11,7 @@ from ..errors import Finding, InputError
 from ..model import Card, Game
 from ..particles import Particle
 from . import declared
-from .common import component_param, fmt_fraction, particle_counts, particle_field, total
+from .common import component_param, fmt_fraction, particle_counts, particle_field, total, typed_field
 
 #: What each kind of target implies: the number of quarks and antiquarks (``None`` = any
 #: multiple of three, for atoms and nuclei) and the baryon number that follows.
@@ -70,13 +70,9 @@ def targets(game: Game, params: S.Fields) -> Iterator[Finding]:
     comp = component_param(game, params)
     deck = component_param(game, params, "deck")
     deck_field = particle_field(deck, params, "deck_field")
-    requires = params.get("requires", S.ident, "requires")
-    kind_field = params.get("kind", S.ident, "hadron")
-    points_field = params.get("points", S.ident, "points")
-    for name in (requires, kind_field, points_field):
-        if name not in comp.fields:
-            raise InputError(f"component '{comp.id}' has no field '{name}'", params.loc,
-                             f"declare '{name}' in its fields or name another field")
+    requires = typed_field(comp, params, "requires", "requires", ("list:particle",), "particle-list")
+    kind_field = typed_field(comp, params, "kind", "hadron", ("enum", "text"), "kind")
+    points_field = typed_field(comp, params, "points", "points", ("int", "number"), "points")
     counts = particle_counts(deck, deck_field)
     scored: list[tuple[float, int, Card]] = []
     for card in comp.cards:
@@ -94,7 +90,7 @@ def targets(game: Game, params: S.Fields) -> Iterator[Finding]:
                           f"whole-number charge", loc, "fix the required quarks", game.id)
         kind = card.fields.get(kind_field)
         if kind not in KINDS:
-            raise InputError(f"target kind '{kind}' is not one of {', '.join(KINDS)}", card.where(kind_field),
+            raise InputError(f"target kind '{S.shown(kind)}' is not one of {', '.join(KINDS)}", card.where(kind_field),
                              f"declare '{kind_field}' as enum with choices {list(KINDS)}")
         for message, fix in _kind_problems(kind, parts):
             yield Finding("targets", f"target '{card.id}' ({kind}): {message}", loc, fix, game.id)
