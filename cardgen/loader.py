@@ -172,7 +172,6 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     name = f.get("name", S.text)
     summary = f.get("summary", S.text, "")
     rulebook = f.get("rulebook", S.text, "")
-    languages = tuple(f.get("languages", S.seq_of(S.ident, min_items=1, what="list of languages"), ["en"]))
     assumptions = tuple(
         _assumption(item, loc) for item, loc in _items(f.get("assumptions", S.anything, None), f.map.where("assumptions")))
     files: list[Path] = [gpath]
@@ -199,7 +198,7 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
-    return Game(gid, name, summary, rulebook, languages, components, tables, checks, assumptions, physics,
+    return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
                 src.data_dir, src.templates_dir, f.loc, tuple(files))
 
 

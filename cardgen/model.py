@@ -136,7 +136,6 @@ class Game:
     name: str
     summary: str
     rulebook: str
-    languages: tuple[str, ...]
     components: Mapping[str, Component]
     tables: Mapping[str, Table]
     checks: tuple[CheckSpec, ...]

@@ -206,6 +206,9 @@ def _deep_spot(text: str, file: str) -> Location:
 def load_yaml(path: Path) -> Any:
     """Read and parse a YAML file, turning OS and encoding problems into InputErrors."""
     shown = display_path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # a named pipe or device would block or never end
+        raise InputError("not a regular file", Location(shown), "point to a plain .yaml file")
     try:
         data = path.read_bytes()
     except FileNotFoundError:
