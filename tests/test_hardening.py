@@ -224,3 +224,13 @@ def test_ten_thousand_copies_are_fine_ten_thousand_and_one_are_refused(tmp_path)
     with pytest.raises(InputError) as info:
         cardgen.load_game(path)
     assert "more than" in info.value.message and "10000" in info.value.message
+
+
+def test_a_named_pipe_instead_of_a_file_is_refused_not_waited_on(game_copy):
+    g = game_copy("qcd")
+    target = g.path / "tables" / "flavours.yaml"
+    target.unlink()
+    os.mkfifo(target)
+    with pytest.raises(InputError) as info:
+        g.load()
+    assert info.value.message == "not a regular file"
