@@ -136,10 +136,11 @@ class FaceCache:
         if self.root is None:
             return
         pdf_path, meta_path = self._paths(key)
-        atomic_write(pdf_path, face.pdf)
+        # no fsync: a cache entry lost in a crash is a miss, and a damaged one fails its checksum
+        atomic_write(pdf_path, face.pdf, durable=False)
         meta = {"svg_key": face.svg_key, "pdf_sha256": hashlib.sha256(face.pdf).hexdigest(),
                 "issues": [i.__dict__ for i in face.issues], "missing": [list(m) for m in face.missing]}
-        atomic_write(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"))
+        atomic_write(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"), durable=False)
 
 
 def inputs_digest(face_keys: Iterable[str], settings: Any) -> str:
