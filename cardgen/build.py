@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
@@ -403,37 +404,34 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     misses = sum(1 for t in tasks for _c, _n, *ks in t[3] for k in ks if k and not cache.has(k))
     pool = (ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context(), initializer=_worker_init,
                                 initargs=(lock_fd,)) if jobs > 1 and misses >= 8 else None)
+    staged: list[tuple[Path, Path]] = []
     try:
         run = (lambda fn, *a: pool.submit(fn, *a)) if pool else (lambda fn, *a: _Done(fn(*a)))
         cache_root = options.cache_root
-        rendered = [(t, run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3], cache_root)) for t in tasks]
+        pending = Counter((t[1], t[2]) for t in tasks)
         chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
-        for (seq, gid, comp_id, _keys), fut in rendered:
+        written: dict[tuple[str, str], object] = {key: _Done((built, [])) for key, built in reused.items()}
+        futures = {run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3], cache_root): t for t in tasks}
+        for fut in (as_completed(futures) if pool else list(futures)):
+            seq, gid, comp_id, _keys = futures[fut]
             chunks.setdefault((gid, comp_id), []).append((seq, fut.result()))
-        for parts in chunks.values():
-            parts.sort(key=lambda p: p[0])
-        for g in games:
-            res = results[g.id]
-            for comp in components_for(g, options.level):
-                for _seq, chunk in chunks.get((g.id, comp.id), []):
-                    res.issues.extend(chunk.issues)
-                    res.untranslated.extend(chunk.missing)
-            res.issues = list(dict.fromkeys(res.issues))
-            res.untranslated = sorted(set(res.untranslated))
-            _check_strict(g, res, options)
-        written = {}
-        for g in games:
-            for comp in components_for(g, options.level):
-                if (g.id, comp.id) in reused:
-                    written[(g.id, comp.id)] = _Done((reused[(g.id, comp.id)], []))
-                    continue
-                parts = [chunk for _seq, chunk in chunks[(g.id, comp.id)]]
-                written[(g.id, comp.id)] = run(_write_component, refs[g.id], dirs, comp.id, parts, options,
-                                               digests[(g.id, comp.id)])
+            pending[(gid, comp_id)] -= 1
+            if pending[(gid, comp_id)] == 0:
+                # every card of the component is rendered: impose it while other cards still render
+                parts = [chunk for _seq, chunk in sorted(chunks[(gid, comp_id)], key=lambda p: p[0])]
+                written[(gid, comp_id)] = run(_write_component, refs[gid], dirs, comp_id, parts, options,
+                                              digests[(gid, comp_id)])
         outcomes = {key: fut.result() for key, fut in written.items()}
         staged = [item for _built, items in outcomes.values() for item in items]
         for g in games:
             res = results[g.id]
+            for comp in components_for(g, options.level):
+                for _seq, chunk in sorted(chunks.get((g.id, comp.id), []), key=lambda p: p[0]):
+                    res.issues.extend(chunk.issues)
+                    res.untranslated.extend(chunk.missing)
+            res.issues = list(dict.fromkeys(res.issues))
+            res.untranslated = sorted(set(res.untranslated))
+            _check_strict(g, res, options)   # raises before anything replaces the old files
             res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)]
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
@@ -444,7 +442,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
-        discard(locals().get("staged") or [])
+        discard(staged)
     return [results[g.id] for g in games]
 
 
