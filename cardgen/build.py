@@ -142,6 +142,18 @@ class FaceChunk:
     missing: list[tuple[str, str]]
 
 
+#: Loaded games by folder, shared with forked workers (filled by :func:`build` before forking).
+_GAMES: dict[str, Game] = {}
+
+
+def _game(game_ref: str, games_dirs: tuple[Path, ...]) -> Game:
+    """The game :func:`build` loaded (inherited by forked workers), loading it only when this
+    process does not have it (workers started by other means)."""
+    if game_ref not in _GAMES:
+        _GAMES[game_ref] = load_game(Path(game_ref), games_dirs)
+    return _GAMES[game_ref]
+
+
 #: Per-process cache of (game, translator, renderer) so a worker compiles templates once.
 _RENDERERS: dict[tuple[str, str, tuple[Path, ...]], tuple[Game, i18n.Translator | None, Renderer]] = {}
 
@@ -150,7 +162,7 @@ def _renderer_for(game_ref: str, lang: str, games_dirs: tuple[Path, ...],
                   cache_root: Path | None = None) -> tuple[Game, i18n.Translator | None, Renderer]:
     key = (game_ref, lang, games_dirs)
     if key not in _RENDERERS:
-        game = load_game(Path(game_ref), games_dirs)
+        game = _game(game_ref, games_dirs)
         tr = i18n.translator(game, lang)
         _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr, bytecode_dir=cache_root and cache_root / "jinja"))
     return _RENDERERS[key]
@@ -196,9 +208,6 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
 
-#: Loaded games by folder, shared with forked workers (filled by :func:`build` before forking).
-_GAMES: dict[str, Game] = {}
-
 
 def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:
     """Cache keys of every card's faces, in deck order."""
@@ -239,7 +248,7 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
     """Impose one component's rendered faces; its PDF (and cut file) are staged, not yet
     renamed into place (see :func:`cardgen.output.commit`)."""
     staged: list[tuple[Path, Path]] = []
-    game = _GAMES.get(game_ref) or load_game(Path(game_ref), games_dirs)
+    game = _game(game_ref, games_dirs)
     comp = game.components[comp_id]
     paper, epoch = options.sheet(), source_date_epoch()
     folder = options.out / game.id / options.lang
@@ -374,6 +383,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     dirs = tuple(options.games_dirs)
     results = {g.id: GameBuild(g.id, g.name, options.lang, options.out / g.id / options.lang) for g in games}
     reused: dict[tuple[str, str], BuiltFile] = {}
+    cache = FaceCache(options.cache_root)
     digests: dict[tuple[str, str], str] = {}
     tasks = []
     for g in games:
@@ -389,7 +399,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                                                      _settings(options, comp))
             old = previous.get(comp.id)
             if options.cache and old and old.inputs == digests[(g.id, comp.id)] and _intact(options.out / old.path, old):
-                cached = [FaceCache(options.cache_root).get(k) for _c, _n, *ks in keys for k in ks if k]
+                cached = [cache.get(k) for _c, _n, *ks in keys for k in ks if k]
                 if all(cached):
                     reused[(g.id, comp.id)] = old
                     for hit in cached:
@@ -400,7 +410,6 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     # biggest chunks first, so the last ones to finish are small (longest-processing-time order)
     tasks.sort(key=lambda t: -len(t[3]))
     # worker processes pay off only when there is real rendering to share out
-    cache = FaceCache(options.cache_root)
     misses = sum(1 for t in tasks for _c, _n, *ks in t[3] for k in ks if k and not cache.has(k))
     pool = (ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context(), initializer=_worker_init,
                                 initargs=(lock_fd,)) if jobs > 1 and misses >= 8 else None)

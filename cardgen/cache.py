@@ -22,7 +22,8 @@ from typing import Any, Iterable
 from . import __version__
 from .model import Card, Component, Game
 from .output import atomic_write
-from .render import SHARED_TEMPLATES, TextIssue
+from .loader import SHARED_TEMPLATES
+from .render import TextIssue
 
 PACKAGE = Path(__file__).resolve().parent
 #: Code whose change alters rendered faces (the cache must not outlive it).

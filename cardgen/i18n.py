@@ -24,14 +24,13 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from .errors import InputError, Location, display_path
-from .loader import DATA_DIR, SHIPPED_GAMES
+from .loader import DATA_DIR, SHARED_TEMPLATES, SHIPPED_GAMES
 from .model import Game
 from .output import atomic_write, source_date_epoch
 
 SOURCE_LANG = "en"
 COMMON = "common"
 SHIPPED_LOCALE = DATA_DIR / "locale"
-SHARED_TEMPLATES = DATA_DIR.parent / "templates" / "_shared"
 
 
 def locale_dir(game: Game | None) -> Path:

@@ -32,6 +32,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
 SHIPPED_GAMES = DATA_DIR / "games"
 SHIPPED_TEMPLATES = PROJECT_ROOT / "templates"
+#: The frame and macros every game's templates may extend or import.
+SHARED_TEMPLATES = SHIPPED_TEMPLATES / "_shared"
 MAX_CARDS_PER_COMPONENT = 10_000
 
 

@@ -28,12 +28,12 @@ from . import format as fmt
 from . import images
 from .artwork import TEMPLATE_HELPERS
 from .errors import CardgenError, Location, display_path
+from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
 from .particles import Symbol
 from .tables import Record
 from .text import GlyphRegistry, TextEngine
 
-SHARED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "_shared"
 DEFS_MARKER = "<!--cardgen:defs-->"
 SIDES = ("front", "back")
 RTL_LANGS = {"ar", "he", "fa", "ur"}

@@ -38,6 +38,7 @@ from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
 from .loader import (
     DATA_DIR,
     SHIPPED_GAMES,
+    SHARED_TEMPLATES,
     SHIPPED_TEMPLATES,
     GameSource,
     discover_games,
@@ -45,7 +46,7 @@ from .loader import (
 )
 from .model import Game
 from .paper import parse_paper
-from .render import SHARED_TEMPLATES, Face, Renderer
+from .render import Face, Renderer
 from .text import TextEngine
 from .text.fonts import BOLD_CHAIN, FONT_DIR, REGULAR_CHAIN, FontChain
 
