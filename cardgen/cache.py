@@ -27,7 +27,7 @@ from .render import TextIssue
 
 PACKAGE = Path(__file__).resolve().parent
 #: Code whose change alters rendered faces (the cache must not outlive it).
-RENDER_CODE = ("render.py", "format.py", "artwork.py", "text")
+RENDER_CODE = ("render.py", "draw.py", "format.py", "artwork.py", "text")
 
 
 def _stat_digest(paths: Iterable[Path]) -> str:

@@ -31,7 +31,8 @@ from .i18n import translator
 from .model import Card, Component, Game
 from .output import atomic_write
 from .preview import RenderedFace, contact_sheet
-from .render import Face, Renderer, render_png
+from .draw import render_png
+from .render import Face, Renderer
 
 MM_PER_INCH = 25.4
 TTS_MAX_COLS = 10

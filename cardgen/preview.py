@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Iterable
 
 from .output import atomic_write
-from .render import Face, Renderer, render_png
+from .draw import render_png
+from .render import Face, Renderer
 
 FONT = Path(__file__).resolve().parent / "fonts" / "NotoSans-Regular.ttf"
 

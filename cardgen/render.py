@@ -33,6 +33,7 @@ from .model import Card, Component, Game, Table
 from .particles import Symbol
 from .tables import Record
 from .text import GlyphRegistry, TextEngine
+from .text.svg import PlacedText
 
 DEFS_MARKER = "<!--cardgen:defs-->"
 SIDES = ("front", "back")
@@ -65,21 +66,39 @@ class TextIssue:
 
 @dataclass(frozen=True)
 class Face:
-    """One rendered card side: a complete SVG document sized to the bleed box."""
+    """One rendered card side, sized to the bleed box.
+
+    ``body`` is the template's SVG with each text standing as a placeholder for one entry
+    of ``texts`` (glyph placements): the print path draws those straight from the fonts
+    (see :mod:`cardgen.draw`), and :attr:`svg` writes them out as outlines only for those
+    who want the SVG document itself.
+    """
 
     game: str
     component: str
     card: str
     side: str
     lang: str
-    svg: str
+    body: str
+    texts: tuple[PlacedText, ...]
     width: float   # bleed box, mm
     height: float
+    inline_glyphs: bool = True
+
+    @cached_property
+    def svg(self) -> str:
+        """The complete, self-contained SVG document (glyph outlines inline, or in ``<defs>``)."""
+        reg = GlyphRegistry(inline=self.inline_glyphs)
+        body = reg.expand(self.body, self.texts)
+        return body.replace(DEFS_MARKER, reg.defs(), 1)
 
     @cached_property
     def key(self) -> str:
         """Content hash: identical faces (a shared back) share one key and are drawn once."""
-        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()[:20]
+        h = hashlib.sha256(self.body.encode("utf-8"))
+        for placed in self.texts:
+            h.update(b"\0" + placed.digest_parts().encode("utf-8"))
+        return h.hexdigest()[:20]
 
 
 class _TableView:
@@ -182,7 +201,7 @@ class Renderer:
         name = component.front if side == "front" else component.back
         if name is None:
             raise ValueError(f"component '{component.id}' has no {side}")
-        reg = GlyphRegistry(inline=self.inline_glyphs)
+        reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
         ctx = self._context(component, card, side, reg)
         try:
             template = self.env.get_template(name)
@@ -201,9 +220,8 @@ class Renderer:
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
-        svg = body.replace(DEFS_MARKER, reg.defs(), 1)
-        return Face(self.game.id, component.id, card.id, side, self.lang, svg,
-                    component.width + 2 * component.bleed, component.height + 2 * component.bleed)
+        return Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
+                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs)
 
     def faces(self, component: Component, card_ids: set[str] | None = None) -> Iterator[Face]:
         """Front and (if any) back of every distinct card of a component."""
@@ -308,17 +326,3 @@ class Renderer:
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
             "text": text, "symbol": symbol, "image": image, "_": self._, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
         }
-
-
-def render_png(face: Face, dpi: float = 150) -> bytes:
-    """Rasterise a face with cairosvg at ``dpi`` (the SVG is sized in mm, so this is exact)."""
-    import cairosvg
-
-    return cairosvg.svg2png(bytestring=face.svg.encode("utf-8"), dpi=dpi)
-
-
-def render_pdf(face: Face) -> bytes:
-    """One-page vector PDF of a face, the unit the print stage places as a Form XObject."""
-    import cairosvg
-
-    return cairosvg.svg2pdf(bytestring=face.svg.encode("utf-8"))

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-from cardgen.render import Face, render_png
+from cardgen.draw import render_png
+from cardgen.render import Face
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DPI = 72

@@ -19,7 +19,8 @@ from PIL import Image
 
 import cardgen
 from cardgen.errors import CardgenError, InputError
-from cardgen.render import Renderer, render_png
+from cardgen.draw import render_png
+from cardgen.render import Renderer
 from tests.test_render import make_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +131,7 @@ def test_faces_never_fetch_files_or_urls(tmp_path):
 {% block artwork %}<image href="file:///etc/hostname" width="50" height="70"/><image href="http://127.0.0.1:9/x.png" width="5" height="5"/>{% endblock %}
 """
     f = face(make_game(tmp_path, template))
-    from cardgen.render import render_pdf
+    from cardgen.draw import render_pdf
 
     pdf = render_pdf(f)                         # renders; the references are ignored, not fetched
     assert Path("/etc/hostname").read_bytes().strip() not in pdf

@@ -12,7 +12,8 @@ from babel.messages.pofile import read_po, write_po
 
 import cardgen
 from cardgen import i18n
-from cardgen.render import Renderer, render_png
+from cardgen.draw import render_png
+from cardgen.render import Renderer
 
 LOCALE = Path(__file__).resolve().parent.parent / "data" / "locale"
 

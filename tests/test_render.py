@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 import cardgen
-from cardgen.render import Renderer, TemplateError, render_png
+from cardgen.draw import render_png
+from cardgen.render import Renderer, TemplateError
 
 
 def make_game(root: Path, template: str, card_yaml: str = "  - {id: one, title: Hello}",

@@ -163,7 +163,7 @@ def test_a_broken_file_is_reported_and_the_preview_recovers(server, qcd, rel, ol
 def test_faces_inline_in_one_page_keep_their_ids_apart():
     svg = ('<svg><defs><clipPath id="trim"/></defs><g clip-path="url(#trim)" data-id="x">'
            '<use xlink:href="#trim"/></g></svg>')
-    a, b = (scoped_svg(Face("g", "c", card, "front", "en", svg.replace("x", card), 1, 1)) for card in ("a", "b"))
+    a, b = (scoped_svg(Face("g", "c", card, "front", "en", svg.replace("x", card), (), 1, 1)) for card in ("a", "b"))
     assert 'id="trim"' not in a and a.count(a.split('id="')[1].split('"')[0]) == 3
     assert a.split('id="')[1] != b.split('id="')[1] and 'data-id="a"' in a
 

@@ -19,7 +19,8 @@ from PIL import Image, ImageChops, ImageDraw
 
 from cardgen import i18n
 from cardgen.loader import load_game
-from cardgen.render import Renderer, render_png
+from cardgen.draw import render_png
+from cardgen.render import Renderer
 from cardgen.text import GlyphRegistry, TextEngine
 from tests.golden import assert_matches_golden
 

@@ -19,7 +19,8 @@ from PIL import Image
 
 from cardgen import format as fmt
 from cardgen.loader import load_game
-from cardgen.render import Renderer, render_png
+from cardgen.draw import render_png
+from cardgen.render import Renderer
 
 SVG = "{http://www.w3.org/2000/svg}"
 PARTICLE_COMPONENTS = ("particles", "level5-extra", "level7-extra")

@@ -13,7 +13,8 @@ from tests.golden import assert_matches_golden
 from PIL import Image
 
 from cardgen.loader import load_game
-from cardgen.render import Face, Renderer, render_png
+from cardgen.draw import render_png
+from cardgen.render import Face, Renderer
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -82,23 +82,27 @@ class Face:
         return ord(char) in self.coverage
 
     @cached_property
-    def _glyph_set(self):  # noqa: ANN202 - fontTools' glyph set type is private
+    def glyph_set(self):  # noqa: ANN201 - fontTools' glyph set type is private
+        """fontTools glyph set: what outline pens need to resolve composite glyphs."""
         return self._ttfont.getGlyphSet()
+
+    def draw_glyph(self, gid: int, pen: object) -> None:
+        """Draw glyph ``gid``'s outline, in font units (y up), into a fontTools pen."""
+        try:
+            self.glyph_set[self._glyph_order[gid]].draw(pen)
+        except (KeyError, IndexError, TTLibError, AssertionError) as exc:
+            raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
 
     def glyph_path(self, gid: int) -> str:
         """SVG path data of glyph ``gid`` in font units (y up), cached per face.
 
-        Coordinates stay in font units so that one definition serves every size; the
-        ``<use>`` transform scales and flips it.
+        Coordinates stay in font units so that one definition serves every size; each
+        placement's transform scales and flips it.
         """
         path = self._paths.get(gid)
         if path is None:
-            pen = SVGPathPen(self._glyph_set, ntos=fmt)
-            try:
-                self._glyph_set[self._glyph_order[gid]].draw(pen)
-            except (KeyError, IndexError, TTLibError, AssertionError) as exc:
-                message = f"cannot read outline of glyph {gid}: {exc}"
-                raise TextEngineError(message, self.path) from None
+            pen = SVGPathPen(self.glyph_set, ntos=fmt)
+            self.draw_glyph(gid, pen)
             path = pen.getCommands()
             self._paths[gid] = path
         return path

@@ -1,0 +1,172 @@
+"""Stage 3b of the pipeline: draw a rendered face with cairo — a vector PDF page for print,
+a PNG for previews.
+
+cairosvg draws the template's artwork. Text is different: a face's text is thousands of
+glyph outlines, and parsing their SVG path strings was 87 % of cairosvg's time on the
+shipped decks. So a face keeps its text as glyph placements (:class:`~cardgen.text.svg.
+PlacedText`) behind placeholder elements, and the surfaces here draw each placeholder
+straight from the font's outline, converted to a cairo path once per glyph and process
+and then appended under the right transform. The geometry is the same the SVG document
+describes (same outlines, same rounded positions), so the PDF and PNG match what cairosvg
+draws from :attr:`Face.svg <cardgen.render.Face.svg>`; a test compares the pixels.
+
+Where the shortcut cannot be exact — text inside a ``<mask>`` or ``<pattern>`` (cairosvg
+draws those on surfaces of its own) or text that inherits a stroke — the face is drawn from
+its full SVG instead.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import cairocffi
+import cairosvg.surface
+from cairosvg.defs import gradient_or_pattern
+from cairosvg.helpers import paint
+from cairosvg.parser import Tree
+from fontTools.pens.basePen import BasePen
+
+from .render import Face
+from .text.fonts import Face as FontFace
+from .text.svg import PLACEHOLDER_NS, PlacedText
+
+_TAG = "{" + PLACEHOLDER_NS + "}glyphs"
+_lib, _ffi = cairocffi.cairo, cairocffi.ffi
+
+
+class _NeedsFullSvg(Exception):
+    """The face uses something the glyph shortcut does not reproduce exactly."""
+
+
+class _CairoPen(BasePen):
+    """Feeds a glyph outline (fontTools pen protocol) into a cairo context, in font units.
+    Quadratic segments become the equivalent cubics, as cairosvg does for SVG ``Q``."""
+
+    def __init__(self, glyph_set: Any, ctx: cairocffi.Context) -> None:
+        super().__init__(glyph_set)
+        self.ctx = ctx
+
+    def _moveTo(self, pt: tuple[float, float]) -> None:
+        self.ctx.move_to(*pt)
+
+    def _lineTo(self, pt: tuple[float, float]) -> None:
+        self.ctx.line_to(*pt)
+
+    def _curveToOne(self, pt1: tuple[float, float], pt2: tuple[float, float], pt3: tuple[float, float]) -> None:
+        self.ctx.curve_to(*pt1, *pt2, *pt3)
+
+    def _closePath(self) -> None:
+        self.ctx.close_path()
+
+
+class _Outlines:
+    """Each glyph's outline as a native cairo path, built once per process: appending a
+    ready path is one C call, where cairosvg re-parses the path string every time."""
+
+    def __init__(self) -> None:
+        self._scratch = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
+        self._paths: dict[tuple[str, int], Any] = {}
+
+    def get(self, face: FontFace, gid: int) -> Any:
+        key = (str(face.path), gid)
+        path = self._paths.get(key)
+        if path is None:
+            ctx = self._scratch
+            ctx.new_path()
+            face.draw_glyph(gid, _CairoPen(face.glyph_set, ctx))
+            path = _ffi.gc(_lib.cairo_copy_path(ctx._pointer), _lib.cairo_path_destroy)
+            ctx.new_path()
+            self._paths[key] = path
+        return path
+
+
+_OUTLINES: _Outlines | None = None
+
+
+def _outlines() -> _Outlines:
+    global _OUTLINES
+    if _OUTLINES is None:
+        _OUTLINES = _Outlines()
+    return _OUTLINES
+
+
+class _GlyphDrawing:
+    """Mixin for cairosvg surfaces: draws placeholder elements from a face's glyph placements."""
+
+    def __init__(self, *args: Any, texts: tuple[PlacedText, ...] = (), **kwargs: Any) -> None:
+        self.texts = texts
+        super().__init__(*args, **kwargs)  # draws the whole tree
+
+    def draw(self, node: Any) -> None:
+        if node.tag == _TAG:
+            self._draw_text(node)
+        else:
+            super().draw(node)  # type: ignore[misc]
+
+    def _draw_text(self, node: Any) -> None:
+        try:
+            placed = self.texts[int(node.element.etree_element.get("n", ""))]
+        except (ValueError, IndexError):
+            return   # a placeholder copied by hand draws nothing, as in the SVG document
+        if node.get("stroke", "none") != "none":
+            raise _NeedsFullSvg
+        ctx: cairocffi.Context = self.context  # type: ignore[attr-defined]
+        ptr, outlines = ctx._pointer, _outlines()
+        for g in placed.glyphs:
+            _lib.cairo_save(ptr)
+            _lib.cairo_translate(ptr, g.x, g.y)
+            _lib.cairo_scale(ptr, g.scale, -g.scale)
+            _lib.cairo_append_path(ptr, outlines.get(g.face, g.gid))
+            _lib.cairo_restore(ptr)
+        if not self.stroke_and_fill:  # type: ignore[attr-defined]
+            return   # inside a clip path: the outlines stay as the path to clip with
+        visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
+        if not visible:
+            ctx.new_path()
+            return
+        ctx.save()
+        if node.get("fill-rule") == "evenodd":
+            ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
+        opacity = float(node.get("fill-opacity", 1))
+        source, colour = paint(placed.fill)
+        if not gradient_or_pattern(self, node, source, opacity):
+            ctx.set_source_rgba(*self.map_color(colour, opacity))  # type: ignore[attr-defined]
+        ctx.fill()
+        ctx.restore()
+
+
+class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
+    pass
+
+
+class _PNGSurface(_GlyphDrawing, cairosvg.surface.PNGSurface):
+    pass
+
+
+def _draw(face: Face, surface_class: type, dpi: float) -> bytes:
+    if "<mask" in face.body or "<pattern" in face.body:
+        return _draw_svg(face, surface_class, dpi)
+    tree = Tree(bytestring=face.body.encode("utf-8"))
+    out = io.BytesIO()
+    try:
+        surface = surface_class(tree, out, dpi, texts=face.texts)
+    except _NeedsFullSvg:
+        return _draw_svg(face, surface_class, dpi)
+    surface.finish()
+    return out.getvalue()
+
+
+def _draw_svg(face: Face, surface_class: type, dpi: float) -> bytes:
+    """The face drawn from its complete SVG document (no placeholders left to shortcut)."""
+    return surface_class.convert(bytestring=face.svg.encode("utf-8"), dpi=dpi)
+
+
+def render_pdf(face: Face) -> bytes:
+    """One-page vector PDF of a face, the unit the print stage places as a Form XObject."""
+    return _draw(face, _PDFSurface, 96)
+
+
+def render_png(face: Face, dpi: float = 150) -> bytes:
+    """Rasterise a face at ``dpi`` (the SVG is sized in mm, so this is exact)."""
+    return _draw(face, _PNGSurface, dpi)

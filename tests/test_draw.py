@@ -1,0 +1,138 @@
+"""Drawing faces: text drawn straight from font outlines must look exactly like the face's
+own SVG document drawn by cairosvg, in PDF and PNG, including the awkward cases (text used
+as a clip path, under opacity, in a mask or pattern, inheriting a stroke)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import cairosvg
+import pikepdf
+import pypdfium2
+import pytest
+from PIL import Image, ImageChops
+
+import cardgen
+from cardgen.draw import render_pdf, render_png
+from cardgen.render import Renderer
+from cardgen.text.svg import PLACEHOLDER_NS
+
+from tests.test_render import face_of, make_game
+
+DPI = 200
+
+
+def pixels(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png)).convert("RGBA")
+
+
+def differing(a: Image.Image, b: Image.Image, tolerance: int = 40) -> int:
+    """Pixels whose channels differ by more than ``tolerance`` (anti-aliasing noise aside)."""
+    assert a.size == b.size
+    diff = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > tolerance else 0)
+    return diff.histogram()[255]
+
+
+def assert_same_as_svg(face, max_pixels: int = 12) -> None:
+    """The fast drawing equals cairosvg on the complete SVG, at 200 dpi."""
+    expected = pixels(cairosvg.svg2png(bytestring=face.svg.encode(), dpi=DPI))
+    got = pixels(render_png(face, DPI))
+    assert differing(expected, got) <= max_pixels
+    ink = ImageChops.difference(expected, Image.new("RGBA", expected.size)).getbbox()
+    assert ink is not None, "the comparison must be about something drawn"
+
+
+def one_card(tmp_path, body: str):
+    template = '{% extends "base.svg.j2" %}\n{% block artwork %}\n' + body + "\n{% endblock %}\n"
+    return face_of(make_game(tmp_path, template, "  - {id: one, title: Quark Gluon}"))[0]
+
+
+@pytest.mark.parametrize("game_id", ["particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
+def test_every_shipped_component_draws_like_its_svg(game_id):
+    game = cardgen.load_game(game_id)
+    r = Renderer(game)
+    for comp in game.components.values():
+        card = comp.cards[0]
+        for side in ("front", "back") if comp.back else ("front",):
+            face = r.face(comp, card, side)
+            assert face.texts, "these faces all carry text"
+            assert_same_as_svg(face, max_pixels=40 if comp.width > 200 else 12)
+
+
+def test_the_svg_document_has_outlines_and_no_placeholders(tmp_path):
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5, width=46, field="title") }}')
+    assert PLACEHOLDER_NS in face.body and PLACEHOLDER_NS not in face.svg
+    assert len(re.findall(r'<path d="[^"]+" transform="translate', face.svg)) == sum(len(t.glyphs) for t in face.texts) == len("QuarkGluon")
+
+
+def test_key_follows_what_is_drawn(tmp_path):
+    a = one_card(tmp_path / "a", '{{ text(card.title, 2, 20, size=5) }}')
+    b = one_card(tmp_path / "b", '{{ text(card.title, 2, 20, size=5) }}')
+    moved = one_card(tmp_path / "c", '{{ text(card.title, 2, 20.01, size=5) }}')
+    recoloured = one_card(tmp_path / "d", '{{ text(card.title, 2, 20, size=5, fill="#f00") }}')
+    assert a.key == b.key
+    assert len({a.key, moved.key, recoloured.key}) == 3
+
+
+def test_text_under_opacity_and_transform(tmp_path):
+    face = one_card(tmp_path, '<g opacity="0.5" transform="rotate(20 25 35)">'
+                              '{{ text(card.title, 2, 20, size=6, fill="#c00") }}</g>')
+    assert_same_as_svg(face)
+
+
+def test_text_as_a_clip_path(tmp_path):
+    face = one_card(tmp_path, '<defs><clipPath id="words">{{ text(card.title, 2, 20, size=9) }}</clipPath></defs>'
+                              '<rect x="0" y="0" width="50" height="70" fill="#06c" clip-path="url(#words)"/>')
+    assert_same_as_svg(face)
+
+
+def test_text_reused_with_use(tmp_path):
+    face = one_card(tmp_path, '<defs><g id="t">{{ text(card.title, 2, 20, size=5) }}</g></defs>'
+                              '<use href="#t"/><use href="#t" y="20"/>')
+    assert_same_as_svg(face)
+
+
+@pytest.mark.parametrize("body", [
+    '<g stroke="#0a0" stroke-width="200">{{ text(card.title, 2, 20, size=8) }}</g>',
+    '<defs><mask id="m">{{ text(card.title, 2, 20, size=9, fill="#fff") }}</mask></defs>'
+    '<rect width="50" height="70" fill="#06c" mask="url(#m)"/>',
+    '<defs><pattern id="p" width="50" height="70" patternUnits="userSpaceOnUse">'
+    '{{ text(card.title, 2, 20, size=9) }}</pattern></defs><rect width="50" height="70" fill="url(#p)"/>',
+])
+def test_cases_drawn_from_the_full_svg(tmp_path, body):
+    assert_same_as_svg(one_card(tmp_path, body))
+
+
+def test_a_copied_placeholder_draws_nothing(tmp_path):
+    plain = one_card(tmp_path / "a", '{{ text(card.title, 2, 20, size=5) }}')
+    copied = one_card(tmp_path / "b", '{{ text(card.title, 2, 20, size=5) }}'
+                                      f'<cg:glyphs xmlns:cg="{PLACEHOLDER_NS}" n="7"/>')
+    assert pixels(render_png(plain, DPI)) == pixels(render_png(copied, DPI))
+
+
+def test_pdf_is_vector_and_has_the_bleed_box_size(tmp_path):
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5) }}')
+    with pikepdf.open(io.BytesIO(render_pdf(face))) as pdf:
+        page = pdf.pages[0]
+        w, h = (float(v) for v in page.mediabox[2:])
+        assert (w * 25.4 / 72, h * 25.4 / 72) == (pytest.approx(54, abs=0.05), pytest.approx(74, abs=0.05))
+        assert not page.get_images(), "text is vector outlines, not an image"
+        page.contents_coalesce()
+        ops = [op for _operands, op in pikepdf.parse_content_stream(page)]
+        assert ops.count(pikepdf.Operator("c")) > 50, "glyph curves are in the page content"
+
+
+def test_pdf_rasterises_like_the_svg(tmp_path):
+    """The PDF itself (not only the PNG path) draws the glyphs where the SVG does."""
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=7, fill="#000") }}')
+    page = pypdfium2.PdfDocument(render_pdf(face))[0]
+    got = page.render(scale=DPI / 72).to_pil().convert("L")
+    expected = Image.open(io.BytesIO(cairosvg.svg2png(bytestring=face.svg.encode(), dpi=DPI,
+                                                       background_color="white"))).convert("L")
+    assert abs(got.size[0] - expected.size[0]) <= 1 and abs(got.size[1] - expected.size[1]) <= 1
+    size = (min(got.size[0], expected.size[0]), min(got.size[1], expected.size[1]))
+    got, expected = got.crop((0, 0, *size)), expected.crop((0, 0, *size))
+    ink = lambda im: im.point(lambda v: 255 if v < 128 else 0)  # noqa: E731
+    assert ImageChops.difference(ink(got), ink(expected)).histogram()[255] <= 0.01 * got.size[0] * got.size[1]
+    assert ink(got).getbbox() is not None
