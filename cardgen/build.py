@@ -12,12 +12,11 @@ import hashlib
 import json
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import i18n
+from . import i18n, schedule
 from .cache import CachedFace, FaceCache, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
@@ -28,6 +27,7 @@ from .output import BuildLock, atomic_write, commit, discard, source_date_epoch,
 from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
 from .render import Renderer, TextIssue
+from .schedule import Task
 
 DUPLEX = ("long", "short", "none")
 #: Distinct faces one component may have: each is rendered and kept in memory as a PDF
@@ -408,32 +408,36 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                         results[g.id].issues.extend(hit.issues)
                         results[g.id].untranslated.extend(hit.missing)
                     continue
-            tasks.extend((len(tasks), g.id, comp.id, chunk) for chunk in _chunks(keys, jobs))
-    # biggest chunks first, so the last ones to finish are small (longest-processing-time order)
-    tasks.sort(key=lambda t: -len(t[3]))
+            for chunk in _chunks(keys, jobs):
+                misses = sum(1 for _c, _n, *ks in chunk for k in ks if k and not cache.has(k))
+                tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root),
+                                  group=g.id, cost=misses + 0.05, tag=(len(tasks), g.id, comp.id)))
     # worker processes pay off only when there is real rendering to share out
-    misses = sum(1 for t in tasks for _c, _n, *ks in t[3] for k in ks if k and not cache.has(k))
-    pool = (ProcessPoolExecutor(max_workers=jobs, mp_context=_fork_context(), initializer=_worker_init,
-                                initargs=(lock_fd,)) if jobs > 1 and misses >= 8 else None)
+    misses = sum(round(t.cost) for t in tasks)
     staged: list[tuple[Path, Path]] = []
     try:
-        run = (lambda fn, *a: pool.submit(fn, *a)) if pool else (lambda fn, *a: _Done(fn(*a)))
-        cache_root = options.cache_root
-        pending = Counter((t[1], t[2]) for t in tasks)
+        pending = Counter(t.tag[1:] for t in tasks)
         chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
-        written: dict[tuple[str, str], object] = {key: _Done((built, [])) for key, built in reused.items()}
-        futures = {run(render_chunk, refs[t[1]], options.lang, dirs, t[2], t[3], cache_root): t for t in tasks}
-        for fut in (as_completed(futures) if pool else list(futures)):
-            seq, gid, comp_id, _keys = futures[fut]
-            chunks.setdefault((gid, comp_id), []).append((seq, fut.result()))
+        outcomes: dict[tuple[str, str], tuple[BuiltFile, list[tuple[Path, Path]]]] = {
+            key: (built, []) for key, built in reused.items()}
+
+        def on_result(task: Task, result: object) -> list[Task]:
+            if task.fn is _write_component:
+                outcomes[task.tag] = result  # type: ignore[assignment]
+                staged.extend(result[1])  # type: ignore[index]  # discarded if anything fails later
+                return []
+            seq, gid, comp_id = task.tag
+            chunks.setdefault((gid, comp_id), []).append((seq, result))  # type: ignore[arg-type]
             pending[(gid, comp_id)] -= 1
-            if pending[(gid, comp_id)] == 0:
-                # every card of the component is rendered: impose it while other cards still render
-                parts = [chunk for _seq, chunk in sorted(chunks[(gid, comp_id)], key=lambda p: p[0])]
-                written[(gid, comp_id)] = run(_write_component, refs[gid], dirs, comp_id, parts, options,
-                                              digests[(gid, comp_id)])
-        outcomes = {key: fut.result() for key, fut in written.items()}
-        staged = [item for _built, items in outcomes.values() for item in items]
+            if pending[(gid, comp_id)]:
+                return []
+            # every card of the component is rendered: impose it while other cards still render
+            parts = [chunk for _seq, chunk in sorted(chunks[(gid, comp_id)], key=lambda p: p[0])]
+            return [Task(_write_component, (refs[gid], dirs, comp_id, parts, options, digests[(gid, comp_id)]),
+                         group=gid, tag=(gid, comp_id))]
+
+        schedule.run(tasks, jobs if misses >= 8 else 1, on_result, mp_context=_fork_context(),
+                     initializer=_worker_init, initargs=(lock_fd,))
         for g in games:
             res = results[g.id]
             for comp in components_for(g, options.level):
@@ -451,8 +455,6 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             if on_done:
                 on_done(results[g.id])
     finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
         discard(staged)
     return [results[g.id] for g in games]
 
@@ -480,16 +482,6 @@ def _intact(path: Path, built: BuiltFile) -> bool:
         return hashlib.sha256(path.read_bytes()).hexdigest() == built.sha256
     except OSError:
         return False
-
-
-class _Done:
-    """A finished result with the Future interface (the serial path)."""
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def result(self) -> object:
-        return self.value
 
 
 def _worker_init(lock_fd: int | None) -> None:

@@ -144,10 +144,22 @@ class _PNGSurface(_GlyphDrawing, cairosvg.surface.PNGSurface):
     pass
 
 
+#: cairosvg draws these on surfaces of its own class, which would skip the placeholders.
+_OWN_SURFACE_TAGS = frozenset({"mask", "pattern"})
+
+
+def _text_in_own_surface(node: Any, inside: bool = False) -> bool:
+    """Whether a placeholder sits in an element cairosvg draws on a separate surface."""
+    if node.tag == _TAG:
+        return inside
+    inside = inside or node.tag in _OWN_SURFACE_TAGS
+    return any(_text_in_own_surface(child, inside) for child in node.children)
+
+
 def _draw(face: Face, surface_class: type, dpi: float) -> bytes:
-    if "<mask" in face.body or "<pattern" in face.body:
-        return _draw_svg(face, surface_class, dpi)
     tree = Tree(bytestring=face.body.encode("utf-8"))
+    if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
+        return _draw_svg(face, surface_class, dpi)
     out = io.BytesIO()
     try:
         surface = surface_class(tree, out, dpi, texts=face.texts)

@@ -76,7 +76,9 @@ class BuildLock:
     """One build at a time per output folder: a second ``cardgen build`` into the same folder
     waits for the first (an advisory ``flock`` on ``<out>/.lock``), so two builds can never
     interleave their files. The lock dies with its process, so a killed build never leaves
-    the folder locked. Stale temporary files of killed builds are swept once the lock is held.
+    the folder locked. Stale temporary files of killed builds are swept once the lock is held,
+    and those of a failed build (workers may have staged files the failure made moot) before
+    it is released.
     """
 
     def __init__(self, out: Path, on_wait=None) -> None:
@@ -95,16 +97,21 @@ class BuildLock:
             if self.on_wait:
                 self.on_wait()
             fcntl.flock(self.fh, fcntl.LOCK_EX)
+        self._sweep()
+        return self
+
+    def _sweep(self) -> None:
         for stale in self.path.parent.rglob(".*.part"):
             stale.unlink(missing_ok=True)
-        return self
 
     def fileno(self) -> int | None:
         return self.fh.fileno() if self.fh is not None else None
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         import fcntl
 
+        if exc_type is not None:
+            self._sweep()
         if self.fh is not None:
             fcntl.flock(self.fh, fcntl.LOCK_UN)
             self.fh.close()

@@ -51,29 +51,79 @@ class FaceSpec:
     langs: tuple[str, ...] = ()
 
 
+_SFNT_MAGIC = (b"\x00\x01\x00\x00", b"OTTO", b"true", b"ttcf")
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    upem: int
+    ascender: float
+    descender: float
+    glyph_order: list[str]
+    coverage: frozenset[int]
+
+
 class Face:
-    """One font file, ready for shaping (HarfBuzz) and outline extraction (fontTools)."""
+    """One font file, ready for shaping (HarfBuzz) and outline extraction (fontTools).
+
+    The file is read on first use, not when the chain is built: an English deck never
+    touches the Arabic, Devanagari or Chinese faces, and reading those cost ~0.2 s in every
+    process that renders.
+    """
 
     def __init__(self, index: int, path: Path, langs: tuple[str, ...] = ()) -> None:
         self.index = index
         self.path = path
         self.langs = langs
+        self._paths: dict[int, str] = {}
+        try:  # a cheap check now; the tables are read (and validated) on first use
+            with open(path, "rb") as f:
+                magic = f.read(4)
+        except OSError as exc:
+            raise TextEngineError(f"cannot read font file: {exc.strerror}", path) from None
+        if magic not in _SFNT_MAGIC:
+            raise TextEngineError("not a TrueType or OpenType font file", path)
+
+    @cached_property
+    def _ttfont(self) -> TTFont:
+        try:
+            return TTFont(str(self.path), lazy=True)
+        except (OSError, TTLibError, AssertionError, ValueError) as exc:
+            raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
+
+    @cached_property
+    def _metrics(self) -> _Metrics:
         try:
             # fontTools validates the file properly; HarfBuzz would silently accept garbage
             # and shape everything to .notdef.
-            self._ttfont = TTFont(str(path), lazy=True)
-            self.upem: int = self._ttfont["head"].unitsPerEm
-            hhea = self._ttfont["hhea"]
-            self.ascender: float = hhea.ascent / self.upem
-            self.descender: float = -hhea.descent / self.upem
-            self._glyph_order = self._ttfont.getGlyphOrder()
-            cmap = self._ttfont.getBestCmap() or {}
-        except (OSError, TTLibError, KeyError, AssertionError, ValueError) as exc:
-            raise TextEngineError(f"cannot read font file: {exc}", path) from None
-        self.coverage: frozenset[int] = frozenset(cmap)
-        blob = hb.Blob.from_file_path(str(path))
-        self.hb_font = hb.Font(hb.Face(blob))
-        self._paths: dict[int, str] = {}
+            font = self._ttfont
+            upem = font["head"].unitsPerEm
+            hhea = font["hhea"]
+            return _Metrics(upem, hhea.ascent / upem, -hhea.descent / upem, font.getGlyphOrder(),
+                            frozenset(font.getBestCmap() or {}))
+        except (OSError, TTLibError, KeyError, AssertionError, ValueError, ZeroDivisionError) as exc:
+            raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
+
+    @property
+    def upem(self) -> int:
+        return self._metrics.upem
+
+    @property
+    def ascender(self) -> float:
+        return self._metrics.ascender
+
+    @property
+    def descender(self) -> float:
+        return self._metrics.descender
+
+    @property
+    def coverage(self) -> frozenset[int]:
+        return self._metrics.coverage
+
+    @cached_property
+    def hb_font(self) -> hb.Font:
+        self._metrics  # noqa: B018 - validate with fontTools before HarfBuzz sees the file
+        return hb.Font(hb.Face(hb.Blob.from_file_path(str(self.path))))
 
     def __repr__(self) -> str:
         return f"Face({self.index}, {self.path.name})"
@@ -89,7 +139,7 @@ class Face:
     def draw_glyph(self, gid: int, pen: object) -> None:
         """Draw glyph ``gid``'s outline, in font units (y up), into a fontTools pen."""
         try:
-            self.glyph_set[self._glyph_order[gid]].draw(pen)
+            self.glyph_set[self._metrics.glyph_order[gid]].draw(pen)
         except (KeyError, IndexError, TTLibError, AssertionError) as exc:
             raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
 

@@ -1,0 +1,92 @@
+"""The build scheduler: games stay on one process, idle processes steal, follow-ups run,
+failures stop the run."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from cardgen import schedule
+from cardgen.schedule import Task
+
+FORK = multiprocessing.get_context("fork")
+
+
+def where(name: str, seconds: float = 0.0) -> tuple[str, int]:
+    time.sleep(seconds)
+    return name, os.getpid()
+
+
+def boom(name: str) -> None:
+    raise ValueError(f"task {name} failed")
+
+
+def collect(tasks: list[Task], jobs: int, follow=lambda task, result: []) -> list[tuple[str, int]]:
+    seen: list[tuple[str, int]] = []
+
+    def on_result(task: Task, result: tuple[str, int]) -> list[Task]:
+        seen.append(result)
+        return follow(task, result)
+
+    schedule.run(tasks, jobs, on_result, mp_context=FORK)
+    return seen
+
+
+def test_each_group_runs_in_one_process_when_groups_balance():
+    tasks = [Task(where, (f"{g}{i}", 0.02), group=g) for g in "ab" for i in range(6)]
+    seen = collect(tasks, 2)
+    assert sorted(name for name, _ in seen) == sorted(t.args[0] for t in tasks)
+    pids = {g: {pid for name, pid in seen if name[0] == g} for g in "ab"}
+    assert len(pids["a"]) == len(pids["b"]) == 1 and pids["a"] != pids["b"]
+    assert os.getpid() not in pids["a"] | pids["b"], "work runs in worker processes"
+
+
+def test_an_idle_process_steals_from_the_largest_group():
+    tasks = [Task(where, (f"big{i}", 0.05), group="big", cost=1) for i in range(12)]
+    tasks.append(Task(where, ("small", 0.0), group="small", cost=1))
+    seen = collect(tasks, 2)
+    big_pids = {pid for name, pid in seen if name.startswith("big")}
+    assert len(big_pids) == 2, "the lane that finished 'small' helped with 'big'"
+    # the thief takes from the far end, so the owner keeps the front of its queue
+    owner = dict(seen)["big0"]
+    assert dict(seen)["big11"] != owner
+
+
+def test_follow_ups_run_next_on_the_same_process():
+    tasks = [Task(where, (f"a{i}", 0.01), group="a") for i in range(3)]
+
+    def follow(task: Task, result: tuple[str, int]) -> list[Task]:
+        return [Task(where, ("after-" + result[0],), group="a")] if result[0] == "a1" else []
+
+    seen = collect(tasks, 2, follow)
+    names = [name for name, _ in seen]
+    assert "after-a1" in names and names.index("after-a1") > names.index("a1")
+    assert dict(seen)["after-a1"] == dict(seen)["a1"]
+
+
+def test_one_process_runs_in_order_here():
+    tasks = [Task(where, (n,), group=g) for n, g in (("x", "1"), ("y", "2"), ("z", "1"))]
+
+    def follow(task: Task, result: tuple[str, int]) -> list[Task]:
+        return [Task(where, ("x-next",))] if result[0] == "x" else []
+
+    seen = collect(tasks, 1, follow)
+    assert [name for name, _ in seen] == ["x", "x-next", "y", "z"]
+    assert {pid for _, pid in seen} == {os.getpid()}
+
+
+def mark(folder: str, name: str) -> tuple[str, int]:
+    time.sleep(0.02)
+    open(os.path.join(folder, name), "w").close()
+    return name, os.getpid()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_task_stops_the_run(tmp_path, jobs):
+    tasks = [Task(where, ("ok",)), Task(boom, ("bad",))] + [Task(mark, (str(tmp_path), f"later{i}")) for i in range(20)]
+    with pytest.raises(ValueError, match="task bad failed"):
+        collect(tasks, jobs)
+    assert len(list(tmp_path.iterdir())) < 20, "the remaining tasks were cancelled, not all run"
