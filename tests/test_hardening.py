@@ -19,6 +19,7 @@ from PIL import Image
 
 import cardgen
 from cardgen.errors import CardgenError, InputError
+from cardgen.build import BuildOptions, build
 from cardgen.draw import render_png
 from cardgen.render import Renderer
 from tests.test_render import make_game
@@ -235,3 +236,15 @@ def test_a_named_pipe_instead_of_a_file_is_refused_not_waited_on(game_copy):
     with pytest.raises(InputError) as info:
         g.load()
     assert info.value.message == "not a regular file"
+
+
+def test_a_failed_build_leaves_no_staged_files(tmp_path):
+    """Components imposed before another game's template failed were staged, never committed:
+    the failed build removes them, and nothing of it appears in the output folder."""
+    bad = make_game(tmp_path, '{% extends "base.svg.j2" %}{% block artwork %}{{ card.nope }}{% endblock %}')
+    games = [cardgen.load_game("qcd"), cardgen.load_game("tutti-quantum"), cardgen.load_game(bad)]
+    out = tmp_path / "out"
+    with pytest.raises(CardgenError, match="nope"):
+        build(games, BuildOptions(out=out, cache=False), jobs=2)
+    assert not list(out.rglob("*.part"))
+    assert not list(out.rglob("*.pdf")) and not list(out.rglob("manifest.json"))
