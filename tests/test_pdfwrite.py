@@ -432,3 +432,33 @@ def test_registration_squares_match_the_plan_and_backs_carry_no_marks(deck44):
             assert close(got, want)
         assert pdf.pages[1].lines == []
         assert not [r for r in pdf.pages[1].rects if abs(r["x1"] - r["x0"] - 5 * K) < 0.01]
+
+
+def uncompressed_copy(face: bytes) -> bytes:
+    """The same face with its content stream stored without compression."""
+    with pikepdf.open(io.BytesIO(face)) as pdf:
+        page = pdf.pages[0]
+        page.Contents = pdf.make_stream(page.Contents.read_bytes())
+        out = io.BytesIO()
+        pdf.save(out, compress_streams=False)
+        return out.getvalue()
+
+
+def test_face_content_is_reused_compressed_not_recompressed():
+    """cairo's compressed page content goes into the form as it is (not decoded and
+    compressed again); a face stored another way is converted and draws the same."""
+    plan = plan_grid(*A4, POKER, margin=5)
+    placements = [Placement("a", None), Placement("b", None)]
+    faces = make_faces(POKER, ["a", "b"])
+    faces["b"] = uncompressed_copy(faces["b"])
+    with pikepdf.open(io.BytesIO(faces["a"])) as src:
+        raw = src.pages[0].Contents.read_raw_bytes()
+    pdf = pikepdf.open(io.BytesIO(write_sheets(placements, faces, POKER, plan, duplex="none")))
+    forms = {name: xobj for name, xobj in pdf.pages[0].Resources.XObject.items()}
+    assert len(forms) == 2
+    assert any(f.read_raw_bytes() == raw and f.Filter == pikepdf.Name.FlateDecode for f in forms.values())
+    sources = {fingerprint_source(faces[k]) for k in "ab"}
+    assert {hashlib.sha256(f.read_bytes()).digest() for f in forms.values()} == sources
+    for form in forms.values():
+        assert [float(v) for v in form.BBox] == pytest.approx([0, 0, POKER.art_width * K, POKER.art_height * K],
+                                                              abs=0.01)
