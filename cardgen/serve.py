@@ -27,9 +27,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-import jinja2
-import jinja2.bccache
-
 from . import loader
 from .check import check
 from .errors import CardgenError, InputError, did_you_mean
@@ -136,7 +133,6 @@ class PreviewState:
         self.only = game
         self.lang = lang
         self.engine = TextEngine.default()
-        self._compiled = _CompiledTemplates()
         self.discovery_error: str | None = None
         self._lock = threading.RLock()
         self._snapshots: dict[str, Snapshot] = {}
@@ -229,7 +225,6 @@ class PreviewState:
         try:
             game = load_game(self._sources[gid].data_dir)
             renderer = Renderer(game, self.lang, translate=translator(game, self.lang), engine=self.engine)
-            renderer.env.bytecode_cache = self._compiled
             faces = {face_id(f.component, f.card, f.side): f
                      for comp in game.components.values() for f in renderer.faces(comp)}
             findings = tuple(("warning" if f.severity != "error" else "error", str(f))
@@ -241,22 +236,6 @@ class PreviewState:
             return replace(last, error=f"internal error: {type(exc).__name__}: {exc}")
         locations = {card.id: str(card.location) for comp in game.components.values() for card in comp.cards}
         return Snapshot(gid, game.name, last.version, faces, _outline(game), findings, None, locations)
-
-
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """Compiled templates kept across re-renders: every change builds a new Renderer, and
-    compiling all templates again would cost most of the refresh. Jinja checks each entry
-    against the template's source, so an edited template is compiled afresh."""
-
-    def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self._code:
-            bucket.bytecode_from_string(self._code[bucket.key])
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
 
 
 def _under(path: Path, root: Path) -> bool:

@@ -180,3 +180,32 @@ def test_qcd_golden_faces():
 
     assert_matches_golden(qcd_face("sbar-anti-green")[0], "qcd/sbar-anti-green-front")
     assert_matches_golden(qcd_face("wild-w")[0], "qcd/wild-w-front")
+
+
+def test_shared_templates_compile_once_per_process(monkeypatch, tmp_path):
+    """The shared frame and macros are compiled once for all games; an edited template is
+    compiled again (entries are checked against the source)."""
+    import jinja2
+
+    from cardgen import render
+
+    compiled: list[str] = []
+    original = jinja2.Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return original(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    monkeypatch.setattr(render, "_COMPILED", {})
+    for gid in ("qcd", "particles-in-circle"):
+        game = cardgen.load_game(gid)
+        comp = game.components["cards"]
+        Renderer(game).face(comp, comp.cards[0])
+    assert compiled.count("base.svg.j2") == 1 and compiled.count("macros.svg.j2") == 1
+    assert compiled.count("card-front.svg.j2") == 2, "each game's own front"
+    path = make_game(tmp_path, HELLO)
+    face_of(path)
+    (path / "templates" / "front.svg.j2").write_text(HELLO.replace("#123456", "#654321"), encoding="utf-8")
+    face, _ = face_of(path)
+    assert compiled.count("front.svg.j2") == 2 and "#654321" in face.svg
