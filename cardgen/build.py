@@ -388,6 +388,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     cache = FaceCache(options.cache_root)
     digests: dict[tuple[str, str], str] = {}
     tasks = []
+    misses = 0   # faces to render (not in the cache)
     for g in games:
         previous = _previous_files(results[g.id].folder)
         game_fp = game_fingerprint(g, options.lang)
@@ -409,11 +410,10 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                         results[g.id].untranslated.extend(hit.missing)
                     continue
             for chunk in _chunks(keys, jobs):
-                misses = sum(1 for _c, _n, *ks in chunk for k in ks if k and not cache.has(k))
+                chunk_misses = sum(1 for _c, _n, *ks in chunk for k in ks if k and not cache.has(k))
+                misses += chunk_misses
                 tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root),
-                                  group=g.id, cost=misses + 0.05, tag=(len(tasks), g.id, comp.id)))
-    # worker processes pay off only when there is real rendering to share out
-    misses = sum(round(t.cost) for t in tasks)
+                                  group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, comp.id)))
     staged: list[tuple[Path, Path]] = []
     try:
         pending = Counter(t.tag[1:] for t in tasks)
@@ -436,6 +436,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             return [Task(_write_component, (refs[gid], dirs, comp_id, parts, options, digests[(gid, comp_id)]),
                          group=gid, tag=(gid, comp_id))]
 
+        # worker processes pay off only when there is real rendering to share out
         schedule.run(tasks, jobs if misses >= 8 else 1, on_result, mp_context=_fork_context(),
                      initializer=_worker_init, initargs=(lock_fd,))
         for g in games:

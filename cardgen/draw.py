@@ -17,6 +17,7 @@ its full SVG instead.
 
 from __future__ import annotations
 
+import functools
 import io
 from typing import Any
 
@@ -81,14 +82,10 @@ class _Outlines:
         return path
 
 
-_OUTLINES: _Outlines | None = None
-
-
+@functools.cache
 def _outlines() -> _Outlines:
-    global _OUTLINES
-    if _OUTLINES is None:
-        _OUTLINES = _Outlines()
-    return _OUTLINES
+    """This process's glyph paths (created on first use, after any fork)."""
+    return _Outlines()
 
 
 class _GlyphDrawing:
