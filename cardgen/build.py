@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import i18n, schedule
-from .cache import CachedFace, FaceCache, component_fingerprint, face_key, game_fingerprint, inputs_digest
+from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
                          plan_grid)
@@ -164,7 +164,7 @@ def _renderer_for(game_ref: str, lang: str, games_dirs: tuple[Path, ...],
     if key not in _RENDERERS:
         game = _game(game_ref, games_dirs)
         tr = i18n.translator(game, lang)
-        _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr, bytecode_dir=cache_root and cache_root / "jinja"))
+        _RENDERERS[key] = (game, tr, Renderer(game, lang, translate=tr, bytecode_db=cache_root and cache_file(cache_root)))
     return _RENDERERS[key]
 
 
@@ -182,6 +182,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     pdfs: dict[str, bytes] = {}
     issues: list[TextIssue] = []
     missing: set[tuple[str, str]] = set()
+    rendered: list[tuple[str, CachedFace]] = []
     renderer_state = None
     for card_id, count, front_ck, back_ck in cards:
         keys = []
@@ -201,12 +202,13 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                 face = renderer.face(comp, comp.card(card_id), side)
                 hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
                                  tuple(sorted(tr.missing)) if tr else ())
-                cache.put(ck, hit)
+                rendered.append((ck, hit))
             pdfs.setdefault(hit.svg_key, hit.pdf)
             issues.extend(hit.issues)
             missing.update(hit.missing)
             keys.append(hit.svg_key)
         order.append((keys[0], keys[1], count))
+    cache.put(rendered)
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
 

@@ -7,8 +7,9 @@ code. Editing one card changes only that card's keys, so a rebuild re-renders ju
 a rebuild with nothing changed renders nothing and, when a component's inputs are unchanged
 and its PDF is intact, does not even re-impose it (see ``inputs_digest``).
 
-Entries are plain files (the face PDF and a small JSON sidecar), never pickles: a cache folder
-shared between users is data, not code.
+Entries live in one SQLite file (see :mod:`cardgen.store`): the face PDF and a small JSON
+record of what rendering it reported, never pickles — a cache shared between users is data,
+not code.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any, Iterable
 
 from . import __version__
 from .model import Card, Component, Game
-from .output import atomic_write
 from .loader import SHARED_TEMPLATES
 from .render import TextIssue
+from .store import open_store
 
 PACKAGE = Path(__file__).resolve().parent
 #: Code whose change alters rendered faces (the cache must not outlive it).
@@ -105,43 +106,44 @@ class CachedFace:
 
 
 class FaceCache:
-    """Face PDFs on disk under ``root`` (usually ``<out>/.cache``); ``root=None`` disables it."""
+    """Face PDFs in ``<root>/cache.sqlite`` (``root`` is usually ``<out>/.cache``);
+    ``root=None`` disables it."""
 
     def __init__(self, root: Path | None) -> None:
-        self.root = root
-
-    def _paths(self, key: str) -> tuple[Path, Path]:
-        base = self.root / "faces" / key[:2] / key  # type: ignore[operator]
-        return base.with_suffix(".pdf"), base.with_suffix(".json")
+        self.store = open_store(cache_file(root)) if root is not None else None
 
     def has(self, key: str) -> bool:
         """Cheap existence test (used to decide whether starting worker processes pays off)."""
-        return self.root is not None and self._paths(key)[1].is_file()
+        return self.store is not None and self.store.has("faces", key)
 
     def get(self, key: str) -> CachedFace | None:
-        if self.root is None:
+        entry = self.store.get("faces", key) if self.store is not None else None
+        if entry is None:
             return None
-        pdf_path, meta_path = self._paths(key)
+        text, pdf = entry
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            pdf = pdf_path.read_bytes()
-        except (OSError, ValueError):
+            meta = json.loads(text)
+            if hashlib.sha256(pdf).hexdigest() != meta["pdf_sha256"]:
+                return None  # a damaged entry is a miss, never a wrong card
+            issues = tuple(TextIssue(**i) for i in meta["issues"])
+            missing = tuple((m, c) for m, c in meta["missing"])
+            return CachedFace(meta["svg_key"], pdf, issues, missing)
+        except (ValueError, KeyError, TypeError):
             return None
-        if hashlib.sha256(pdf).hexdigest() != meta.get("pdf_sha256"):
-            return None  # a damaged entry is a miss, never a wrong card
-        issues = tuple(TextIssue(**i) for i in meta.get("issues", []))
-        missing = tuple((m, c) for m, c in meta.get("missing", []))
-        return CachedFace(meta["svg_key"], pdf, issues, missing)
 
-    def put(self, key: str, face: CachedFace) -> None:
-        if self.root is None:
+    def put(self, faces: Iterable[tuple[str, CachedFace]]) -> None:
+        """Store rendered faces under their keys, in one transaction."""
+        if self.store is None:
             return
-        pdf_path, meta_path = self._paths(key)
-        # no fsync: a cache entry lost in a crash is a miss, and a damaged one fails its checksum
-        atomic_write(pdf_path, face.pdf, durable=False)
-        meta = {"svg_key": face.svg_key, "pdf_sha256": hashlib.sha256(face.pdf).hexdigest(),
-                "issues": [i.__dict__ for i in face.issues], "missing": [list(m) for m in face.missing]}
-        atomic_write(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"), durable=False)
+        self.store.put("faces", ((key, json.dumps({
+            "svg_key": face.svg_key, "pdf_sha256": hashlib.sha256(face.pdf).hexdigest(),
+            "issues": [i.__dict__ for i in face.issues], "missing": [list(m) for m in face.missing]},
+            sort_keys=True), face.pdf) for key, face in faces))
+
+
+def cache_file(root: Path) -> Path:
+    """The SQLite file of a cache folder (faces and compiled templates)."""
+    return root / "cache.sqlite"
 
 
 def inputs_digest(face_keys: Iterable[str], settings: Any) -> str:

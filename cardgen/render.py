@@ -31,6 +31,7 @@ from .errors import CardgenError, Location, display_path
 from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
 from .particles import Symbol
+from .store import open_store
 from .tables import Record
 from .text import GlyphRegistry, TextEngine
 from .text.svg import PlacedText
@@ -147,38 +148,36 @@ def _template_location(exc: BaseException, fallback: str) -> Location:
 
 class CompiledTemplates(jinja2.BytecodeCache):
     """Compiled templates shared by every :class:`Renderer` of a process — the shared frame
-    and macros are compiled once, not once per game — and, given a folder, kept on disk for
-    the next run. Jinja checks each entry against its template's source, so an edited
+    and macros are compiled once, not once per game — and, given a cache file, kept there
+    for the next run. Jinja checks each entry against its template's source, so an edited
     template is compiled afresh."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, db: Path | None = None) -> None:
         self._code: dict[str, bytes] = {}
-        self._disk = None
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._disk = jinja2.FileSystemBytecodeCache(str(folder))
+        self._store = open_store(db) if db is not None else None
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code.get(bucket.key)
+        if code is None and self._store is not None:
+            entry = self._store.get("templates", bucket.key)
+            code = entry[1] if entry else None
         if code is not None:
-            bucket.bytecode_from_string(code)
-        elif self._disk is not None:
-            self._disk.load_bytecode(bucket)
+            bucket.bytecode_from_string(code)   # ignored unless it matches the source's checksum
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
-        if self._disk is not None:
-            self._disk.dump_bytecode(bucket)
+        code = self._code[bucket.key] = bucket.bytecode_to_string()
+        if self._store is not None:
+            self._store.put("templates", [(bucket.key, "", code)])
 
 
 _COMPILED: dict[Path | None, CompiledTemplates] = {}
 
 
-def compiled_templates(folder: Path | None = None) -> CompiledTemplates:
-    """This process's compiled templates (kept in ``folder`` too, if given)."""
-    if folder not in _COMPILED:
-        _COMPILED[folder] = CompiledTemplates(folder)
-    return _COMPILED[folder]
+def compiled_templates(db: Path | None = None) -> CompiledTemplates:
+    """This process's compiled templates (kept in the SQLite file ``db`` too, if given)."""
+    if db not in _COMPILED:
+        _COMPILED[db] = CompiledTemplates(db)
+    return _COMPILED[db]
 
 
 @dataclass(repr=False)
@@ -201,9 +200,9 @@ class Renderer:
     #: (component, card, side, field, lines): a translation that wraps onto more lines than
     #: English may run into what is drawn below it (see cardgen.fitcheck).
     wraps: list[tuple[str, str, str, str, int]] | None = None
-    #: Folder that keeps compiled templates between runs (saves ~20 ms per template per run);
-    #: within a process they are always shared (see :class:`CompiledTemplates`).
-    bytecode_dir: Path | None = None
+    #: Cache file (SQLite) that keeps compiled templates between runs (saves ~20 ms per
+    #: template per run); within a process they are always shared (see :class:`CompiledTemplates`).
+    bytecode_db: Path | None = None
     inline_glyphs: bool = True   # see cardgen.text.svg: faster to rasterise; False = <defs> + <use>
 
     def __repr__(self) -> str:  # short: it can end up inside template error messages
@@ -211,7 +210,7 @@ class Renderer:
 
     def __post_init__(self) -> None:
         loader = _ContainedLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
-        bytecode = compiled_templates(self.bytecode_dir)
+        bytecode = compiled_templates(self.bytecode_db)
         self.env = ImmutableSandboxedEnvironment(
             loader=loader, undefined=jinja2.StrictUndefined, autoescape=True,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)

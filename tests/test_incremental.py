@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -75,9 +76,48 @@ def test_cached_build_is_identical_to_a_fresh_one(tmp_path):
 
 def test_a_damaged_cache_entry_is_a_miss_not_a_wrong_card(tmp_path, count_renders):
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
-    for pdf in (tmp_path / ".cache" / "faces").rglob("*.pdf"):
-        pdf.write_bytes(b"%PDF-1.4 garbage")
+    with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:
+        assert db.execute("UPDATE faces SET data = CAST('%PDF-1.4 garbage' AS BLOB)").rowcount == 50
+    db.close()
     (tmp_path / "qcd/en/cards.pdf").unlink()
     count_renders.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     assert len(count_renders) == 50
+
+
+@pytest.mark.parametrize("damage", ["garbage", "torn"])
+def test_a_damaged_cache_file_is_replaced(tmp_path, count_renders, damage):
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    before = (tmp_path / "qcd/en/cards.pdf").read_bytes()
+    db = tmp_path / ".cache" / "cache.sqlite"
+    with sqlite3.connect(db) as conn:   # move every entry from the write-ahead log into the file
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    size = db.stat().st_size
+    assert size > 100_000
+    # damaged behind the back of this process, which still has the file open
+    noise = bytes((i * 7919) % 251 for i in range(size))
+    # garbage: not a database at all; torn: the header page intact, every other page noise
+    db.write_bytes(noise if damage == "garbage" else db.read_bytes()[:4096] + noise[4096:])
+    (tmp_path / "qcd/en/cards.pdf").unlink()
+    count_renders.clear()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    assert len(count_renders) == 50
+    assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == before
+    count_renders.clear()
+    (tmp_path / "qcd/en/cards.pdf").unlink()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)   # the new file caches again
+    assert count_renders == []
+
+
+def test_faces_and_templates_share_one_cache_file(tmp_path):
+    build([cardgen.load_game("qcd"), cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path), jobs=2)
+    cache = tmp_path / ".cache"
+    assert {p.name for p in cache.iterdir()} <= {"cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm"}
+    with sqlite3.connect(cache / "cache.sqlite") as db:
+        faces = db.execute("SELECT count(*) FROM faces").fetchone()[0]
+        templates = db.execute("SELECT count(*) FROM templates").fetchone()[0]
+    db.close()
+    assert faces == 50 + sum(len(c.cards) * (2 if c.back else 1)
+                             for c in cardgen.load_game("tutti-quantum").components.values())
+    assert templates >= 4

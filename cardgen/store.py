@@ -1,0 +1,124 @@
+"""The build cache's storage: one SQLite file, ``<out>/.cache/cache.sqlite``.
+
+Why not a file per entry: a default build caches a few hundred faces, and creating a file is
+the expensive part of storing one (on this project's ext4 test machine, allocating the inodes
+for ~500 small files and their shard folders cost half a second of CPU, a sixth of the
+build). One database file holds every entry; worker processes write to it concurrently
+(write-ahead log, ``busy_timeout``). The same reasoning made mypy add ``--sqlite-cache``.
+
+The store is disposable by design. A read that fails is a miss, a write that fails is
+skipped (the next build renders again), and a file that is not a database — damaged, or
+left by something else — is replaced by an empty one. Values are plain data (metadata
+text and bytes), never pickles.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+from pathlib import Path
+from typing import Iterable
+
+#: The kinds of entry, one table each.
+KINDS = ("faces", "templates")
+#: Errors saying the file is no usable database: it is replaced by an empty one.
+_BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
+#: Connections a forked child inherited from its parent: SQLite forbids using or closing them
+#: there, so they are kept, untouched, for the child's lifetime.
+_INHERITED: list[sqlite3.Connection] = []
+
+
+@functools.cache
+def open_store(path: Path) -> Store:
+    """This process's store for ``path`` (one connection per process, however many users)."""
+    return Store(path)
+
+
+class Store:
+    """Key → (metadata text, bytes) tables in one SQLite file.
+
+    A connection is opened on first use and again in a forked child: SQLite connections must
+    not cross a ``fork()``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is not None and self._pid != os.getpid():
+            _INHERITED.append(self._conn)
+            self._conn = None
+        if self._conn is None:
+            self._conn = self._open()
+            self._pid = os.getpid()
+        return self._conn
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """After an error: a damaged file is removed, and a new one made on next use. (A
+        process still holding the old file keeps using it, unlinked: a few more misses.)"""
+        if self._conn is not None and any(s in str(exc) for s in _BROKEN):
+            self._conn.close()
+            self._conn = None
+            self._remove()
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not any(s in str(exc) for s in _BROKEN):
+                raise
+            self._remove()
+            return self._connect()
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            # WAL: readers never block the writer, and a commit appends to one log file.
+            # synchronous=NORMAL: no fsync per commit; a crash may lose the latest entries
+            # (a miss next time), never corrupt the database.
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            for kind in KINDS:
+                conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
+                             "data BLOB NOT NULL) WITHOUT ROWID")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def get(self, kind: str, key: str) -> tuple[str, bytes] | None:
+        """The entry stored under ``key``, or None (absent, or the store is unreadable)."""
+        try:
+            row = self._db().execute(f"SELECT meta, data FROM {kind} WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return None
+        return (row[0], bytes(row[1])) if row else None
+
+    def has(self, kind: str, key: str) -> bool:
+        try:
+            return self._db().execute(f"SELECT 1 FROM {kind} WHERE key = ?", (key,)).fetchone() is not None
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return False
+
+    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]]) -> None:
+        """Store (key, meta, data) entries in one transaction; best effort (see the module)."""
+        rows = list(entries)
+        if not rows:
+            return
+        try:
+            conn = self._db()
+            with conn:  # BEGIN … COMMIT, or ROLLBACK on error
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, data) VALUES (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            self._failed(exc)
