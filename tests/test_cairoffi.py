@@ -1,0 +1,124 @@
+"""The pre-parsed cairo declarations: used only when they match the installed cairocffi,
+declare exactly what cairocffi's own parse declares, and draw byte-identical PDFs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from cffi import FFI
+
+import cardgen.cairoffi as cairoffi
+from cardgen.cairoffi import _cairo, _pixbuf
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (cairocffi can be imported once per process)."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_committed_modules_are_what_generate_makes_or_are_left_unused(tmp_path):
+    python(f"import cardgen.cairoffi as c; from pathlib import Path; c.generate(Path({str(tmp_path)!r}))")
+    fresh = {name: (tmp_path / name).read_text() for name in ("_cairo.py", "_pixbuf.py")}
+    committed = {name: (cairoffi.HERE / name).read_text() for name in fresh}
+    used = python("from cardgen import cairoffi; print(cairoffi.preload())").strip()
+    if fresh["_cairo.py"].splitlines()[-1] == committed["_cairo.py"].splitlines()[-1]:   # same SOURCE_DIGEST
+        assert fresh == committed, "regenerate with: python -m cardgen.cairoffi"
+        assert used == "True"
+    else:   # a cairocffi with other declarations than the committed modules: parse as usual
+        assert used == "False"
+
+
+def test_a_stale_digest_falls_back_to_parsing():
+    out = python("""
+        import sys
+        import cardgen.cairoffi._cairo as generated
+        generated.SOURCE_DIGEST = "0" * 64
+        from cardgen import cairoffi
+        print(cairoffi.preload())
+        import cardgen.draw
+        print(type(sys.modules["cairocffi.ffi"].ffi).__module__)
+        """)
+    assert out.split() == ["False", "cffi.api"]
+
+
+def shape(ffi: FFI, ctype) -> object:
+    """A C type's structure, independent of how typedef names are spelled."""
+    if ctype.kind == "function":
+        return ("function", shape(ffi, ctype.result), tuple(shape(ffi, a) for a in ctype.args), ctype.ellipsis)
+    if ctype.kind == "pointer":
+        return ("pointer", shape(ffi, ctype.item))
+    if ctype.kind == "array":
+        return ("array", ctype.length, shape(ffi, ctype.item))
+    if ctype.kind in ("struct", "union"):
+        try:
+            size = ffi.sizeof(ctype)   # also completes a lazily declared struct before .fields
+        except (ValueError, TypeError, _cairo.ffi.error):  # opaque (the two FFIs raise differently)
+            return (ctype.kind, "opaque")
+        return (ctype.kind, size, tuple((n, f.offset, shape(ffi, f.type)) for n, f in ctype.fields))
+    if ctype.kind == "enum":
+        return ("enum", tuple(sorted(ctype.elements.items())))
+    return (ctype.kind, ctype.cname)
+
+
+def present(lib, name: str) -> bool:
+    try:
+        getattr(lib, name)
+    except (AttributeError, _cairo.ffi.error):   # the two FFIs raise differently
+        return False
+    return True
+
+
+def test_preparsed_declarations_equal_cairocffis_own():
+    """Every function, type and constant cairocffi declares, with the same C type."""
+    if not python("from cardgen import cairoffi; print(cairoffi.preload())").strip() == "True":
+        return   # nothing pre-parsed is used with this cairocffi (see the test above)
+    constants = (cairoffi._cairocffi_folder() / "constants.py").read_text()
+    namespace: dict[str, object] = {}
+    exec(compile(constants, "constants.py", "exec"), namespace)
+    parsed = FFI()
+    parsed.cdef(namespace["_CAIRO_HEADERS"])
+    lib_parsed, lib_pre = parsed.dlopen("libcairo.so.2"), _cairo.ffi.dlopen("libcairo.so.2")
+    names = dir(lib_parsed)
+    assert len(names) > 300 and names == dir(lib_pre)
+    checked = 0
+    for name in names:
+        found = [present(lib, name) for lib in (lib_parsed, lib_pre)]   # newer cairo's functions are absent
+        assert found[0] == found[1], name
+        if not found[0]:
+            continue
+        a, b = getattr(lib_parsed, name), getattr(lib_pre, name)
+        checked += 1
+        if isinstance(a, int):
+            assert a == b, name
+        else:
+            assert shape(parsed, parsed.typeof(a)) == shape(_cairo.ffi, _cairo.ffi.typeof(b)), name
+    assert checked > 300
+    for ctype in ("cairo_matrix_t", "cairo_path_t", "cairo_path_data_t", "cairo_rectangle_t", "cairo_glyph_t"):
+        assert parsed.sizeof(ctype) == _cairo.ffi.sizeof(ctype), ctype
+    assert _pixbuf.ffi.sizeof("GError") == 16
+
+
+def test_a_face_draws_the_same_pdf_either_way():
+    draw = """
+        import hashlib, re, sys
+        {before}
+        import cardgen
+        from cardgen.draw import render_pdf
+        from cardgen.render import Renderer
+        game = cardgen.load_game("tutti-quantum")
+        comp = game.components["particles"]
+        face = Renderer(game).face(comp, comp.cards[0], "front")
+        pdf = re.sub(rb"/CreationDate \\([^)]*\\)", b"", render_pdf(face))   # cairo stamps the time
+        print(type(sys.modules["cairocffi.ffi"].ffi).__module__, hashlib.sha256(pdf).hexdigest())
+        """
+    preparsed = python(draw.format(before="")).split()
+    parsed = python(draw.format(before="import cairocffi")).split()   # imported first: cairocffi parses
+    assert parsed[0] == "cffi.api"
+    assert preparsed[1] == parsed[1]
