@@ -154,20 +154,20 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
     def __init__(self, db: Path | None = None) -> None:
         self._code: dict[str, bytes] = {}
-        self._store = open_store(db) if db is not None else None
+        self._db = db
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code.get(bucket.key)
-        if code is None and self._store is not None:
-            entry = self._store.get("templates", bucket.key)
+        if code is None and self._db is not None:
+            entry = open_store(self._db).get("templates", bucket.key)
             code = entry[1] if entry else None
         if code is not None:
             bucket.bytecode_from_string(code)   # ignored unless it matches the source's checksum
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code[bucket.key] = bucket.bytecode_to_string()
-        if self._store is not None:
-            self._store.put("templates", [(bucket.key, "", code)])
+        if self._db is not None:
+            open_store(self._db).put("templates", [(bucket.key, "", code)])
 
 
 _COMPILED: dict[Path | None, CompiledTemplates] = {}

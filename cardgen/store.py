@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
+import weakref
 from pathlib import Path
 from typing import Iterable
 
@@ -27,33 +28,42 @@ _BROKEN = ("file is not a database", "database disk image is malformed", "disk I
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
 #: there, so they are kept, untouched, for the child's lifetime.
 _INHERITED: list[sqlite3.Connection] = []
+_STORES: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)
 def open_store(path: Path) -> Store:
-    """This process's store for ``path`` (one connection per process, however many users)."""
+    """A shared store for ``path``: one connection per process for a build's many users.
+    The few most recent stay open; older ones close when their last user lets go (a
+    long-running process building into many folders does not pile up open files)."""
     return Store(path)
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_STORES):
+        if store._conn is not None:
+            _INHERITED.append(store._conn)
+            store._conn = None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Store:
     """Key → (metadata text, bytes) tables in one SQLite file.
 
-    A connection is opened on first use and again in a forked child: SQLite connections must
-    not cross a ``fork()``.
+    The connection is opened on first use, and again in a forked child: SQLite connections
+    must not cross a ``fork()``. It closes with the object.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        _STORES.add(self)
 
     def _db(self) -> sqlite3.Connection:
-        if self._conn is not None and self._pid != os.getpid():
-            _INHERITED.append(self._conn)
-            self._conn = None
         if self._conn is None:
             self._conn = self._open()
-            self._pid = os.getpid()
         return self._conn
 
     def _failed(self, exc: sqlite3.Error) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +124,15 @@ def test_faces_and_templates_share_one_cache_file(tmp_path):
     assert faces == 50 + sum(len(c.cards) * (2 if c.back else 1)
                              for c in cardgen.load_game("tutti-quantum").components.values())
     assert templates >= 4
+
+
+def test_building_into_many_folders_keeps_few_cache_files_open(tmp_path):
+    def open_caches() -> int:
+        fds = Path("/proc/self/fd")
+        return sum(1 for fd in fds.iterdir() if "cache.sqlite" in os.path.realpath(fd))
+
+    game = cardgen.load_game("qcd")
+    for i in range(10):
+        build([game], BuildOptions(out=tmp_path / str(i)), jobs=1)
+    gc.collect()
+    assert open_caches() <= 4 * 3   # the four most recent: database, log and index each
