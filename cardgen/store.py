@@ -66,7 +66,7 @@ class Store:
             self._conn = self._open()
         return self._conn
 
-    def _failed(self, exc: sqlite3.Error) -> None:
+    def _failed(self, exc: Exception) -> None:
         """After an error: a damaged file is removed, and a new one made on next use. (A
         process still holding the old file keeps using it, unlinked: a few more misses.)"""
         if self._conn is not None and any(s in str(exc) for s in _BROKEN):
@@ -108,7 +108,7 @@ class Store:
         """The entry stored under ``key``, or None (absent, or the store is unreadable)."""
         try:
             row = self._db().execute(f"SELECT meta, data FROM {kind} WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return None
         return (row[0], bytes(row[1])) if row else None
@@ -116,7 +116,7 @@ class Store:
     def has(self, kind: str, key: str) -> bool:
         try:
             return self._db().execute(f"SELECT 1 FROM {kind} WHERE key = ?", (key,)).fetchone() is not None
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return False
 
@@ -130,5 +130,5 @@ class Store:
             with conn:  # BEGIN … COMMIT, or ROLLBACK on error
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, data) VALUES (?, ?, ?)", rows)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)

@@ -136,3 +136,19 @@ def test_building_into_many_folders_keeps_few_cache_files_open(tmp_path):
         build([game], BuildOptions(out=tmp_path / str(i)), jobs=1)
     gc.collect()
     assert open_caches() <= 4 * 3   # the four most recent: database, log and index each
+
+
+def test_damaged_compiled_templates_are_compiled_again(tmp_path, monkeypatch, count_renders):
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    before = (tmp_path / "qcd/en/cards.pdf").read_bytes()
+    with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:
+        # entries cut short: Jinja would fail to unpickle or unmarshal them
+        assert db.execute("UPDATE templates SET data = substr(data, 1, 60)").rowcount >= 3
+        db.execute("DELETE FROM faces")
+    db.close()
+    monkeypatch.setattr(render, "_COMPILED", {})   # as a new process: nothing compiled in memory
+    (tmp_path / "qcd/en/cards.pdf").unlink()
+    count_renders.clear()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    assert len(count_renders) == 50
+    assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == before
