@@ -10,6 +10,9 @@ Run: .venv/bin/python bench/bench_build.py            (prints numbers; asserts n
 * floor: cairosvg alone rendering the same distinct face SVGs (complete documents, glyph
   outlines included) to PDF, one process, measured between the build runs.
   The target is build ≤ 1.3 × floor ÷ cores.
+* capacity: this VM's cores are not always equal (a neighbour can slow one of them): a
+  pure-Python loop is timed alone and then in one process per core at once, between the build
+  runs, and the build is also compared with floor ÷ that measured capacity, for context.
 * 1000-card deck: a generated game of 1000 distinct cards built in a fresh process; wall time
   and peak RSS of that process (targets ≤ 15 s and ≤ 500 MB).
 """
@@ -66,6 +69,25 @@ def floor_seconds(svgs: list[bytes]) -> float:
     return time.perf_counter() - t
 
 
+def _spin(n: int = 4_000_000) -> float:
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i
+    return time.perf_counter() - t
+
+
+def parallel_capacity(cores: int) -> float:
+    """How many single-core equivalents ``cores`` busy processes get right now."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    alone = min(_spin(), _spin())   # the faster core's pace
+    with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork")) as pool:
+        together = list(pool.map(_spin, [4_000_000] * cores))
+    return sum(alone / t for t in together)
+
+
 def synthetic_game(root: Path, cards: int) -> Path:
     """A designer-style game with `cards` distinct cards, using the QCD card templates."""
     g = root / "big"
@@ -108,13 +130,14 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "cardgen")], check=True)
     svgs = distinct_svgs()
     floor_seconds(svgs[:10])   # warm cairosvg's imports
-    walls, cpus, floors = [], [], []
+    walls, cpus, floors, capacities = [], [], [], []
     for _ in range(7):
         with tempfile.TemporaryDirectory() as out:
             wall, cpu, _rss = timed_run(CARDGEN + ["build", "--out", out])
         walls.append(wall)
         cpus.append(cpu)
         floors.append(floor_seconds(svgs))
+        capacities.append(parallel_capacity(cores))
     build, floor = statistics.median(walls), statistics.median(floors)
     ratios = [w / (f / cores) for w, f in zip(walls, floors)]
     print(f"full default build, cold process: median {build:.2f} s wall, {statistics.median(cpus):.2f} s CPU "
@@ -124,6 +147,11 @@ def main() -> None:
     print(f"ratio build / (floor ÷ {cores} cores) = {build / (floor / cores):.2f} from the medians; "
           f"per adjacent pair: median {statistics.median(ratios):.2f}, range {min(ratios):.2f}–{max(ratios):.2f}  "
           "(target ≤ 1.3; build target ≤ 3 s)")
+    capacity = statistics.median(capacities)
+    fair = [w / (f / c) for w, f, c in zip(walls, floors, capacities)]
+    print(f"parallel capacity: {cores} busy processes got the work of {capacity:.2f} cores (median; runs: "
+          f"{', '.join(f'{c:.2f}' for c in capacities)}); build / (floor ÷ measured capacity): median "
+          f"{statistics.median(fair):.2f}, range {min(fair):.2f}–{max(fair):.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         game = synthetic_game(Path(tmp), 1000)
         wall, _cpu, rss = timed_run(CARDGEN + ["build", str(game), "--out", str(Path(tmp) / "out")])
