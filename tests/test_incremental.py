@@ -152,3 +152,15 @@ def test_damaged_compiled_templates_are_compiled_again(tmp_path, monkeypatch, co
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     assert len(count_renders) == 50
     assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == before
+
+
+def test_a_cache_file_of_another_layout_is_emptied(tmp_path, count_renders):
+    (tmp_path / ".cache").mkdir()
+    with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:   # the first layout: no checksum column
+        db.execute("CREATE TABLE faces (key TEXT PRIMARY KEY, meta TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID")
+    db.close()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    (tmp_path / "qcd/en/cards.pdf").unlink()
+    count_renders.clear()
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    assert count_renders == []   # the first build could store its faces
