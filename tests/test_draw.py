@@ -5,6 +5,7 @@ as a clip path, under opacity, in a mask or pattern, inheriting a stroke)."""
 from __future__ import annotations
 
 import io
+import os
 import re
 
 import cairosvg
@@ -14,6 +15,8 @@ import pytest
 from PIL import Image, ImageChops
 
 import cardgen
+from cardgen.build import BuildOptions, build, card_keys
+from cardgen.cache import FaceCache
 from cardgen.draw import render_pdf, render_png
 from cardgen.render import Renderer
 from cardgen.text.svg import PLACEHOLDER_NS
@@ -136,3 +139,31 @@ def test_pdf_rasterises_like_the_svg(tmp_path):
     ink = lambda im: im.point(lambda v: 255 if v < 128 else 0)  # noqa: E731
     assert ImageChops.difference(ink(got), ink(expected)).histogram()[255] <= 0.01 * got.size[0] * got.size[1]
     assert ink(got).getbbox() is not None
+
+
+def test_pdf_is_the_same_through_memory_or_a_temporary_file(tmp_path, monkeypatch):
+    """cairo writes faces to a file it opens by name: a memfd on Linux, a temporary file
+    elsewhere; both give the same document (apart from cairo's creation date)."""
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5) }}')
+    via_memfd = render_pdf(face)
+    monkeypatch.delattr("os.memfd_create", raising=False)
+    via_file = render_pdf(face)
+    strip = lambda pdf: re.sub(rb"/CreationDate \(D:[^)]*\)", b"", pdf)  # noqa: E731
+    assert strip(via_memfd) == strip(via_file)
+    assert via_file.startswith(b"%PDF-") and via_file.rstrip().endswith(b"%%EOF")
+
+
+def test_build_workers_draw_uncompressed_faces_and_leave_the_callers_environment_alone(tmp_path):
+    """Workers tell cairo not to deflate (imposition compresses once, faster); the caller's
+    process environment is not touched, so its own cairo output stays compressed."""
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=2)
+    assert "CAIRO_DEBUG_PDF" not in os.environ
+    game = cardgen.load_game("qcd")
+    _card, _count, front_key, _back_key = card_keys(game, game.components["cards"], "en")[0]
+    face = FaceCache(tmp_path / ".cache").get(front_key)
+    assert face is not None
+    with pikepdf.open(io.BytesIO(face.pdf)) as pdf:
+        assert "/Filter" not in pdf.pages[0].Contents
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as out:
+        forms = list(out.pages[0].Resources.XObject.values())
+        assert forms and all(f.Filter == pikepdf.Name.FlateDecode for f in forms)
