@@ -65,3 +65,43 @@ def test_unknown_game_is_a_usage_error(cli):
 
 def test_unknown_option_is_a_usage_error(cli):
     assert cli("check", "--colour").returncode == 2
+
+
+def test_the_executable_exits_fast_with_the_commands_code_and_output(monkeypatch, capsys):
+    """``run`` skips the interpreter's teardown (os._exit) but keeps what a normal exit
+    gives: flushed output and the command's exit code, a message for sys.exit("...")."""
+    import cardgen.cli as cli_module
+
+    exits: list[int] = []
+    monkeypatch.setattr(cli_module.os, "_exit", exits.append)
+    for outcome, code in ((None, 0), (SystemExit(3), 3), (SystemExit(None), 0), (SystemExit("no deck"), 1)):
+        def fake_main(outcome=outcome) -> None:
+            print("working")
+            if outcome is not None:
+                raise outcome
+        monkeypatch.setattr(cli_module, "main", fake_main)
+        cli_module.run()
+        assert exits.pop() == code
+    captured = capsys.readouterr()
+    assert captured.out.count("working") == 4
+    assert captured.err.strip() == "no deck"
+
+
+def test_a_build_through_the_executable_leaves_a_usable_cache(tmp_path, cli):
+    """The fast exit skips SQLite's checkpoint at close: the next build still finds every
+    face (the write-ahead log is read back) and reuses the PDF it wrote."""
+    first = cli("build", "qcd", "--out", str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    assert "cards.pdf" in first.stdout   # printed, and flushed before the fast exit
+    pdf = (tmp_path / "qcd/en/cards.pdf").read_bytes()
+    import cardgen
+    from cardgen.build import card_keys
+    from cardgen.cache import FaceCache
+
+    game = cardgen.load_game("qcd")
+    keys = [k for _c, _n, *ks in card_keys(game, game.components["cards"], "en") for k in ks if k]
+    cache = FaceCache(tmp_path / ".cache")
+    assert all(cache.has(k) for k in keys)
+    again = cli("build", "qcd", "--out", str(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == pdf
