@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 import cardgen
 import cardgen.rules
 from cardgen.errors import CardgenError
-from cardgen.yamlsrc import parse_yaml
+from cardgen import yamlsrc
+from cardgen.yamlsrc import YMap, YSeq, parse_yaml
 
 from .conftest import GAMES, ROOT, GameCopy
 
@@ -354,6 +355,78 @@ def test_parse_yaml_fast(text: str) -> None:
 @given(yaml_text)
 def test_parse_yaml_slow(text: str) -> None:
     _parse_property(text)
+
+
+# --- libyaml against the pure-Python parser -------------------------------------------------
+
+def _seen(text: str) -> Any:
+    """All that parse_yaml answers: every value with its type, raw text and position, or the
+    error's one line."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, YMap):
+            return ("map", v.loc, [(k, v.key_locs[k], v.value_locs[k], v.raw.get(k), plain(x)) for k, x in v.items()])
+        if isinstance(v, YSeq):
+            return ("seq", v.loc, [(loc, raw, plain(x)) for loc, raw, x in zip(v.item_locs, v.raw, v)])
+        return (type(v).__name__, repr(v))
+    try:
+        return plain(parse_yaml(text, "f.yaml"))
+    except CardgenError as err:
+        return str(err)
+
+
+def _seen_by_python(text: str) -> Any:
+    saved = yamlsrc._compose_fast
+    yamlsrc._compose_fast = lambda _text: yamlsrc._UNSURE
+    try:
+        return _seen(text)
+    finally:
+        yamlsrc._compose_fast = saved
+
+
+def _differential(text: str) -> None:
+    assert _seen(text) == _seen_by_python(text)
+
+
+mutated_text = textual().map(lambda case: case[2].decode("utf-8", "replace"))
+
+
+@settings(max_examples=400, derandomize=True, **COMMON)
+@given(yaml_text | mutated_text)
+def test_libyaml_and_python_parser_answer_alike_fast(text: str) -> None:
+    """parse_yaml takes libyaml's tree only where it is the Python parser's: same values,
+    raw texts, positions and errors, whichever parser ran."""
+    _differential(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=20000, **COMMON)
+@given(yaml_text | mutated_text)
+def test_libyaml_and_python_parser_answer_alike_slow(text: str) -> None:
+    _differential(text)
+
+
+@pytest.mark.parametrize("text", [
+    "a:\t1\n", "a: 1\t\n", "a: [1,\t2]\n", "[x%?, y]\n", "a: !@!str 1\n", "{a: , b: 1}\n", "-\ufeffa: 1\n",
+    "a:\n  - 1\n  -\n", "a: 'x\n  y'\n", "a: \"x\\ty\"\n", "\ufeffa: 1\r\nb: [c, 😀]\r\n", "? a\n: b\n",
+])
+def test_constructs_where_the_parsers_differ_answer_as_python_does(text: str) -> None:
+    _differential(text)
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    """libyaml composes recursively in C: 50,000 nested brackets would overflow the stack and
+    kill the interpreter. Nesting is measured first, so this is the usual input error."""
+    for text in ("[" * 50_000 + "]" * 50_000, "{a: " * 30_000 + "1" + "}" * 30_000):
+        with pytest.raises(CardgenError, match="nesting deeper than 64"):
+            parse_yaml(text, "deep.yaml")
+
+
+def test_libyaml_reads_the_shipped_data() -> None:
+    """The fast path is not silently lost: every shipped YAML file takes it."""
+    files = [p for p in ROOT.joinpath("data").rglob("*.yaml")]
+    assert len(files) > 20
+    for path in files:
+        assert yamlsrc._compose_fast(path.read_text(encoding="utf-8")) is not yamlsrc._UNSURE, path
 
 
 # --- known offenders, kept as regression examples -----------------------------------------------
