@@ -439,8 +439,13 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                          group=gid, tag=(gid, comp_id))]
 
         # worker processes pay off only when there is real rendering to share out
-        schedule.run(tasks, jobs if misses >= 8 else 1, on_result, mp_context=_fork_context(),
-                     initializer=_worker_init, initargs=(lock_fd,))
+        workers = jobs if misses >= 8 else 1
+        context = _fork_context()
+        if workers > 1 and context.get_start_method() == "fork":
+            # preload before forking (as gunicorn's preload_app does): the drawing libraries
+            # are imported once here instead of once per worker, and their pages are shared
+            from . import draw  # noqa: F401
+        schedule.run(tasks, workers, on_result, mp_context=context, initializer=_worker_init, initargs=(lock_fd,))
         for g in games:
             res = results[g.id]
             for comp in components_for(g, options.level):
