@@ -30,9 +30,8 @@ from fontTools.pens.basePen import BasePen
 
 from . import cairoffi
 
-cairoffi.preload()   # before cairocffi's first import: saves each drawing process ~0.1 s
+cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
 
-import cairocffi  # noqa: E402
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402

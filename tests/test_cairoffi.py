@@ -122,3 +122,43 @@ def test_a_face_draws_the_same_pdf_either_way():
     parsed = python(draw.format(before="import cairocffi")).split()   # imported first: cairocffi parses
     assert parsed[0] == "cffi.api"
     assert preparsed[1] == parsed[1]
+
+
+def test_cairo_is_opened_without_library_lookup_subprocesses():
+    """On Linux cairocffi's lookup of "cairo" ran ldconfig, gcc and ld (30 ms per process);
+    import_cairocffi opens libcairo.so.2 through the dynamic linker instead, and leaves the
+    real lookup in place for what cairocffi loads later."""
+    out = python("""
+        import sys, subprocess, ctypes.util
+        started = []
+        real_popen = subprocess.Popen.__init__
+        def popen(self, *args, **kwargs):
+            started.append(args[0])
+            real_popen(self, *args, **kwargs)
+        subprocess.Popen.__init__ = popen
+        import cardgen.draw
+        import cairocffi
+        print(len(started), cairocffi.find_library is ctypes.util.find_library, cairocffi.cairo_version() > 0)
+        """)
+    expected = "0" if sys.platform.startswith("linux") else out.split()[0]
+    assert out.split() == [expected, "True", "True"]
+
+
+def test_if_cairo_cannot_be_opened_by_its_usual_name_the_real_lookup_is_used():
+    out = python("""
+        import sys, ctypes.util
+        from cardgen import cairoffi
+        tried = []
+        class Unopenable:   # cairocffi's import fails as dlopen("libcairo.so.2") would
+            def find_spec(self, name, path=None, target=None):
+                if name == "cairocffi":
+                    blocked = ctypes.util.find_library is cairoffi._not_found
+                    tried.append(blocked)
+                    if blocked:
+                        raise OSError("cannot load library 'libcairo.so.2'")
+                return None
+        sys.meta_path.insert(0, Unopenable())
+        cairocffi = cairoffi.import_cairocffi()
+        print(cairocffi.cairo_version() > 0, tried[-2:] == [True, False])   # blocked, then the real lookup
+        """)
+    assert out.split() == (["True", "True"] if sys.platform.startswith("linux") else ["True", "False"])

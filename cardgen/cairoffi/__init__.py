@@ -65,6 +65,42 @@ def preload() -> bool:
     return True
 
 
+def import_cairocffi() -> types.ModuleType:
+    """``import cairocffi``, with :func:`preload` first and, on Linux, without its library
+    lookup's subprocesses.
+
+    cairocffi turns the name "cairo" into a file with ``ctypes.util.find_library``, which on
+    Linux runs ldconfig, gcc and ld in subprocesses (30 ms, measured) to answer with a
+    soname that dlopen then looks up in the linker's path anyway; when the lookup finds
+    nothing, cairocffi opens "libcairo.so.2" directly, which dlopen finds the same way. So
+    during the import the lookup finds nothing. Should that fail (a cairo with another
+    soname), the import runs again with the real lookup."""
+    preload()
+    if "cairocffi" in sys.modules or not sys.platform.startswith("linux"):
+        import cairocffi
+        return cairocffi
+    import ctypes.util
+
+    real = ctypes.util.find_library
+    ctypes.util.find_library = _not_found
+    try:
+        import cairocffi
+        cairocffi.find_library = real   # later lookups (cairocffi.pixbuf) are the real ones
+        return cairocffi
+    except OSError:
+        for name in [m for m in sys.modules if m == "cairocffi" or m.startswith("cairocffi.")]:
+            if name != "cairocffi.ffi":   # keep the pre-parsed declarations
+                del sys.modules[name]
+    finally:
+        ctypes.util.find_library = real
+    import cairocffi
+    return cairocffi
+
+
+def _not_found(name: str) -> None:
+    return None
+
+
 def _lazy_pixbuf(name: str) -> Any:
     if name == "ffi_pixbuf":
         from . import _pixbuf
