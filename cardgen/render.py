@@ -211,8 +211,11 @@ class Renderer:
     def __post_init__(self) -> None:
         loader = _ContainedLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
         bytecode = compiled_templates(self.bytecode_db)
+        # optimized=False: Jinja's constant folding took a sixth of the shipped templates'
+        # compile time (0.27 s of CPU per cold build) and made no measurable difference to
+        # their rendering, which is evaluated once per distinct face anyway
         self.env = ImmutableSandboxedEnvironment(
-            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True,
+            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
             charge=fmt.charge, spin=fmt.spin,
