@@ -167,3 +167,32 @@ def test_build_workers_draw_uncompressed_faces_and_leave_the_callers_environment
     with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as out:
         forms = list(out.pages[0].Resources.XObject.values())
         assert forms and all(f.Filter == pikepdf.Name.FlateDecode for f in forms)
+
+
+def node_shape(node) -> tuple:
+    """Everything cairosvg draws from: tag, properties, text, and the same of every child."""
+    return (node.tag, dict(node), node.text, node.url, [node_shape(child) for child in node.children])
+
+
+@pytest.mark.parametrize("game_id", ["particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
+def test_faces_parse_to_the_tree_cairosvg_builds(game_id):
+    """Faces skip cairosvg's CSS matching (they have no style sheet); every shipped face
+    still parses to exactly cairosvg's own tree."""
+    from cairosvg.parser import Tree
+
+    from cardgen.draw import _parse
+
+    game = cardgen.load_game(game_id)
+    r = Renderer(game)
+    for comp in game.components.values():
+        for face in r.faces(comp):
+            body = face.body.encode()
+            assert b"<style" not in body
+            assert node_shape(_parse(body)) == node_shape(Tree(bytestring=body))
+
+
+def test_a_face_with_a_style_sheet_is_styled(tmp_path):
+    """A template that does use CSS is parsed by cairosvg itself, rules applied."""
+    face = one_card(tmp_path, '<style>.ink { fill: #0000ff }</style><rect class="ink" x="5" y="5" width="20" height="20"/>')
+    image = pixels(render_png(face, 96))
+    assert image.getpixel((int(15 / 25.4 * 96) + 1, int(15 / 25.4 * 96) + 1))[:3] == (0, 0, 255)
