@@ -173,8 +173,11 @@ CardKeys = tuple[str, int, str, str | None]
 
 
 def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id: str,
-                 cards: tuple[CardKeys, ...], cache_root: Path | None) -> FaceChunk:
-    """Render the faces of some cards to SVG and then PDF, or take them from the face cache."""
+                 cards: tuple[CardKeys, ...], cache_root: Path | None,
+                 cached: frozenset[str] | None = None) -> FaceChunk:
+    """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
+    ``cached``: the keys the cache held when the build looked (None: look each one up);
+    the others are not looked for again."""
     from .draw import render_pdf  # here: loading cairo costs ~0.3 s a no-change rebuild never needs
 
     cache = FaceCache(cache_root)
@@ -190,7 +193,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
             if ck is None:
                 keys.append(None)
                 continue
-            hit = cache.get(ck)
+            hit = cache.get(ck) if cached is None or ck in cached else None
             if hit is None:
                 if renderer_state is None:
                     renderer_state = _renderer_for(game_ref, lang, games_dirs, cache_root)
@@ -391,15 +394,20 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     digests: dict[tuple[str, str], str] = {}
     tasks = []
     misses = 0   # faces to render (not in the cache)
+    all_keys: dict[tuple[str, str], list[CardKeys]] = {}
     for g in games:
-        previous = _previous_files(results[g.id].folder)
         game_fp = game_fingerprint(g, options.lang)
         for comp in components_for(g, options.level):
             if len(comp.cards) > MAX_DISTINCT_FACES:
                 raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at most "
                                  f"{MAX_DISTINCT_FACES} per component", comp.location,
                                  "split it into several components (copies of one card are not limited)")
-            keys = card_keys(g, comp, options.lang, game_fp)
+            all_keys[(g.id, comp.id)] = card_keys(g, comp, options.lang, game_fp)
+    present = frozenset(cache.present(k for keys in all_keys.values() for _c, _n, *ks in keys for k in ks if k))
+    for g in games:
+        previous = _previous_files(results[g.id].folder)
+        for comp in components_for(g, options.level):
+            keys = all_keys[(g.id, comp.id)]
             digests[(g.id, comp.id)] = inputs_digest((k for _c, _n, *ks in keys for k in ks if k),
                                                      _settings(options, comp))
             old = previous.get(comp.id)
@@ -412,9 +420,11 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                         results[g.id].untranslated.extend(hit.missing)
                     continue
             for chunk in _chunks(keys, jobs):
-                chunk_misses = sum(1 for _c, _n, *ks in chunk for k in ks if k and not cache.has(k))
+                chunk_keys = {k for _c, _n, *ks in chunk for k in ks if k}
+                chunk_misses = len(chunk_keys - present)
                 misses += chunk_misses
-                tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root),
+                tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root,
+                                                 frozenset(chunk_keys & present)),
                                   group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, comp.id)))
     staged: list[tuple[Path, Path]] = []
     try:

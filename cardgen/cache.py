@@ -112,9 +112,10 @@ class FaceCache:
     def __init__(self, root: Path | None) -> None:
         self.store = open_store(cache_file(root)) if root is not None else None
 
-    def has(self, key: str) -> bool:
-        """Cheap existence test (used to decide whether starting worker processes pays off)."""
-        return self.store is not None and self.store.has("faces", key)
+    def present(self, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are cached, in one query: what is left is what must be rendered
+        (and whether starting worker processes pays off)."""
+        return self.store.present("faces", keys) if self.store is not None else set()
 
     def get(self, key: str) -> CachedFace | None:
         entry = self.store.get("faces", key) if self.store is not None else None

@@ -125,12 +125,17 @@ class Store:
             return None
         return row[0], bytes(row[1])
 
-    def has(self, kind: str, key: str) -> bool:
+    def present(self, kind: str, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` have an entry (not checked for damage: :meth:`get` does that)."""
+        wanted, found = list(dict.fromkeys(keys)), set()
         try:
-            return self._db().execute(f"SELECT 1 FROM {kind} WHERE key = ?", (key,)).fetchone() is not None
+            for i in range(0, len(wanted), 500):   # SQLite binds at most 999 values per statement
+                part = wanted[i:i + 500]
+                rows = self._db().execute(f"SELECT key FROM {kind} WHERE key IN ({','.join('?' * len(part))})", part)
+                found.update(row[0] for row in rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
-            return False
+        return found
 
     def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]]) -> None:
         """Store (key, meta, data) entries in one transaction; best effort (see the module)."""

@@ -13,6 +13,7 @@ import pytest
 import cardgen
 from cardgen import render
 from cardgen.build import BuildOptions, build
+from cardgen.cache import CachedFace, FaceCache
 
 
 @pytest.fixture
@@ -164,3 +165,15 @@ def test_a_cache_file_of_another_layout_is_emptied(tmp_path, count_renders):
     count_renders.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     assert count_renders == []   # the first build could store its faces
+
+
+def test_the_cache_says_which_faces_it_holds_in_one_query(tmp_path):
+    """present(): the keys with an entry, however many are asked about at once (SQLite
+    binds at most 999 values per statement); a cache that cannot be read holds nothing."""
+    cache = FaceCache(tmp_path / ".cache")
+    face = CachedFace("svg", b"%PDF-1.5 face", (), ())
+    stored = [f"key-{i}" for i in range(0, 2400, 2)]
+    cache.put([(k, face) for k in stored])
+    asked = [f"key-{i}" for i in range(2400)] + ["key-0"]
+    assert cache.present(asked) == set(stored)
+    assert FaceCache(None).present(asked) == set()
