@@ -120,3 +120,16 @@ def test_latin_renders_centred_and_wrapped(engine):
     assert abs((left + right) / 2 - 200) < 6
     bbox = Image.eval(image, lambda v: 255 - v).getbbox()
     assert abs((bbox[1] + bbox[3]) / 2 - 100) < 15
+
+
+@pytest.mark.parametrize("name", sorted({spec.file for spec in REGULAR_CHAIN + BOLD_CHAIN}))
+def test_has_outline_agrees_with_the_outline_on_every_glyph(name):
+    """Which glyphs are drawn is decided from HarfBuzz's extents, without writing outlines
+    out: on every glyph of every bundled font, exactly those with a non-empty outline."""
+    chain = FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN})
+    face = next(f for w in chain.weights for lang in (None, "ar", "he", "hi", "zh")
+                for f in chain.chain(w, lang) if f.path.name == name)
+    count = len(face._metrics.glyph_order)
+    gids = list(range(count)) if count < 5000 else [*range(300), *range(300, count, 7)]   # CJK: 20 s for all
+    assert [g for g in gids if face.has_outline(g) != bool(face.glyph_path(g))] == []
+    assert any(not face.has_outline(g) for g in gids) and any(face.has_outline(g) for g in gids)

@@ -76,6 +76,7 @@ class Face:
         self.path = path
         self.langs = langs
         self._paths: dict[int, str] = {}
+        self._drawn: dict[int, bool] = {}
         try:  # a cheap check now; the tables are read (and validated) on first use
             with open(path, "rb") as f:
                 magic = f.read(4)
@@ -142,6 +143,16 @@ class Face:
             self.glyph_set[self._metrics.glyph_order[gid]].draw(pen)
         except (KeyError, IndexError, TTLibError, AssertionError) as exc:
             raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
+
+    def has_outline(self, gid: int) -> bool:
+        """Whether glyph ``gid`` draws anything (a space does not), from HarfBuzz's extents:
+        no outline has to be read or written out for it (a test checks that it agrees with
+        :meth:`glyph_path` on every glyph of the bundled fonts)."""
+        drawn = self._drawn.get(gid)
+        if drawn is None:
+            extents = self.hb_font.get_glyph_extents(gid)
+            drawn = self._drawn[gid] = extents is not None and (extents.width != 0 or extents.height != 0)
+        return drawn
 
     def glyph_path(self, gid: int) -> str:
         """SVG path data of glyph ``gid`` in font units (y up), cached per face.

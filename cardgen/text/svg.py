@@ -84,7 +84,7 @@ def place(result: TextResult, x: float, y: float, fill: str) -> PlacedText:
             scale = float(fmt_scale(result.size / run.face.upem))
             face = run.face
             for glyph in run.glyphs:
-                if face.glyph_path(glyph.gid):
+                if face.has_outline(glyph.gid):
                     glyphs.append(GlyphPlacement(face, glyph.gid, round(left + glyph.x, 3),
                                                  round(baseline - glyph.y, 3), scale))
     return PlacedText(fill, tuple(glyphs))
@@ -122,7 +122,7 @@ class GlyphRegistry:
                     "one GlyphRegistry was used with two different font chains; "
                     "use one registry per engine and document"
                 ) from None
-            ref = f"{self.prefix}g{face.index}-{gid}" if face.glyph_path(gid) else None
+            ref = f"{self.prefix}g{face.index}-{gid}" if face.has_outline(gid) else None
             self._ids[key] = ref
         return ref
 
