@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import traceback
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -180,6 +180,44 @@ def compiled_templates(db: Path | None = None) -> CompiledTemplates:
     return _COMPILED[db]
 
 
+#: Where a render's :class:`_Watch` sits in the template context: not a name a template can write.
+_WATCH = "card watch"
+
+
+@dataclass
+class _Watch:
+    """What one render did that a copy of its result for another card must do again."""
+
+    read_card: bool = False                                  # the template looked ``card`` up
+    translated: list[tuple[str, str | None]] = field(default_factory=list)
+    told: list[tuple[Any, ...]] = field(default_factory=list)   # on_text calls
+
+
+class _WatchingContext(jinja2.runtime.Context):
+    """A template context that notes when the card is looked up — by the template, a
+    template it extends, or a module imported with context (their contexts are built from
+    this one's variables, watch included). Jinja documents ``resolve_or_missing`` as the
+    one lookup every other goes through."""
+
+    def resolve_or_missing(self, key: str) -> Any:
+        if key == "card":
+            watch = self.parent.get(_WATCH)
+            if watch is not None:
+                watch.read_card = True
+        return super().resolve_or_missing(key)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """A face rendered without looking at its card, as every card of the component gets it,
+    with what rendering it reported (issues and wraps are relabelled for each card)."""
+
+    face: Face
+    issues: tuple[TextIssue, ...]
+    wraps: tuple[tuple[str, str, str, str, int], ...]
+    watch: _Watch
+
+
 @dataclass(repr=False)
 class Renderer:
     """Renders every face of one game in one language.
@@ -222,25 +260,38 @@ class Renderer:
             mass=lambda m: fmt.mass(m, self.lang),
             lifetime=lambda lt: fmt.lifetime(lt, self.lang, stable_word=self._("stable", "lifetime")),
             sig=lambda v, d=3: fmt.significant(v, d, self.lang))
+        self.env.context_class = _WatchingContext
         self.env.tests["containing"] = lambda seq, item: seq is not None and item in seq
         # numbers and symbols inside right-to-left sentences: "{{ ('−' ~ n)|ltr }}" keeps "−1" whole
         self.env.filters["ltr"] = lambda v: f"\u200e{v}\u200e"
         # capitalise Latin, Greek and Cyrillic first letters only where the language does so
         self.env.filters["capfirst"] = self._capfirst
         self.tables = {tid: _TableView(t) for tid, t in self.game.tables.items()}
+        #: (component, side, template) → its face, for templates that did not look at the card
+        self._shared: dict[tuple[str, str, jinja2.Template], _Shared] = {}
         self.direction = "rtl" if self.lang.split("-")[0] in RTL_LANGS else "ltr"
 
     # -- public API ------------------------------------------------------------------------
 
     def face(self, component: Component, card: Card, side: str = "front") -> Face:
-        """Render one side of one card to a complete SVG document."""
+        """Render one side of one card to a complete SVG document.
+
+        A side whose template never looks the card up (a shared back, most often) is the
+        same for every card of the component: it is rendered once and handed to the other
+        cards, with the issues, wraps, translations and ``on_text`` calls its rendering
+        made repeated for each, as if it had been rendered again."""
         name = component.front if side == "front" else component.back
         if name is None:
             raise ValueError(f"component '{component.id}' has no {side}")
         reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
-        ctx = self._context(component, card, side, reg)
+        watch = _Watch()
         try:
             template = self.env.get_template(name)
+            shared = self._shared.get((component.id, side, template))
+            if shared is not None:
+                return self._again(shared, card)
+            issues, wraps = len(self.issues), len(self.wraps or ())
+            ctx = self._context(component, card, side, reg, watch)
             body = template.render(ctx)
         except jinja2.TemplateNotFound as exc:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
@@ -256,8 +307,28 @@ class Renderer:
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
-        return Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
+        face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
                     component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs)
+        if not watch.read_card:
+            self._shared[(component.id, side, template)] = _Shared(
+                face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
+        return face
+
+    def _again(self, shared: _Shared, card: Card) -> Face:
+        """``shared``'s face for ``card``, reporting what rendering it for this card would."""
+        for msgid, context in shared.watch.translated:
+            self._(msgid, context)
+        if self.on_text is not None:
+            for args in shared.watch.told:
+                self.on_text(*args)
+        self.issues.extend(replace(issue, card=card.id) for issue in shared.issues)
+        if self.wraps is not None:
+            self.wraps.extend((comp, card.id, side, label, lines) for comp, _card, side, label, lines in shared.wraps)
+        face = replace(shared.face, card=card.id)
+        for computed in ("key", "svg"):   # cached properties of the body and texts the copy shares
+            if computed in shared.face.__dict__:
+                face.__dict__[computed] = shared.face.__dict__[computed]
+        return face
 
     def faces(self, component: Component, card_ids: set[str] | None = None) -> Iterator[Face]:
         """Front and (if any) back of every distinct card of a component."""
@@ -287,7 +358,9 @@ class Renderer:
     def _what(component: Component, card: Card, side: str) -> str:
         return f"card '{card.id}' of component '{component.id}', {side}"
 
-    def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry) -> dict[str, Any]:
+    def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry,
+                 watch: _Watch | None = None) -> dict[str, Any]:
+        watch = watch if watch is not None else _Watch()
         values = dict(card.fields)
         for name, spec in comp.fields.items():
             if spec.type == "text" and spec.translatable and isinstance(values.get(name), str):
@@ -301,6 +374,7 @@ class Renderer:
             """Shaped text as glyph outlines; overflow and uncovered characters are reported."""
             s = str(content)
             if self.on_text is not None:
+                watch.told.append((s, width, height, size, min_size))
                 self.on_text(s, width, height, size, min_size)
             res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
@@ -351,6 +425,10 @@ class Renderer:
             return Markup(f'<image href="{art.uri}" x="{x:.3f}" y="{y:.3f}" width="{width:.3f}" height="{height:.3f}" '
                           f'preserveAspectRatio="xMidYMid {mode}" opacity="{float(opacity):.3f}"/>')
 
+        def translated(msgid: str, context: str | None = None) -> str:
+            watch.translated.append((msgid, context))
+            return self._(msgid, context)
+
         def mirror_x(x: float, width: float = 0.0) -> float:
             """For regions a template marks direction-sensitive: the x that mirrors a box of
             ``width`` at ``x`` in right-to-left languages (unchanged left-to-right)."""
@@ -360,5 +438,6 @@ class Renderer:
             "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
-            "text": text, "symbol": symbol, "image": image, "_": self._, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            _WATCH: watch,
         }

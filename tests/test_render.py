@@ -7,6 +7,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import jinja2
 import pytest
 from PIL import Image
 
@@ -209,3 +210,77 @@ def test_shared_templates_compile_once_per_process(monkeypatch, tmp_path):
     (path / "templates" / "front.svg.j2").write_text(HELLO.replace("#123456", "#654321"), encoding="utf-8")
     face, _ = face_of(path)
     assert compiled.count("front.svg.j2") == 2 and "#654321" in face.svg
+
+
+def with_back(g: Path, back: str, **templates: str) -> Path:
+    """Give the mini game's cards a back (and other templates, e.g. a macro module)."""
+    cards = g / "cards.yaml"
+    cards.write_text(cards.read_text().replace("front: front.svg.j2\n", "front: front.svg.j2\nback: back.svg.j2\n"))
+    (g / "templates" / "back.svg.j2").write_text(back, encoding="utf-8")
+    for name, text in templates.items():
+        (g / "templates" / name.replace("_", ".")).write_text(text, encoding="utf-8")
+    return g
+
+
+THREE = "  - {id: one, title: Hello}\n  - {id: two, title: Quark}\n  - {id: three, title: Gluon}"
+OVERFLOWING_BACK = """{% extends "base.svg.j2" %}
+{% block artwork %}
+{{ text(_("A back title far too long for its box"), 2, 20, size=6, width=20, height=7, field="title") }}
+{{ text(_("Unbounded"), 2, 40, size=4, width=40, field="motto") }}
+{% endblock %}
+"""
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """Names of the templates rendered (not faces handed out)."""
+    names: list[str] = []
+    real = jinja2.Template.render
+
+    def render(self, *args, **kwargs):
+        names.append(self.name)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(jinja2.Template, "render", render)
+    return names
+
+
+def test_a_side_that_does_not_read_the_card_is_rendered_once_and_reported_for_every_card(tmp_path, renders):
+    game = cardgen.load_game(with_back(make_game(tmp_path, HELLO, THREE), OVERFLOWING_BACK))
+    comp = game.components["cards"]
+    told, asked = [], []
+    r = Renderer(game, "en", translate=lambda m, c: (asked.append(m), m)[1],
+                 on_text=lambda *args: told.append(args[0]), wraps=[])
+    backs = [r.face(comp, card, "back") for card in comp.cards]
+    assert renders.count("back.svg.j2") == 1
+    assert [f.card for f in backs] == ["one", "two", "three"]
+    assert len({f.key for f in backs}) == 1 and len({f.svg for f in backs}) == 1
+    assert [(i.card, i.field, i.kind) for i in r.issues] == [(c, "title", "overflow") for c in ("one", "two", "three")]
+    assert [(w[1], w[3]) for w in r.wraps] == [(c, "motto") for c in ("one", "two", "three")]
+    assert asked.count("Unbounded") == 3 and told.count("Unbounded") == 3
+
+
+def test_a_side_that_reads_the_card_anywhere_is_rendered_for_each_card(tmp_path, renders):
+    """Read in a macro module imported with context: still per card."""
+    back = ('{% extends "base.svg.j2" %}{% import "m.svg.j2" as m with context %}'
+            '{% block artwork %}{{ m.title() }}{% endblock %}')
+    macros = '{% macro title() %}{{ text(card.title, 2, 20, size=5, field="title") }}{% endmacro %}'
+    game = cardgen.load_game(with_back(make_game(tmp_path, HELLO, THREE), back, m_svg_j2=macros))
+    comp = game.components["cards"]
+    r = Renderer(game)
+    backs = [r.face(comp, card, "back") for card in comp.cards]
+    assert renders.count("back.svg.j2") == 3
+    assert len({f.key for f in backs}) == 3
+
+
+def test_a_card_named_on_a_branch_not_taken_counts_as_read(tmp_path, renders):
+    """Jinja looks up every name a block uses when the block starts: the card counts as
+    read even where only a branch no card takes names it. Sharing errs on the safe side."""
+    back = ('{% extends "base.svg.j2" %}{% block artwork %}'
+            '{% if component.width > 100 %}{{ card.title }}{% else %}<rect width="5" height="5"/>{% endif %}'
+            '{% endblock %}')
+    game = cardgen.load_game(with_back(make_game(tmp_path, HELLO, THREE), back))
+    comp = game.components["cards"]
+    r = Renderer(game)
+    backs = [r.face(comp, card, "back") for card in comp.cards]
+    assert renders.count("back.svg.j2") == 3
+    assert len({f.svg for f in backs}) == 1
