@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import io
 import os
+import sys
 import tempfile
+import threading
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,42 @@ from fontTools.pens.basePen import BasePen
 from . import cairoffi
 
 cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
+
+
+def _defer_raster_images() -> None:
+    """Have cairosvg load its raster-image module, and with it Pillow, on first use.
+
+    ``import cairosvg`` imports Pillow (45 ms, most of it building Pillow's EXIF tag
+    enumerations) for ``<image>`` elements holding PNG or JPEG data, which most faces do not
+    have. Until cairosvg first draws one, its ``cairosvg.image`` module is stood in for by
+    one whose two functions load the real module and call it. Nothing changes if cairosvg
+    is already imported."""
+    if "cairosvg" in sys.modules or "cairosvg.image" in sys.modules:
+        return
+    package = importlib.util.find_spec("cairosvg")   # finds it without importing it
+    if package is None or not package.submodule_search_locations:
+        return
+    spec = importlib.util.spec_from_file_location(
+        "cairosvg.image", os.path.join(list(package.submodule_search_locations)[0], "image.py"))
+    stand_in = types.ModuleType("cairosvg.image", "cairosvg's raster images, loaded on first use (cardgen.draw).")
+    stand_in.__spec__ = spec
+    lock = threading.Lock()
+
+    def real() -> types.ModuleType:
+        with lock:
+            module = sys.modules.get("cairosvg.image")
+            if module is None or module is stand_in:
+                module = importlib.util.module_from_spec(spec)   # type: ignore[arg-type]
+                spec.loader.exec_module(module)   # type: ignore[union-attr]
+                sys.modules["cairosvg.image"] = module
+            return module
+
+    stand_in.image = lambda surface, node: real().image(surface, node)   # type: ignore[attr-defined]
+    stand_in.invert_image = lambda img: real().invert_image(img)   # type: ignore[attr-defined]
+    sys.modules["cairosvg.image"] = stand_in
+
+
+_defer_raster_images()
 
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402

@@ -7,6 +7,9 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import cairosvg
 import pikepdf
@@ -196,3 +199,31 @@ def test_a_face_with_a_style_sheet_is_styled(tmp_path):
     face = one_card(tmp_path, '<style>.ink { fill: #0000ff }</style><rect class="ink" x="5" y="5" width="20" height="20"/>')
     image = pixels(render_png(face, 96))
     assert image.getpixel((int(15 / 25.4 * 96) + 1, int(15 / 25.4 * 96) + 1))[:3] == (0, 0, 255)
+
+
+def test_pillow_is_loaded_only_when_a_face_has_a_raster_image(tmp_path):
+    """cairosvg's raster-image module (and Pillow, 45 ms to import) load on first use: a
+    process that draws no PNG or JPEG never imports them, one that does draws it right."""
+    from tests.test_hardening import art_game
+
+    path = art_game(tmp_path, "art/red.png")
+    (path / "art").mkdir()
+    Image.new("RGB", (100, 140), (200, 10, 10)).save(path / "art/red.png")
+    code = f"""
+import io, sys
+import cardgen
+import cardgen.draw
+from cardgen.render import Renderer
+print("PIL.Image" in sys.modules)
+qcd = cardgen.load_game("qcd")
+cardgen.draw.render_pdf(Renderer(qcd).face(qcd.components["cards"], qcd.components["cards"].cards[0]))
+print("PIL.Image" in sys.modules)
+game = cardgen.load_game({str(path)!r})
+png = cardgen.draw.render_png(Renderer(game).face(game.components["cards"], game.components["cards"].card("one")), 72)
+from PIL import Image
+im = Image.open(io.BytesIO(png)).convert("RGB")
+print(im.getpixel((im.width // 2, im.height // 2)) == (200, 10, 10), type(sys.modules["cairosvg.image"].Image).__name__)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "module"]
