@@ -11,6 +11,7 @@ the lane that finished the component, so imposition overlaps with rendering else
 
 from __future__ import annotations
 
+import gc
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -41,6 +42,20 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
     run and propagates; tasks not yet started are cancelled."""
+    # The objects that exist now (modules, loaded games) live through the run: the garbage
+    # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
+    # that — Python's documented recipe for fork() — so their collections no longer walk
+    # everything the main process had loaded (0.04–0.07 s per full collection, measured), and
+    # neither do the main process's own while it gathers results.
+    gc.freeze()
+    try:
+        _run(tasks, jobs, on_result, mp_context, initializer, initargs)
+    finally:
+        gc.unfreeze()
+
+
+def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
+         initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     if jobs <= 1:
         _run_here(tasks, on_result)
         return

@@ -3,6 +3,7 @@ failures stop the run."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import time
@@ -90,3 +91,21 @@ def test_a_failing_task_stops_the_run(tmp_path, jobs):
     with pytest.raises(ValueError, match="task bad failed"):
         collect(tasks, jobs)
     assert len(list(tmp_path.iterdir())) < 20, "the remaining tasks were cancelled, not all run"
+
+
+def frozen(name: str) -> tuple[str, int]:
+    return name, gc.get_freeze_count()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_what_existed_before_the_run_is_left_to_the_collector_afterwards(jobs):
+    """During a run the garbage collector leaves the objects that existed before it alone,
+    in forked workers too (their collections would walk everything inherited); afterwards
+    the caller's collector is as it was, also when a task fails."""
+    keep = [[i] for i in range(1000)]   # objects that exist before the run
+    seen = collect([Task(frozen, (str(i),), group=str(i)) for i in range(4)], jobs)
+    assert keep and all(count >= 1000 for _name, count in seen)
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(ValueError):
+        collect([Task(boom, ("x",))], jobs)
+    assert gc.get_freeze_count() == 0
