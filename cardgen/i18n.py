@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
-
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .errors import InputError, Location, display_path
 from .loader import DATA_DIR, SHARED_TEMPLATES, SHIPPED_GAMES
 from .model import Game
 from .output import atomic_write, source_date_epoch
+
+if TYPE_CHECKING:   # Babel is imported where catalogs are read or written: an English build needs none
+    from babel.messages.catalog import Catalog
 
 SOURCE_LANG = "en"
 COMMON = "common"
@@ -58,6 +58,8 @@ def available_languages(game: Game) -> list[str]:
 
 
 def _read(path: Path, lang: str) -> Catalog:
+    from babel.messages.pofile import read_po
+
     try:
         with path.open("rb") as fh:
             return read_po(fh, locale=_babel_locale(lang), abort_invalid=True)
@@ -160,6 +162,8 @@ class Collector:
             e.comments.append(comment)
 
     def catalog(self, domain: str) -> Catalog:
+        from babel.messages.catalog import Catalog
+
         cat = Catalog(domain=domain, project="cardgen", version="1", creation_date=_stamp(),
                       header_comment=f"# cardgen translations: {domain}.\n# Edit in Poedit or Weblate; "
                                      f"keep symbols, numbers and units as physics writes them.\n#",
@@ -287,6 +291,8 @@ def measure_boxes(game: Game) -> dict[str, set[str]]:
 
 
 def _write_catalog(path: Path, catalog: Catalog) -> None:
+    from babel.messages.pofile import write_po
+
     buf = io.BytesIO()
     write_po(buf, catalog, width=0, sort_output=True, include_previous=True)
     atomic_write(path, buf.getvalue())
@@ -317,6 +323,8 @@ def extract(games: list[Game]) -> list[Path]:
 
 
 def _template(game: Game | None) -> Catalog:
+    from babel.messages.pofile import read_po
+
     path = pot_path(game)
     if not path.is_file():
         raise InputError("no translation template", Location(display_path(path)), "run 'cardgen i18n extract' first")
@@ -326,6 +334,8 @@ def _template(game: Game | None) -> Catalog:
 
 def init(games: list[Game], lang: str) -> list[Path]:
     """Start catalogs for a new language from the templates (existing ones are left alone)."""
+    from babel.messages.catalog import Catalog
+
     if lang == SOURCE_LANG:
         raise InputError("English is the source language and needs no catalog", None, "pick another --lang")
     _validate_lang(lang)
