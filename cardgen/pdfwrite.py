@@ -718,7 +718,7 @@ def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
             and "/UserUnit" not in page.obj):
         raw = contents.read_raw_bytes()
         if contents.get("/Filter") is not None:
-            raw = zlib.decompress(raw)
+            raw = _flate.decompress(raw)
         form = pikepdf.Stream(src, b"")
         form.write(deflate(raw), filter=Name.FlateDecode)
         form.Type, form.Subtype = Name.XObject, Name.Form
