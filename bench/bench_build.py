@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/bench_build.py            (prints numbers; asserts nothing)
 
 * build: `cardgen build` (all four games, English, A4) in a fresh process, wall time and CPU
-  time (user + system, all its processes), median of 7 runs, each into an empty folder (no
+  time (user + system, all its processes), median of 11 runs, each into an empty folder (no
   face cache, no compiled templates). cardgen's own modules are byte-compiled first, as any
   non-editable install does: this machine sets PYTHONDONTWRITEBYTECODE=1, which would
   otherwise make every run recompile them (~0.1 s).
@@ -131,7 +131,7 @@ def main() -> None:
     svgs = distinct_svgs()
     floor_seconds(svgs[:10])   # warm cairosvg's imports
     walls, cpus, floors, capacities = [], [], [], []
-    for _ in range(7):
+    for _ in range(11):
         with tempfile.TemporaryDirectory() as out:
             wall, cpu, _rss = timed_run(CARDGEN + ["build", "--out", out])
         walls.append(wall)
