@@ -289,7 +289,7 @@ class Renderer:
             template = self.env.get_template(name)
             shared = self._shared.get((component.id, side, template))
             if shared is not None:
-                return self._again(shared, card)
+                return self._again(shared, component, card)
             issues, wraps = len(self.issues), len(self.wraps or ())
             ctx = self._context(component, card, side, reg, watch)
             body = template.render(ctx)
@@ -314,8 +314,10 @@ class Renderer:
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
         return face
 
-    def _again(self, shared: _Shared, card: Card) -> Face:
-        """``shared``'s face for ``card``, reporting what rendering it for this card would."""
+    def _again(self, shared: _Shared, component: Component, card: Card) -> Face:
+        """``shared``'s face for ``card``, reporting what rendering it for this card would
+        (translating the card's own text fields included, as every render does)."""
+        self._card_fields(component, card)
         for msgid, context in shared.watch.translated:
             self._(msgid, context)
         if self.on_text is not None:
@@ -358,14 +360,18 @@ class Renderer:
     def _what(component: Component, card: Card, side: str) -> str:
         return f"card '{card.id}' of component '{component.id}', {side}"
 
-    def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry,
-                 watch: _Watch | None = None) -> dict[str, Any]:
-        watch = watch if watch is not None else _Watch()
+    def _card_fields(self, comp: Component, card: Card) -> dict[str, Any]:
+        """The card's fields as templates see them: translatable text translated."""
         values = dict(card.fields)
         for name, spec in comp.fields.items():
             if spec.type == "text" and spec.translatable and isinstance(values.get(name), str):
                 values[name] = self._(values[name], f"{comp.id}.{name}")
-        card_view = {"id": card.id, "count": card.count, **values}
+        return values
+
+    def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry,
+                 watch: _Watch | None = None) -> dict[str, Any]:
+        watch = watch if watch is not None else _Watch()
+        card_view = {"id": card.id, "count": card.count, **self._card_fields(comp, card)}
 
         def text(content: Any, x: float, y: float, size: float, width: float | None = None,
                  height: float | None = None, weight: str = "regular", align: str = "start",

@@ -257,6 +257,7 @@ def test_a_side_that_does_not_read_the_card_is_rendered_once_and_reported_for_ev
     assert [(i.card, i.field, i.kind) for i in r.issues] == [(c, "title", "overflow") for c in ("one", "two", "three")]
     assert [(w[1], w[3]) for w in r.wraps] == [(c, "motto") for c in ("one", "two", "three")]
     assert asked.count("Unbounded") == 3 and told.count("Unbounded") == 3
+    assert {"Hello", "Quark", "Gluon"} <= set(asked)   # each card's own text fields, as in every render
 
 
 def test_a_side_that_reads_the_card_anywhere_is_rendered_for_each_card(tmp_path, renders):
