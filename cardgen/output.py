@@ -22,18 +22,16 @@ def _file_mode() -> int:
 FILE_MODE = _file_mode()
 
 
-def stage(path: Path, data: bytes, durable: bool = True) -> tuple[Path, Path]:
-    """Write ``data`` next to ``path`` under a temporary name, flushed to disk unless
-    ``durable`` is False (cache entries, which are checked on read); returns (temporary,
-    final). :func:`commit` renames it into place."""
+def stage(path: Path, data: bytes) -> tuple[Path, Path]:
+    """Write ``data`` next to ``path`` under a temporary name, flushed to disk; returns
+    (temporary, final). :func:`commit` renames it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, FILE_MODE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -53,9 +51,9 @@ def discard(staged: list[tuple[Path, Path]]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> str:
+def atomic_write(path: Path, data: bytes) -> str:
     """Write ``data`` to ``path`` atomically; returns its sha256 (hex)."""
-    commit([stage(path, data, durable)])
+    commit([stage(path, data)])
     return hashlib.sha256(data).hexdigest()
 
 
