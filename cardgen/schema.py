@@ -211,6 +211,12 @@ def faces(value: Any, loc: Location, raw: str | None = None, sides: int = 6) -> 
     """Die faces: 4, '3-6', or [1, 2] -> sorted tuple of ints in 1..sides."""
     if isinstance(value, bool):
         raise InputError("expected die faces like 3-6", loc, "write a face (4), a range (3-6) or a list ([1, 2])")
+
+    def on_die(f: int) -> int:
+        if not 1 <= f <= sides:
+            raise InputError(f"face {_num(f)} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
+        return f
+
     items: list[int] = []
     if isinstance(value, int):
         items = [value]
@@ -221,14 +227,8 @@ def faces(value: Any, loc: Location, raw: str | None = None, sides: int = 6) -> 
         lo, hi = (int(p) for p in re.split(r"[-–]", value))
         if lo > hi:
             raise InputError(f"range '{value.strip()}' runs backwards", loc, f"write {hi}-{lo}")
-        for f in (lo, hi):
-            if not 1 <= f <= sides:
-                raise InputError(f"face {f} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
-        items = list(range(lo, hi + 1))
+        items = list(range(on_die(lo), on_die(hi) + 1))   # ends first: '1-999999999' never becomes a list
     else:
         raise InputError(f"'{shown(value)}' is not a die face or range", loc,
                          "write a face (4), a range (3-6) or a list")
-    for f in items:
-        if not 1 <= f <= sides:
-            raise InputError(f"face {_num(f)} is not on a {sides}-sided die", loc, f"use faces 1 to {sides}")
-    return tuple(items)
+    return tuple(on_die(f) for f in items)
