@@ -187,14 +187,8 @@ def _compose_fast(text: str) -> Any:
     if _C_LOADER is None or _PYTHON_ONLY.search(text):
         return _UNSURE
     try:
-        depth = 0
-        for event in yaml.parse(text, Loader=_C_LOADER):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return _UNSURE
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
+        if _too_deep(text, _C_LOADER) is not None:
+            return _UNSURE
         node = yaml.compose(text, Loader=_C_LOADER)
     except yaml.YAMLError:
         return _UNSURE
@@ -244,20 +238,29 @@ def _compose(text: str, file: str) -> Any:
                          "flatten the structure") from None
 
 
-def _deep_spot(text: str, file: str) -> Location:
-    """Where nesting first gets too deep (the event parser is not recursive, so this is safe)."""
+def _too_deep(text: str, loader: Any) -> yaml.Event | None:
+    """The event where nesting first goes past :data:`MAX_DEPTH`, or None. Event parsers
+    are not recursive, so this is safe on any input; syntax errors propagate."""
     depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return event
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return None
+
+
+def _deep_spot(text: str, file: str) -> Location:
+    """Where nesting first gets too deep."""
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return Location(file, event.start_mark.line + 1, event.start_mark.column + 1)
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
+        event = _too_deep(text, yaml.SafeLoader)
     except yaml.YAMLError:
-        pass
-    return Location(file, 1, 1)
+        event = None
+    if event is None:
+        return Location(file, 1, 1)
+    return Location(file, event.start_mark.line + 1, event.start_mark.column + 1)
 
 
 def load_yaml(path: Path) -> Any:
