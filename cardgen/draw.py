@@ -48,11 +48,10 @@ def _defer_raster_images() -> None:
     is already imported."""
     if "cairosvg" in sys.modules or "cairosvg.image" in sys.modules:
         return
-    package = importlib.util.find_spec("cairosvg")   # finds it without importing it
-    if package is None or not package.submodule_search_locations:
+    folder = cairoffi.package_folder("cairosvg")
+    if folder is None:
         return
-    spec = importlib.util.spec_from_file_location(
-        "cairosvg.image", os.path.join(list(package.submodule_search_locations)[0], "image.py"))
+    spec = importlib.util.spec_from_file_location("cairosvg.image", folder / "image.py")
     stand_in = types.ModuleType("cairosvg.image", "cairosvg's raster images, loaded on first use (cardgen.draw).")
     stand_in.__spec__ = spec
     lock = threading.Lock()

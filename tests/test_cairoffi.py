@@ -79,7 +79,7 @@ def test_preparsed_declarations_equal_cairocffis_own():
     """Every function, type and constant cairocffi declares, with the same C type."""
     if not python("from cardgen import cairoffi; print(cairoffi.preload())").strip() == "True":
         return   # nothing pre-parsed is used with this cairocffi (see the test above)
-    constants = (cairoffi._cairocffi_folder() / "constants.py").read_text()
+    constants = (cairoffi.package_folder("cairocffi") / "constants.py").read_text()
     namespace: dict[str, object] = {}
     exec(compile(constants, "constants.py", "exec"), namespace)
     parsed = FFI()

@@ -27,8 +27,9 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ("ffi.py", "constants.py")
 
 
-def _cairocffi_folder() -> Path | None:
-    spec = importlib.util.find_spec("cairocffi")
+def package_folder(name: str) -> Path | None:
+    """The folder of the installed package ``name``, found without importing it."""
+    spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
@@ -48,7 +49,7 @@ def preload() -> bool:
     current = sys.modules.get("cairocffi.ffi")
     if current is not None or "cairocffi" in sys.modules:
         return getattr(current, "PREPARSED", False)
-    folder = _cairocffi_folder()
+    folder = package_folder("cairocffi")
     if folder is None or importlib.util.find_spec("xcffib") is not None:
         return False
     try:
@@ -112,7 +113,7 @@ def generate(target: Path = HERE) -> None:
     """Write ``_cairo.py`` and ``_pixbuf.py`` from the installed cairocffi (slow path)."""
     if "cairocffi" in sys.modules:
         raise RuntimeError("generate() must run in a process that has not imported cairocffi")
-    folder = _cairocffi_folder()
+    folder = package_folder("cairocffi")
     if folder is None:
         raise RuntimeError("cairocffi is not installed")
     import cairocffi
