@@ -109,10 +109,15 @@ class Finding:
 
 @dataclass
 class Report:
-    """The checker's result for one or more games."""
+    """The checker's result for one or more games: what is wrong (``findings``), what was
+    proved (``proofs``), which deviations the data declares on purpose (``choices``) and the
+    game's stated assumptions (``assumptions``, as (game, id, text, location))."""
 
     findings: list[Finding] = field(default_factory=list)
     games: list[str] = field(default_factory=list)
+    proofs: list = field(default_factory=list)
+    choices: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

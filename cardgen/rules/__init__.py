@@ -7,9 +7,10 @@ Rules come in two sorts:
   ``{rule: deck-size, component: particles, total: 44, by: line, counts: {q: 13, ...}}``.
   This is how a new game gets physics checks without writing Python.
 
-Each rule is a function ``(game, params) -> iterable of Finding``; ``params`` is a
-:class:`cardgen.schema.Fields` reader over the check's YAML, so a misspelt parameter is an
-input error at its exact line.
+Each rule is a function ``(game, params) -> iterable of Finding, Proof or Choice`` (see
+:mod:`cardgen.proof`: what is wrong, what was proved, what the data deviates from on purpose);
+``params`` is a :class:`cardgen.schema.Fields` reader over the check's YAML, so a misspelt
+parameter is an input error at its exact line.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Callable, Iterable
 
 from ..errors import Finding
 from ..model import Game
+from ..proof import Choice, Proof
 from ..schema import Fields
 
-DeclaredRule = Callable[[Game, Fields], Iterable[Finding]]
-GenericRule = Callable[[Game], Iterable[Finding]]
+DeclaredRule = Callable[[Game, Fields], Iterable[Finding | Proof | Choice]]
+GenericRule = Callable[[Game], Iterable[Finding | Proof | Choice]]
 
 DECLARED: dict[str, DeclaredRule] = {}
 GENERIC: dict[str, GenericRule] = {}
