@@ -25,6 +25,7 @@ from .fields import parse_field_specs, read_record_fields
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
 from .shapes import SHAPE_TYPES, Shape
+from .sheets import read_sheet, rows_as_cards
 from .tables import TABLE_KINDS, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
 
@@ -190,12 +191,12 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     components: dict[str, Component] = {}
     for item, loc in _items(f.get("components", S.anything), f.map.where("components")):
         cpath = _within(src.data_dir, S.text(item, loc), loc)
-        comp = _component(cpath, physics)
+        comp, sheets = _component(cpath, physics, src.data_dir)
         if comp.id in components:
             raise InputError(f"duplicate component id '{comp.id}' (also in {_relative(components[comp.id].file, src.data_dir)})",
                              comp.where("id"), "give each component its own id")
         components[comp.id] = comp
-        files.append(cpath)
+        files += [cpath, *sheets]
 
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
@@ -259,7 +260,8 @@ def _size(value: Any, loc: Location, raw: Any = None) -> tuple[float, float]:
     return w, h
 
 
-def _component(path: Path, physics: PhysicsData) -> Component:
+def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Component, list[Path]]:
+    """A component and the spreadsheets its cards came from (if any)."""
     doc = load_yaml(path)
     f = S.Fields(doc, f"component file {path.name}", Location.of_file(path))
     cid = f.get("id", S.ident)
@@ -275,10 +277,11 @@ def _component(path: Path, physics: PhysicsData) -> Component:
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
         print_note=f.get("print_note", S.text, ""))
-    cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics)
+    entries, sheets = _card_entries(f.get("cards", S.anything), f.map.where("cards"), path, data_dir, specs)
+    cards = _cards(entries, f.map.where("cards"), specs, defaults, what, physics)
     f.finish()
     return Component(fields=specs, cards=cards, file=path, location=f.loc, key_locations=dict(f.map.value_locs),
-                     **comp_kw)
+                     **comp_kw), sheets
 
 
 def _defaults(m: YMap | None, specs: dict[str, FieldSpec], what: str, physics: PhysicsData) -> dict[str, Any]:
@@ -363,6 +366,28 @@ def _id_pattern(text: str, names: list[str], loc: Location) -> list[tuple[str, b
                              f"{did_you_mean(name, names)}", loc, hint)
         out.append((name, True))
     return out
+
+
+def _card_entries(value: Any, loc: Location, path: Path, data_dir: Path,
+                  specs: dict[str, FieldSpec]) -> tuple[Any, list[Path]]:
+    """The ``cards:`` list as written, or read from a spreadsheet when it says
+    ``{from: cards.xlsx, sheet: Cards}`` (a path relative to the component file, inside the game
+    folder; see :mod:`cardgen.sheets`); with the spreadsheet's path."""
+    if not isinstance(value, YMap):
+        return value, []
+    f = S.Fields(value, "a card list", loc)
+    name = f.get("from", S.text)
+    sheet = f.get("sheet", S.text, None)
+    f.finish()
+    try:
+        folder = path.parent.resolve().relative_to(data_dir.resolve())
+    except ValueError:
+        folder = Path()
+    source = _within(data_dir, (folder / name).as_posix(), value.where("from"))
+    rows = read_sheet(source, sheet, value.where("from"), MAX_CARDS_PER_COMPONENT)
+    entries = YSeq(rows_as_cards(rows, specs, value.where("from")))
+    entries.loc, entries.item_locs, entries.raw = loc, [m.loc for m in entries], [None] * len(entries)
+    return entries, [source]
 
 
 def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dict[str, Any], what: str,
