@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import replace
 import os
 import sys
@@ -170,6 +171,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
         x, y = (float(v) for v in value.split(","))
     except ValueError:
         raise click.BadParameter("give two numbers in mm as X,Y, e.g. 0.5,-1") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise click.BadParameter("give two numbers in mm as X,Y, e.g. 0.5,-1")
     return x, y
 
 
@@ -186,8 +189,9 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer margin in mm.")
 @click.option("--marks", type=click.Choice(["ticks", "lines", "none"]), default="ticks", show_default=True,
               help="Cut marks: short ticks, full-length lines, or none.")
-@click.option("--back-offset", default="0,0", show_default=True, metavar="X,Y",
-              help="Shift backs by X,Y mm to correct printer misregistration (see 'cardgen calibrate').")
+@click.option("--back-offset", default=None, metavar="X,Y",
+              help="Shift backs by X,Y mm to correct printer misregistration (default: the offset saved by "
+                   "'cardgen calibrate --read', else 0,0).")
 @click.option("--mode", type=click.Choice(["sheets", "single"]), default="sheets", show_default=True,
               help="sheets: many cards per page; single: one card per page for print services.")
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
@@ -199,7 +203,7 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @games_dir_option
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
-              gutter: float | None, margin: float, marks: str, back_offset: str, mode: str, out: Path,
+              gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
               level: int | None, cut_file: bool, jobs: int | None, no_cache: bool,
               games_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
@@ -207,9 +211,15 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     from .i18n import available_languages
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
-                        marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
+                        marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
+                        mode=mode, level=level,
                         cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
                         cache=not no_cache).validated()
+    if back_offset is None and base.back_offset != (0.0, 0.0):
+        from .userconfig import config_path
+
+        click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
+                   f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
     games = load_games(game_ids, games_dirs)
     report = check(games)
     if not report.ok:
@@ -305,18 +315,54 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
         click.echo(f"warning: {issue}", err=True)
 
 
+CALIBRATE_HOWTO = """\
+How to read it: print both pages double-sided, flipping on the {duplex} edge, at 100 % (no
+"fit to page"), and hold the sheet against a light. At each of the five targets, the back's
+vertical line crosses the horizontal scale at X and its horizontal line crosses the vertical
+scale at Y. Type the numbers with the signs printed beside them: the scales are labelled with
+the correction itself, so there is nothing to invert.
+
+Worked example: at the centre the vertical line crosses the X scale halfway between +1 and +2,
+and the horizontal line crosses the Y scale at -1; at a corner you read +2 and -1. Then
+
+    cardgen calibrate --duplex {duplex} --read 1.5,-1 --read 2,-1
+
+averages them (+1.75,-1 mm), saves it for {duplex}-edge printing, and every 'cardgen build'
+applies it from then on (it says so; '--back-offset 0,0' prints without it). Lines that miss
+the scales mean the printer flipped on the other edge: try --duplex {other}."""
+
+
 @main.command("calibrate")
-@click.option("--paper", default="a4", show_default=True)
-@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True)
+@click.option("--paper", default="a4", show_default=True, help="Paper to print the calibration page on.")
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True,
+              help="The edge your printer flips the sheet on (the offset is saved per edge).")
+@click.option("--read", "readings", multiple=True, metavar="X,Y",
+              help="What you read at a target, signs as printed; give it once per target read. Saves the "
+                   "average as the back offset every build applies.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
+              help="Folder the calibration PDF is written to.")
 @handle_errors
-def calibrate_cmd(paper: str, duplex: str, out: Path) -> None:
-    """Print a two-sided page that measures your printer's --back-offset and checks 100 % scale."""
+def calibrate_cmd(paper: str, duplex: str, readings: tuple[str, ...], out: Path) -> None:
+    """Measure your printer's back offset: print the page, then type what you read with --read.
+
+    \b
+    Example:
+      cardgen calibrate --paper a4                 # writes the page and explains it
+      cardgen calibrate --read 1.5,-1 --read 2,-1  # saves +1.75,-1 mm for every build
+    """
+    other = "short" if duplex == "long" else "long"
+    if readings:
+        from .userconfig import offset_from_readings, save_back_offset
+
+        offset = offset_from_readings([_parse_offset(r) for r in readings])
+        path = save_back_offset(duplex, offset)
+        click.echo(f"back offset {offset[0]:+g},{offset[1]:+g} mm saved for {duplex}-edge duplex in {path}; "
+                   f"'cardgen build' applies it from now on (override with --back-offset X,Y)")
+        return
     from .build import calibrate
 
     path = calibrate(paper, duplex, out)
-    click.echo(f"wrote {path}: print it double-sided ({duplex} edge) at 100 %, hold it against the light and "
-               f"read the offset to pass as --back-offset X,Y")
+    click.echo(f"wrote {path}\n\n" + CALIBRATE_HOWTO.format(duplex=duplex, other=other))
 
 
 @main.command("new")
