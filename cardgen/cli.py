@@ -367,17 +367,30 @@ def calibrate_cmd(paper: str, duplex: str, readings: tuple[str, ...], out: Path)
 
 @main.command("new")
 @click.argument("game_id", metavar="GAME-ID")
-@click.option("--from", "template", default=None, metavar="GAME", help="Start from a copy of this shipped game.")
-@click.option("--dir", "parent", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
-              show_default=True, help="Create the game folder inside this folder.")
+@click.option("--from", "template", default=None, metavar="GAME",
+              help="Start from a copy of this shipped game (data, templates and translations).")
+@click.option("--dir", "parent", type=click.Path(path_type=Path, file_okay=False), default=Path("games"),
+              show_default=True, help="The games folder the new game's folder is created in.")
 @handle_errors
 def new_cmd(game_id: str, template: str | None, parent: Path) -> None:
-    """Start a new game (data + templates, no Python) that checks and builds at once."""
+    """Start a new game (data + templates, no Python) that checks and builds at once.
+
+    \b
+    Examples:
+      cardgen new lepton-snap                 # a two-card sample in games/lepton-snap/
+      cardgen new my-qcd --from qcd           # a copy of QCD the Game to adapt
+    """
     from .scaffold import new_game
 
-    folder = new_game(game_id, parent, template)
-    click.echo(f"created {folder}\n  check it:  cardgen check {folder}\n  build it:  cardgen build {folder}\n"
-               f"  preview:   cardgen serve --games-dir {folder.parent}")
+    folder = new_game(game_id, parent, template).resolve()
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    shown = files if len(files) <= 12 else files[:11] + [f"… and {len(files) - 11} more"]
+    click.echo(f"created {folder}\n" + "".join(f"  {f}\n" for f in shown) +
+               f"next:\n"
+               f"  cardgen check {folder}\n"
+               f"  cardgen build {folder}            # PDFs in {Path('output').resolve() / game_id}\n"
+               f"  cardgen serve --games-dir {folder.parent}   # live preview while you edit\n"
+               f"the format: docs/data-format.md; every check in game.yaml says what it enforces")
 
 
 @main.group("i18n")
