@@ -55,6 +55,10 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 games_dir_option = click.option(
     "--games-dir", "games_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
     help="Also load games from this folder (one sub-folder per game, each with a game.yaml). Repeatable.")
+font_dir_option = click.option(
+    "--font-dir", "font_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Also draw text with the .ttf/.otf fonts in this folder, after the bundled fonts and the game's "
+         "own fonts/ (for scripts they lack). Repeatable.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -128,12 +132,13 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
               help="Also render in this language and report overflow, uncovered characters and untranslated "
                    "strings ('all' = every language with a catalog). Repeatable.")
 @click.option("--strict", is_flag=True, help="With --lang: untranslated strings are errors, not warnings.")
+@font_dir_option
 @handle_errors
 def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, langs: tuple[str, ...],
-              strict: bool) -> None:
+              strict: bool, font_dirs: tuple[Path, ...]) -> None:
     """Prove decks complete and physically right. Exit 0 valid, 1 findings, 2 bad input."""
     try:
-        games = load_games(game_ids, games_dirs)
+        games = load_games(game_ids, games_dirs, font_dirs)
         report = check(games)
         if langs:
             from .fitcheck import language_findings
@@ -201,11 +206,12 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
 @games_dir_option
+@font_dir_option
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
               level: int | None, cut_file: bool, jobs: int | None, no_cache: bool,
-              games_dirs: tuple[Path, ...]) -> None:
+              games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
     from .i18n import available_languages
@@ -220,7 +226,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
 
         click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
                    f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
-    games = load_games(game_ids, games_dirs)
+    games = load_games(game_ids, games_dirs, font_dirs)
     report = check(games)
     if not report.ok:
         for f in report.findings:
@@ -284,16 +290,17 @@ class _progress:
               help="Write PNGs here (default: next to the SVGs).")
 @click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True)
 @games_dir_option
+@font_dir_option
 @handle_errors
 def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], lang: str, out: Path,
-               png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...]) -> None:
+               png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Render faces to SVG and PNG, plus a contact sheet per component."""
     from .errors import InputError, did_you_mean
     from .output import atomic_write
     from .preview import contact_sheet, write_faces
     from .render import Renderer
 
-    game = load_games((game_id,), games_dirs)[0]
+    game = load_games((game_id,), games_dirs, font_dirs)[0]
     for cid in component_ids:
         if cid not in game.components:
             raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
@@ -363,6 +370,35 @@ def calibrate_cmd(paper: str, duplex: str, readings: tuple[str, ...], out: Path)
 
     path = calibrate(paper, duplex, out)
     click.echo(f"wrote {path}\n\n" + CALIBRATE_HOWTO.format(duplex=duplex, other=other))
+
+
+@main.command("fonts")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", "langs", multiple=True,
+              help="Language to report (repeatable; 'all' = every language with a catalog; default en).")
+@games_dir_option
+@font_dir_option
+@handle_errors
+def fonts_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...],
+              font_dirs: tuple[Path, ...]) -> None:
+    """Which font draws which script of a game, and which characters no font covers.
+
+    \b
+    Examples:
+      cardgen fonts qcd --lang ar
+      cardgen fonts my-game --lang ko --font-dir ~/fonts/noto-kr
+    """
+    from .fontreport import font_report, format_report
+    from .i18n import available_languages
+
+    uncovered = 0
+    for game in load_games(game_ids, games_dirs, font_dirs):
+        wanted = available_languages(game) if "all" in langs else list(langs or ("en",))
+        for lang in wanted:
+            report = font_report(game, lang)
+            uncovered += len(report.uncovered)
+            click.echo(format_report(report))
+    sys.exit(EXIT_FINDINGS if uncovered else 0)
 
 
 @main.command("new")

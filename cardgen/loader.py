@@ -22,6 +22,7 @@ from typing import Any, Iterable
 from . import schema as S
 from .errors import InputError, Location, did_you_mean, display_path
 from .fields import parse_field_specs, read_record_fields
+from .fontfiles import user_fonts
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
 from .shapes import SHAPE_TYPES, Shape
@@ -84,8 +85,9 @@ def shipped_physics() -> PhysicsData:
     return _physics(DATA_DIR)
 
 
-def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
-    """Load one game by id (shipped or from ``games_dirs``) or by the path of its folder."""
+def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> Game:
+    """Load one game by id (shipped or from ``games_dirs``) or by the path of its folder;
+    ``font_dirs`` add fonts after the game's own (``--font-dir``)."""
     path = Path(game)
     if isinstance(game, Path) or (path / "game.yaml").is_file():
         src = GameSource(path.name, path, path / "templates" if (path / "templates").is_dir()
@@ -96,20 +98,21 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
             raise InputError(f"unknown game '{game}'{did_you_mean(str(game), games)}", None,
                              f"use one of: {', '.join(games)} (cardgen list shows them)")
         src = games[str(game)]
-    return _load(src, shipped_physics())
+    return _load(src, shipped_physics(), tuple(font_dirs))
 
 
-def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = ()) -> list[Game]:
+def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> list[Game]:
     """Load the named games (ids, or paths of game folders), or every discoverable game."""
     games = discover_games(games_dirs)
     wanted = list(ids) or list(games)
     physics = shipped_physics()
+    font_dirs = tuple(font_dirs)
     loaded = []
     for gid in wanted:
         if gid in games:
-            loaded.append(_load(games[gid], physics))
+            loaded.append(_load(games[gid], physics, font_dirs))
         elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
-            loaded.append(load_game(Path(gid)))
+            loaded.append(load_game(Path(gid), font_dirs=font_dirs))
         else:
             raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
                              f"use one of: {', '.join(games)}, or the path of a game folder")
@@ -164,7 +167,7 @@ def _template_name(value: Any, loc: Location, raw: Any = None) -> str:
     return name
 
 
-def _load(src: GameSource, physics: PhysicsData) -> Game:
+def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = ()) -> Game:
     gpath = src.data_dir / "game.yaml"
     doc = load_yaml(gpath)
     f = S.Fields(doc, "game.yaml", Location.of_file(gpath))
@@ -201,8 +204,10 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
+    own_fonts = src.data_dir / "fonts"
+    fonts = (user_fonts(own_fonts) if own_fonts.is_dir() else ()) + tuple(p for d in font_dirs for p in user_fonts(d))
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
-                src.data_dir, src.templates_dir, f.loc, tuple(files))
+                src.data_dir, src.templates_dir, f.loc, tuple(files), tuple(dict.fromkeys(fonts)))
 
 
 def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
