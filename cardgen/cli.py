@@ -214,7 +214,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
               games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
-    from .i18n import available_languages
+    from .i18n import available_languages, locate_message
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
                         marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
@@ -233,6 +233,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
             click.echo(str(f), err=True)
         _fail(f"cardgen: not building: {len(report.findings)} rule finding(s); run 'cardgen check'", EXIT_FINDINGS)
     langs = sorted({lng for g in games for lng in available_languages(g)}) if lang == "all" else [lang]
+    by_id = {g.id: g for g in games}
     warnings = 0
     for lng in langs:
         options = replace(base, lang=lng)
@@ -247,8 +248,9 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
             for issue in r.issues:
                 click.echo(f"    warning: {issue}", err=True)
             for msgid, context in r.untranslated:
-                click.echo(f"    warning: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else ""),
-                           err=True)
+                where, used = locate_message(by_id[r.game], r.lang, msgid, context)
+                click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
+                           + (f", used at {used}" if used else ""), err=True)
             warnings += len(r.issues) + len(r.untranslated)
     if warnings:
         click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
@@ -490,19 +492,47 @@ def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: t
 @i18n_group.command("status")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
 @click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
-@click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing.")
+@click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing (or, with --fit, does not fit "
+                                             "or has no font).")
+@click.option("--fit", is_flag=True, help="Also render every game in every language: count text that does not fit "
+                                          "its box and characters no font covers (takes a few seconds per language).")
 @games_dir_option
+@font_dir_option
 @handle_errors
-def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, games_dirs: tuple[Path, ...]) -> None:
-    """Translated / fuzzy / missing counts per language and catalog."""
+def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, fit: bool,
+                games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
+    """Translated / fuzzy / missing counts per language and catalog; with --fit, fit and font coverage too.
+
+    \b
+    Examples:
+      cardgen i18n status                      # every language, every catalog
+      cardgen i18n status qcd --lang de --fit  # and what does not fit or has no font
+    """
     from . import i18n
 
-    games = _i18n_games(game_ids, games_dirs)
+    games = load_games(game_ids, games_dirs, font_dirs)
     rows = i18n.status(games, _langs(langs, games))
-    click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}")
+    extra = {}
+    if fit:
+        from .fitcheck import language_findings
+        from .fontreport import font_report
+
+        for row in rows:
+            game = next((g for g in games if g.id == row.domain), None)
+            if game is not None and row.lang in i18n.available_languages(game):
+                found = language_findings(game, row.lang)
+                extra[(row.lang, row.domain)] = (sum(f.rule == "text-fit" for f in found),
+                                                 len(font_report(game, row.lang).uncovered))
+    click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}"
+               + (f" {'not fitting':>12} {'no font':>8}" if fit else ""))
     for r in rows:
-        click.echo(f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}")
-    if strict and not all(r.complete for r in rows):
+        line = f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}"
+        if fit:
+            counts = extra.get((r.lang, r.domain))
+            line += f" {counts[0]:>12} {counts[1]:>8}" if counts else f" {'-':>12} {'-':>8}"
+        click.echo(line)
+    problems = any(a or b for a, b in extra.values())
+    if strict and (not all(r.complete for r in rows) or problems):
         sys.exit(EXIT_FINDINGS)
 
 
