@@ -215,6 +215,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
     from .i18n import available_languages, locate_message
+    from .progress import Progress
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
                         marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
@@ -238,8 +239,8 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     for lng in langs:
         options = replace(base, lang=lng)
         todo = [g for g in games if lang != "all" or lng in available_languages(g)]
-        with _progress(len(todo)) as advance:
-            results = build(todo, options, jobs=jobs, on_done=advance,
+        with Progress("building", len(todo)) as step:
+            results = build(todo, options, jobs=jobs, on_done=lambda result: step(result.game),
                             on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
         for r in results:
             click.echo(f"{r.game} ({r.lang}) → {r.folder}")
@@ -254,31 +255,6 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
             warnings += len(r.issues) + len(r.untranslated)
     if warnings:
         click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
-
-
-class _progress:
-    """A rich progress bar on a terminal, silence otherwise (CI logs, pipes)."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.bar = None
-
-    def __enter__(self) -> Callable[[Any], None]:
-        if sys.stderr.isatty():
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("building", total=self.total)
-        return self.advance
-
-    def advance(self, result: Any) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=f"built {result.game}")
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 @main.command("render")
@@ -300,6 +276,7 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
     from .errors import InputError, did_you_mean
     from .output import atomic_write
     from .preview import contact_sheet, write_faces
+    from .progress import Progress
     from .render import Renderer
 
     game = load_games((game_id,), games_dirs, font_dirs)[0]
@@ -312,7 +289,10 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
     renderer = Renderer(game, lang, translate=translator(game, lang))
     svg_dir = out / game.id / lang / "faces"
     pngs = png_dir or svg_dir
-    written = write_faces(renderer, component_ids or list(game.components), set(card_ids) or None, svg_dir, pngs, dpi)
+    chosen = component_ids or list(game.components)
+    sides = sum(len(game.components[c].cards) * (2 if game.components[c].back else 1) for c in chosen)
+    with Progress("rendering", sides) as step:
+        written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, on_progress=step)
     if card_ids and not any(written.values()):
         raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
     for cid, faces in written.items():

@@ -38,10 +38,12 @@ from .cli import games_dir_option, handle_errors
 def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
     """A PNG of every face with bleed (png/) and trimmed (png-trim/)."""
-    from .export import export_png
+    from .export import card_count, export_png
+    from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    paths = export_png(game, lang, dpi, out, component_ids or None)
+    with Progress("exporting", card_count(game, component_ids or None)) as step:
+        paths = export_png(game, lang, dpi, out, component_ids or None, on_progress=step)
     root = out / game.id / lang
     click.echo(f"{game.id} ({lang}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
 
@@ -58,9 +60,11 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
     """Tabletop Simulator deck sheets, backs, showcases and the save that loads them."""
-    from .export import export_tts
+    from .export import card_count, export_tts
+    from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    path = export_tts(game, lang, out, dpi, component_ids or None)
+    with Progress("exporting", card_count(game, component_ids or None)) as step:
+        path = export_tts(game, lang, out, dpi, component_ids or None, on_progress=step)
     click.echo(f"{game.id} ({lang}): TTS save {path} (its image URLs are local file:// paths; "
                f"replace them with hosted URLs to share the deck)")
