@@ -20,6 +20,7 @@ import click
 
 from . import __version__
 from .check import check
+from .cli_help import FullHelpGroup
 from .errors import CardgenError
 from .loader import load_games
 
@@ -61,10 +62,18 @@ font_dir_option = click.option(
          "own fonts/ (for scripts they lack). Repeatable.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cardgen")
 def main() -> None:
-    """cardgen turns game data (YAML) and artwork templates (SVG) into print-ready decks."""
+    """cardgen turns game data (YAML) and artwork templates (SVG) into print-ready decks.
+
+    \b
+    Start here:
+      cardgen list                 # the games, their components and languages
+      cardgen check                # prove every deck complete and physically right
+      cardgen build                # print-ready PDFs of every game in output/
+      cardgen COMMAND --help       # each command's options, with examples
+    """
 
 
 def run() -> None:
@@ -411,7 +420,7 @@ def new_cmd(game_id: str, template: str | None, parent: Path) -> None:
                f"the format: docs/data-format.md; every check in game.yaml says what it enforces")
 
 
-@main.group("i18n")
+@main.group("i18n", cls=FullHelpGroup)
 def i18n_group() -> None:
     """Translation catalogs: extract strings, start and update languages, show progress."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from .cli_help import FullHelpGroup
 from .loader import load_games
 
 _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
@@ -17,7 +18,7 @@ _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=Fa
 _lang_option = click.option("--lang", default="en", show_default=True, help="Language of the faces.")
 
 
-@click.group("export")
+@click.group("export", cls=FullHelpGroup)
 def export() -> None:
     """Digital exports: PNG per face, Tabletop Simulator decks."""
 
