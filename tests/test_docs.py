@@ -106,7 +106,7 @@ def test_a_changed_deck_size_says_which_line_to_edit(tmp_path, cli):
     assert res.returncode == 1
     game_yaml = (tmp_path / "my-qcd" / "game.yaml").read_text(encoding="utf-8").splitlines()
     line = next(n for n, text in enumerate(game_yaml, start=1) if text.strip() == "total: 52")
-    assert f"change 'total: 52' at " in res.stdout and f"game.yaml:{line}:" in res.stdout
+    assert f"change 'total: 52' on line {line} of game.yaml" in res.stdout
 
 
 def test_templates_take_game_titles_from_data():

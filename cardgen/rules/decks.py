@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Iterator
 
 from .. import schema as S
@@ -29,7 +30,8 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
     if total is not None and comp.total != total:
         yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
                       comp.location, f"adjust the card counts so they add up to {total}, or, if the new size is "
-                      f"intended, change 'total: {total}' at {params.map.where('total')}", game.id)
+                      f"intended, change 'total: {total}' on line {params.map.where('total').line} of "
+                      f"{Path(params.map.where('total').file).name}", game.id)
     if by is not None and counts is not None:
         head = by.partition(".")[0]
         if head not in comp.fields:
@@ -47,7 +49,7 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
                 yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
                               f"the game needs {want}", counts.where(key) if key in counts else comp.location,
                               f"make the cards with {by} = {key} add up to {want}, or, if intended, change "
-                              f"'{key}: {want}' in the counts at {where}", game.id)
+                              f"'{key}: {want}' in the counts on line {where.line} of {Path(where.file).name}", game.id)
 
 
 @declared("antiparticles-present")
