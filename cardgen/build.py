@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -28,6 +29,7 @@ from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
 from .render import Renderer, TextIssue
 from .schedule import Task
+from .userconfig import MAX_OFFSET_MM, saved_back_offset
 
 DUPLEX = ("long", "short", "none")
 #: Distinct faces one component may have: each is rendered and kept in memory as a PDF
@@ -48,7 +50,7 @@ class BuildOptions:
     gutter: float | None = None
     margin: float = 5.0
     marks: str = "ticks"
-    back_offset: tuple[float, float] = (0.0, 0.0)
+    back_offset: tuple[float, float] | None = (0.0, 0.0)  # None: the one saved by 'calibrate --read'
     mode: str = "sheets"
     level: int | None = None         # highest game level to include; None = all
     cut_file: bool = False
@@ -72,8 +74,12 @@ class BuildOptions:
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
-        if any(abs(v) > 20 for v in self.back_offset):
-            raise InputError("--back-offset is more than 20 mm", None, "measure it with 'cardgen calibrate'")
+        if self.back_offset is None:
+            saved = saved_back_offset(self.duplex) if self.duplex != "none" else None
+            return replace(self, back_offset=saved or (0.0, 0.0)).validated()
+        if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET_MM for v in self.back_offset):
+            raise InputError(f"--back-offset {self.back_offset[0]:g},{self.back_offset[1]:g} is not within "
+                             f"±{MAX_OFFSET_MM:g} mm", None, "measure it with 'cardgen calibrate'")
         return self
 
     def sheet(self) -> Paper:

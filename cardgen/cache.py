@@ -60,7 +60,7 @@ def game_fingerprint(game: Game, lang: str) -> str:
     parts = [
         __version__,
         _stat_digest(code),
-        _stat_digest(_files(PACKAGE / "fonts")),
+        _stat_digest(_files(PACKAGE / "fonts") + list(game.fonts)),
         _content_digest(_files(game.templates_dir) + _files(SHARED_TEMPLATES)),
         _content_digest(game.physics.source_files),
         _content_digest([t.file for t in game.tables.values()]),

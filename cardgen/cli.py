@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import replace
 import os
 import sys
@@ -19,6 +20,7 @@ import click
 
 from . import __version__
 from .check import check
+from .cli_help import FullHelpGroup
 from .errors import CardgenError
 from .loader import load_games
 
@@ -54,12 +56,24 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 games_dir_option = click.option(
     "--games-dir", "games_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
     help="Also load games from this folder (one sub-folder per game, each with a game.yaml). Repeatable.")
+font_dir_option = click.option(
+    "--font-dir", "font_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Also draw text with the .ttf/.otf fonts in this folder, after the bundled fonts and the game's "
+         "own fonts/ (for scripts they lack). Repeatable.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cardgen")
 def main() -> None:
-    """cardgen turns game data (YAML) and artwork templates (SVG) into print-ready decks."""
+    """cardgen turns game data (YAML) and artwork templates (SVG) into print-ready decks.
+
+    \b
+    Start here:
+      cardgen list                 # the games, their components and languages
+      cardgen check                # prove every deck complete and physically right
+      cardgen build                # print-ready PDFs of every game in output/
+      cardgen COMMAND --help       # each command's options, with examples
+    """
 
 
 def run() -> None:
@@ -127,12 +141,13 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
               help="Also render in this language and report overflow, uncovered characters and untranslated "
                    "strings ('all' = every language with a catalog). Repeatable.")
 @click.option("--strict", is_flag=True, help="With --lang: untranslated strings are errors, not warnings.")
+@font_dir_option
 @handle_errors
 def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, langs: tuple[str, ...],
-              strict: bool) -> None:
+              strict: bool, font_dirs: tuple[Path, ...]) -> None:
     """Prove decks complete and physically right. Exit 0 valid, 1 findings, 2 bad input."""
     try:
-        games = load_games(game_ids, games_dirs)
+        games = load_games(game_ids, games_dirs, font_dirs)
         report = check(games)
         if langs:
             from .fitcheck import language_findings
@@ -170,6 +185,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
         x, y = (float(v) for v in value.split(","))
     except ValueError:
         raise click.BadParameter("give two numbers in mm as X,Y, e.g. 0.5,-1") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise click.BadParameter("give two numbers in mm as X,Y, e.g. 0.5,-1")
     return x, y
 
 
@@ -186,8 +203,9 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer margin in mm.")
 @click.option("--marks", type=click.Choice(["ticks", "lines", "none"]), default="ticks", show_default=True,
               help="Cut marks: short ticks, full-length lines, or none.")
-@click.option("--back-offset", default="0,0", show_default=True, metavar="X,Y",
-              help="Shift backs by X,Y mm to correct printer misregistration (see 'cardgen calibrate').")
+@click.option("--back-offset", default=None, metavar="X,Y",
+              help="Shift backs by X,Y mm to correct printer misregistration (default: the offset saved by "
+                   "'cardgen calibrate --read', else 0,0).")
 @click.option("--mode", type=click.Choice(["sheets", "single"]), default="sheets", show_default=True,
               help="sheets: many cards per page; single: one card per page for print services.")
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
@@ -197,32 +215,41 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
 @games_dir_option
+@font_dir_option
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
-              gutter: float | None, margin: float, marks: str, back_offset: str, mode: str, out: Path,
+              gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
               level: int | None, cut_file: bool, jobs: int | None, no_cache: bool,
-              games_dirs: tuple[Path, ...]) -> None:
+              games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
-    from .i18n import available_languages
+    from .i18n import available_languages, locate_message
+    from .progress import Progress
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
-                        marks=marks, back_offset=_parse_offset(back_offset), mode=mode, level=level,
+                        marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
+                        mode=mode, level=level,
                         cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
                         cache=not no_cache).validated()
-    games = load_games(game_ids, games_dirs)
+    if back_offset is None and base.back_offset != (0.0, 0.0):
+        from .userconfig import config_path
+
+        click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
+                   f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
+    games = load_games(game_ids, games_dirs, font_dirs)
     report = check(games)
     if not report.ok:
         for f in report.findings:
             click.echo(str(f), err=True)
         _fail(f"cardgen: not building: {len(report.findings)} rule finding(s); run 'cardgen check'", EXIT_FINDINGS)
     langs = sorted({lng for g in games for lng in available_languages(g)}) if lang == "all" else [lang]
+    by_id = {g.id: g for g in games}
     warnings = 0
     for lng in langs:
         options = replace(base, lang=lng)
         todo = [g for g in games if lang != "all" or lng in available_languages(g)]
-        with _progress(len(todo)) as advance:
-            results = build(todo, options, jobs=jobs, on_done=advance,
+        with Progress("building", len(todo)) as step:
+            results = build(todo, options, jobs=jobs, on_done=lambda result: step(result.game),
                             on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
         for r in results:
             click.echo(f"{r.game} ({r.lang}) → {r.folder}")
@@ -231,36 +258,12 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
             for issue in r.issues:
                 click.echo(f"    warning: {issue}", err=True)
             for msgid, context in r.untranslated:
-                click.echo(f"    warning: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else ""),
-                           err=True)
+                where, used = locate_message(by_id[r.game], r.lang, msgid, context)
+                click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
+                           + (f", used at {used}" if used else ""), err=True)
             warnings += len(r.issues) + len(r.untranslated)
     if warnings:
         click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
-
-
-class _progress:
-    """A rich progress bar on a terminal, silence otherwise (CI logs, pipes)."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.bar = None
-
-    def __enter__(self) -> Callable[[Any], None]:
-        if sys.stderr.isatty():
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("building", total=self.total)
-        return self.advance
-
-    def advance(self, result: Any) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=f"built {result.game}")
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 @main.command("render")
@@ -274,16 +277,18 @@ class _progress:
               help="Write PNGs here (default: next to the SVGs).")
 @click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True)
 @games_dir_option
+@font_dir_option
 @handle_errors
 def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], lang: str, out: Path,
-               png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...]) -> None:
+               png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Render faces to SVG and PNG, plus a contact sheet per component."""
     from .errors import InputError, did_you_mean
     from .output import atomic_write
     from .preview import contact_sheet, write_faces
+    from .progress import Progress
     from .render import Renderer
 
-    game = load_games((game_id,), games_dirs)[0]
+    game = load_games((game_id,), games_dirs, font_dirs)[0]
     for cid in component_ids:
         if cid not in game.components:
             raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
@@ -293,7 +298,10 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
     renderer = Renderer(game, lang, translate=translator(game, lang))
     svg_dir = out / game.id / lang / "faces"
     pngs = png_dir or svg_dir
-    written = write_faces(renderer, component_ids or list(game.components), set(card_ids) or None, svg_dir, pngs, dpi)
+    chosen = component_ids or list(game.components)
+    sides = sum(len(game.components[c].cards) * (2 if game.components[c].back else 1) for c in chosen)
+    with Progress("rendering", sides) as step:
+        written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, on_progress=step)
     if card_ids and not any(written.values()):
         raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
     for cid, faces in written.items():
@@ -305,36 +313,114 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
         click.echo(f"warning: {issue}", err=True)
 
 
+CALIBRATE_HOWTO = """\
+How to read it: print both pages double-sided, flipping on the {duplex} edge, at 100 % (no
+"fit to page"), and hold the sheet against a light. At each of the five targets, the back's
+vertical line crosses the horizontal scale at X and its horizontal line crosses the vertical
+scale at Y. Type the numbers with the signs printed beside them: the scales are labelled with
+the correction itself, so there is nothing to invert.
+
+Worked example: at the centre the vertical line crosses the X scale halfway between +1 and +2,
+and the horizontal line crosses the Y scale at -1; at a corner you read +2 and -1. Then
+
+    cardgen calibrate --duplex {duplex} --read 1.5,-1 --read 2,-1
+
+averages them (+1.75,-1 mm), saves it for {duplex}-edge printing, and every 'cardgen build'
+applies it from then on (it says so; '--back-offset 0,0' prints without it). Lines that miss
+the scales mean the printer flipped on the other edge: try --duplex {other}."""
+
+
 @main.command("calibrate")
-@click.option("--paper", default="a4", show_default=True)
-@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True)
+@click.option("--paper", default="a4", show_default=True, help="Paper to print the calibration page on.")
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True,
+              help="The edge your printer flips the sheet on (the offset is saved per edge).")
+@click.option("--read", "readings", multiple=True, metavar="X,Y",
+              help="What you read at a target, signs as printed; give it once per target read. Saves the "
+                   "average as the back offset every build applies.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
+              help="Folder the calibration PDF is written to.")
 @handle_errors
-def calibrate_cmd(paper: str, duplex: str, out: Path) -> None:
-    """Print a two-sided page that measures your printer's --back-offset and checks 100 % scale."""
+def calibrate_cmd(paper: str, duplex: str, readings: tuple[str, ...], out: Path) -> None:
+    """Measure your printer's back offset: print the page, then type what you read with --read.
+
+    \b
+    Example:
+      cardgen calibrate --paper a4                 # writes the page and explains it
+      cardgen calibrate --read 1.5,-1 --read 2,-1  # saves +1.75,-1 mm for every build
+    """
+    other = "short" if duplex == "long" else "long"
+    if readings:
+        from .userconfig import offset_from_readings, save_back_offset
+
+        offset = offset_from_readings([_parse_offset(r) for r in readings])
+        path = save_back_offset(duplex, offset)
+        click.echo(f"back offset {offset[0]:+g},{offset[1]:+g} mm saved for {duplex}-edge duplex in {path}; "
+                   f"'cardgen build' applies it from now on (override with --back-offset X,Y)")
+        return
     from .build import calibrate
 
     path = calibrate(paper, duplex, out)
-    click.echo(f"wrote {path}: print it double-sided ({duplex} edge) at 100 %, hold it against the light and "
-               f"read the offset to pass as --back-offset X,Y")
+    click.echo(f"wrote {path}\n\n" + CALIBRATE_HOWTO.format(duplex=duplex, other=other))
+
+
+@main.command("fonts")
+@click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
+@click.option("--lang", "langs", multiple=True,
+              help="Language to report (repeatable; 'all' = every language with a catalog; default en).")
+@games_dir_option
+@font_dir_option
+@handle_errors
+def fonts_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...],
+              font_dirs: tuple[Path, ...]) -> None:
+    """Which font draws which script of a game, and which characters no font covers.
+
+    \b
+    Examples:
+      cardgen fonts qcd --lang ar
+      cardgen fonts my-game --lang ko --font-dir ~/fonts/noto-kr
+    """
+    from .fontreport import font_report, format_report
+    from .i18n import available_languages
+
+    uncovered = 0
+    for game in load_games(game_ids, games_dirs, font_dirs):
+        wanted = available_languages(game) if "all" in langs else list(langs or ("en",))
+        for lang in wanted:
+            report = font_report(game, lang)
+            uncovered += len(report.uncovered)
+            click.echo(format_report(report))
+    sys.exit(EXIT_FINDINGS if uncovered else 0)
 
 
 @main.command("new")
 @click.argument("game_id", metavar="GAME-ID")
-@click.option("--from", "template", default=None, metavar="GAME", help="Start from a copy of this shipped game.")
-@click.option("--dir", "parent", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
-              show_default=True, help="Create the game folder inside this folder.")
+@click.option("--from", "template", default=None, metavar="GAME",
+              help="Start from a copy of this shipped game (data, templates and translations).")
+@click.option("--dir", "parent", type=click.Path(path_type=Path, file_okay=False), default=Path("games"),
+              show_default=True, help="The games folder the new game's folder is created in.")
 @handle_errors
 def new_cmd(game_id: str, template: str | None, parent: Path) -> None:
-    """Start a new game (data + templates, no Python) that checks and builds at once."""
+    """Start a new game (data + templates, no Python) that checks and builds at once.
+
+    \b
+    Examples:
+      cardgen new lepton-snap                 # a two-card sample in games/lepton-snap/
+      cardgen new my-qcd --from qcd           # a copy of QCD the Game to adapt
+    """
     from .scaffold import new_game
 
-    folder = new_game(game_id, parent, template)
-    click.echo(f"created {folder}\n  check it:  cardgen check {folder}\n  build it:  cardgen build {folder}\n"
-               f"  preview:   cardgen serve --games-dir {folder.parent}")
+    folder = new_game(game_id, parent, template).resolve()
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    shown = files if len(files) <= 12 else files[:11] + [f"… and {len(files) - 11} more"]
+    click.echo(f"created {folder}\n" + "".join(f"  {f}\n" for f in shown) +
+               f"next:\n"
+               f"  cardgen check {folder}\n"
+               f"  cardgen build {folder}            # PDFs in {Path('output').resolve() / game_id}\n"
+               f"  cardgen serve --games-dir {folder.parent}   # live preview while you edit\n"
+               f"the format: docs/data-format.md; every check in game.yaml says what it enforces")
 
 
-@main.group("i18n")
+@main.group("i18n", cls=FullHelpGroup)
 def i18n_group() -> None:
     """Translation catalogs: extract strings, start and update languages, show progress."""
 
@@ -395,19 +481,47 @@ def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: t
 @i18n_group.command("status")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
 @click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
-@click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing.")
+@click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing (or, with --fit, does not fit "
+                                             "or has no font).")
+@click.option("--fit", is_flag=True, help="Also render every game in every language: count text that does not fit "
+                                          "its box and characters no font covers (takes a few seconds per language).")
 @games_dir_option
+@font_dir_option
 @handle_errors
-def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, games_dirs: tuple[Path, ...]) -> None:
-    """Translated / fuzzy / missing counts per language and catalog."""
+def i18n_status(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, fit: bool,
+                games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
+    """Translated / fuzzy / missing counts per language and catalog; with --fit, fit and font coverage too.
+
+    \b
+    Examples:
+      cardgen i18n status                      # every language, every catalog
+      cardgen i18n status qcd --lang de --fit  # and what does not fit or has no font
+    """
     from . import i18n
 
-    games = _i18n_games(game_ids, games_dirs)
+    games = load_games(game_ids, games_dirs, font_dirs)
     rows = i18n.status(games, _langs(langs, games))
-    click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}")
+    extra = {}
+    if fit:
+        from .fitcheck import language_findings
+        from .fontreport import font_report
+
+        for row in rows:
+            game = next((g for g in games if g.id == row.domain), None)
+            if game is not None and row.lang in i18n.available_languages(game):
+                found = language_findings(game, row.lang)
+                extra[(row.lang, row.domain)] = (sum(f.rule == "text-fit" for f in found),
+                                                 len(font_report(game, row.lang).uncovered))
+    click.echo(f"{'lang':<6} {'catalog':<22} {'translated':>10} {'fuzzy':>6} {'missing':>8}"
+               + (f" {'not fitting':>12} {'no font':>8}" if fit else ""))
     for r in rows:
-        click.echo(f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}")
-    if strict and not all(r.complete for r in rows):
+        line = f"{r.lang:<6} {r.domain:<22} {r.translated:>10} {r.fuzzy:>6} {r.missing:>8}"
+        if fit:
+            counts = extra.get((r.lang, r.domain))
+            line += f" {counts[0]:>12} {counts[1]:>8}" if counts else f" {'-':>12} {'-':>8}"
+        click.echo(line)
+    problems = any(a or b for a, b in extra.values())
+    if strict and (not all(r.complete for r in rows) or problems):
         sys.exit(EXIT_FINDINGS)
 
 

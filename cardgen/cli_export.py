@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from .cli_help import FullHelpGroup
 from .loader import load_games
 
 _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
@@ -17,7 +18,7 @@ _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=Fa
 _lang_option = click.option("--lang", default="en", show_default=True, help="Language of the faces.")
 
 
-@click.group("export")
+@click.group("export", cls=FullHelpGroup)
 def export() -> None:
     """Digital exports: PNG per face, Tabletop Simulator decks."""
 
@@ -38,10 +39,12 @@ from .cli import games_dir_option, handle_errors
 def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
     """A PNG of every face with bleed (png/) and trimmed (png-trim/)."""
-    from .export import export_png
+    from .export import card_count, export_png
+    from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    paths = export_png(game, lang, dpi, out, component_ids or None)
+    with Progress("exporting", card_count(game, component_ids or None)) as step:
+        paths = export_png(game, lang, dpi, out, component_ids or None, on_progress=step)
     root = out / game.id / lang
     click.echo(f"{game.id} ({lang}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
 
@@ -58,9 +61,11 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
     """Tabletop Simulator deck sheets, backs, showcases and the save that loads them."""
-    from .export import export_tts
+    from .export import card_count, export_tts
+    from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    path = export_tts(game, lang, out, dpi, component_ids or None)
+    with Progress("exporting", card_count(game, component_ids or None)) as step:
+        path = export_tts(game, lang, out, dpi, component_ids or None, on_progress=step)
     click.echo(f"{game.id} ({lang}): TTS save {path} (its image URLs are local file:// paths; "
                f"replace them with hosted URLs to share the deck)")

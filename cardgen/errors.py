@@ -18,13 +18,17 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class Location:
-    """A place in a source file, 1-based like editors show it."""
+    """A place in a source file, 1-based like editors show it. A spreadsheet cell also keeps
+    the name spreadsheets give it (``Cards!C7``), which is how it is shown."""
 
     file: str
     line: int = 0
     column: int = 0
+    cell: str = ""
 
     def __str__(self) -> str:
+        if self.cell:
+            return f"{self.file}:{self.cell}"
         if self.line:
             return f"{self.file}:{self.line}:{self.column}"
         return self.file

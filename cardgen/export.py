@@ -22,7 +22,7 @@ import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from PIL import Image
 
@@ -114,9 +114,11 @@ def _sides(comp: Component) -> tuple[str, ...]:
 
 # --- PNG per face -----------------------------------------------------------------------------
 
-def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterable[str] | None = None) -> list[Path]:
+def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterable[str] | None = None,
+               on_progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write every side of every distinct card with bleed to ``OUT/<game>/<lang>/png/<component>/
-    <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written."""
+    <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written.
+    ``on_progress(label)`` is told about each card done (see :func:`card_count`)."""
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     root = out / game.id / lang
@@ -130,7 +132,14 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
                 atomic_write(full, raster.png(face))
                 atomic_write(trimmed, encode_png(raster.trimmed(face, comp.bleed)))
                 written += [full, trimmed]
+            if on_progress is not None:
+                on_progress(f"{comp.id}/{card.id}")
     return written
+
+
+def card_count(game: Game, components: Iterable[str] | None = None) -> int:
+    """Distinct cards an export goes through: the total its progress reports count up to."""
+    return sum(len(comp.cards) for comp in _components(game, components))
 
 
 # --- Tabletop Simulator -----------------------------------------------------------------------
@@ -193,9 +202,11 @@ def _transform(slot: int) -> dict[str, float]:
             "scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
 
 
-def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: Iterable[str] | None = None) -> Path:
+def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: Iterable[str] | None = None,
+               on_progress: Callable[[str], None] | None = None) -> Path:
     """Write TTS deck sheets, backs and a showcase per component to ``OUT/<game>/<lang>/tts/``,
-    and the save that loads them all (``<game>.json``); returns the save's path."""
+    and the save that loads them all (``<game>.json``); returns the save's path.
+    ``on_progress(label)`` is told about each card rasterised (see :func:`card_count`)."""
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     folder = out / game.id / lang / "tts"
@@ -204,8 +215,13 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
     for slot, comp in enumerate(_components(game, components)):
         front_faces = [renderer.face(comp, card, "front") for card in comp.cards]
         back_faces = [renderer.face(comp, card, "back") for card in comp.cards] if comp.back else []
-        fronts = [raster.trimmed(face, comp.bleed) for face in front_faces]
-        backs = [raster.trimmed(face, comp.bleed) for face in back_faces]
+        fronts, backs = [], []
+        for n, card in enumerate(comp.cards):
+            fronts.append(raster.trimmed(front_faces[n], comp.bleed))
+            if back_faces:
+                backs.append(raster.trimmed(back_faces[n], comp.bleed))
+            if on_progress is not None:
+                on_progress(f"{comp.id}/{card.id}")
         chunks = [comp.cards[i:i + TTS_FACES_PER_SHEET] for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
         sheets = [_Sheet(next_key + n, chunk, tts_grid(len(chunk), fronts[0].size)) for n, chunk in enumerate(chunks)]
         next_key += len(sheets)

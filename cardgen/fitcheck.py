@@ -4,7 +4,7 @@ character covered by a bundled font, is every string translated? (``cardgen chec
 from __future__ import annotations
 
 from . import i18n
-from .errors import Finding, Location, display_path
+from .errors import Finding
 from .model import Game
 from .render import Renderer
 
@@ -24,8 +24,11 @@ def language_findings(game: Game, lang: str, strict: bool = False) -> list[Findi
         card = game.components[issue.component].card(issue.card)
         loc = card.location if card else game.components[issue.component].location
         if issue.kind == "overflow":
+            # A translation that does not fit is fixed in the catalog: point at its entry.
+            entry = i18n.catalog_entry_of(game, lang, issue.text)
+            source = f" (msgid {entry[1]!r}, card at {loc})" if entry else ""
             findings.append(Finding("text-fit", f"[{lang}] card '{issue.card}' ({issue.side}) field '{issue.field}': "
-                                    f"{issue.text!r} is {issue.detail}", loc,
+                                    f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
                                     "shorten the translation, or give the template box more room or a smaller "
                                     "min_size", game.id))
         else:
@@ -33,12 +36,14 @@ def language_findings(game: Game, lang: str, strict: bool = False) -> list[Findi
                                     f"{issue.detail}", loc,
                                     "use characters the bundled Noto fonts cover, or add a font", game.id))
     if tr is not None:
-        where = Location(display_path(i18n.po_path(game, lang)))
         for msgid, context in sorted(tr.missing):
+            where, used = i18n.locate_message(game, lang, msgid, context)
             findings.append(Finding("untranslated", f"[{lang}] no translation for {msgid!r}"
-                                    + (f" (context {context})" if context else ""), where,
-                                    "translate it in the catalog (English is printed meanwhile)", game.id,
-                                    severity="error" if strict else "warning"))
+                                    + (f" (context {context})" if context else "")
+                                    + (f", used at {used}" if used else ""), where,
+                                    "translate it in the catalog (English is printed meanwhile)"
+                                    if where.line else "run 'cardgen i18n update' to add it to this catalog, "
+                                    "then translate it", game.id, severity="error" if strict else "warning"))
     return list(dict.fromkeys(findings))
 
 

@@ -134,6 +134,39 @@ def translator(game: Game, lang: str) -> Translator | None:
     return Translator(lang, catalogs)
 
 
+def locate_message(game: Game, lang: str, msgid: str, context: str | None) -> tuple[Location, str]:
+    """Where a translator fixes a string: the catalog it belongs to (the game's, or ``common``
+    for particle names and shared text) at the line of its ``msgid`` when the catalog has
+    it; and where the string is used (a card's data line or a template line)."""
+    own = collect_game(game).entries
+    key = (context or None, msgid)
+    in_game = key in own or any(m == msgid for _, m in own)
+    entries = own if in_game else collect_common([game]).entries
+    entry = entries.get(key) or next((e for (_, m), e in entries.items() if m == msgid), None)
+    used = f"{entry.locations[0][0]}:{entry.locations[0][1]}" if entry and entry.locations else ""
+    path = po_path(game if in_game else None, lang)
+    if path.is_file():
+        cat = load_catalog(path, lang)
+        msg = cat.get(msgid, context or None) or next((m for m in cat if m.id == msgid), None)
+        if msg is not None and msg.lineno:
+            return Location(display_path(path), msg.lineno, 1), used
+    return Location(display_path(path)), used
+
+
+def catalog_entry_of(game: Game, lang: str, text: str) -> tuple[Location, str] | None:
+    """The catalog entry whose translation is ``text`` (the game's catalog first), as
+    (location of its msgid, msgid); None when ``text`` is not a translation."""
+    if lang == SOURCE_LANG:
+        return None
+    for path in (po_path(game, lang), po_path(None, lang)):
+        if not path.is_file():
+            continue
+        for msg in load_catalog(path, lang):
+            if msg.id and msg.string == text and not isinstance(msg.id, tuple):
+                return Location(display_path(path), msg.lineno or 0, 1 if msg.lineno else 0), msg.id
+    return None
+
+
 # --- extraction -----------------------------------------------------------------------------
 
 @dataclass

@@ -22,9 +22,11 @@ from typing import Any, Iterable
 from . import schema as S
 from .errors import InputError, Location, did_you_mean, display_path
 from .fields import parse_field_specs, read_record_fields
+from .fontfiles import user_fonts
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
 from .shapes import SHAPE_TYPES, Shape
+from .sheets import read_sheet, rows_as_cards
 from .tables import TABLE_KINDS, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
 
@@ -83,8 +85,9 @@ def shipped_physics() -> PhysicsData:
     return _physics(DATA_DIR)
 
 
-def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
-    """Load one game by id (shipped or from ``games_dirs``) or by the path of its folder."""
+def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> Game:
+    """Load one game by id (shipped or from ``games_dirs``) or by the path of its folder;
+    ``font_dirs`` add fonts after the game's own (``--font-dir``)."""
     path = Path(game)
     if isinstance(game, Path) or (path / "game.yaml").is_file():
         src = GameSource(path.name, path, path / "templates" if (path / "templates").is_dir()
@@ -95,20 +98,21 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = ()) -> Game:
             raise InputError(f"unknown game '{game}'{did_you_mean(str(game), games)}", None,
                              f"use one of: {', '.join(games)} (cardgen list shows them)")
         src = games[str(game)]
-    return _load(src, shipped_physics())
+    return _load(src, shipped_physics(), tuple(font_dirs))
 
 
-def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = ()) -> list[Game]:
+def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> list[Game]:
     """Load the named games (ids, or paths of game folders), or every discoverable game."""
     games = discover_games(games_dirs)
     wanted = list(ids) or list(games)
     physics = shipped_physics()
+    font_dirs = tuple(font_dirs)
     loaded = []
     for gid in wanted:
         if gid in games:
-            loaded.append(_load(games[gid], physics))
+            loaded.append(_load(games[gid], physics, font_dirs))
         elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
-            loaded.append(load_game(Path(gid)))
+            loaded.append(load_game(Path(gid), font_dirs=font_dirs))
         else:
             raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
                              f"use one of: {', '.join(games)}, or the path of a game folder")
@@ -163,7 +167,7 @@ def _template_name(value: Any, loc: Location, raw: Any = None) -> str:
     return name
 
 
-def _load(src: GameSource, physics: PhysicsData) -> Game:
+def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = ()) -> Game:
     gpath = src.data_dir / "game.yaml"
     doc = load_yaml(gpath)
     f = S.Fields(doc, "game.yaml", Location.of_file(gpath))
@@ -190,18 +194,20 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     components: dict[str, Component] = {}
     for item, loc in _items(f.get("components", S.anything), f.map.where("components")):
         cpath = _within(src.data_dir, S.text(item, loc), loc)
-        comp = _component(cpath, physics)
+        comp, sheets = _component(cpath, physics, src.data_dir)
         if comp.id in components:
             raise InputError(f"duplicate component id '{comp.id}' (also in {_relative(components[comp.id].file, src.data_dir)})",
                              comp.where("id"), "give each component its own id")
         components[comp.id] = comp
-        files.append(cpath)
+        files += [cpath, *sheets]
 
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
+    own_fonts = src.data_dir / "fonts"
+    fonts = (user_fonts(own_fonts) if own_fonts.is_dir() else ()) + tuple(p for d in font_dirs for p in user_fonts(d))
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
-                src.data_dir, src.templates_dir, f.loc, tuple(files))
+                src.data_dir, src.templates_dir, f.loc, tuple(files), tuple(dict.fromkeys(fonts)))
 
 
 def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
@@ -259,7 +265,8 @@ def _size(value: Any, loc: Location, raw: Any = None) -> tuple[float, float]:
     return w, h
 
 
-def _component(path: Path, physics: PhysicsData) -> Component:
+def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Component, list[Path]]:
+    """A component and the spreadsheets its cards came from (if any)."""
     doc = load_yaml(path)
     f = S.Fields(doc, f"component file {path.name}", Location.of_file(path))
     cid = f.get("id", S.ident)
@@ -275,10 +282,11 @@ def _component(path: Path, physics: PhysicsData) -> Component:
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
         print_note=f.get("print_note", S.text, ""))
-    cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics)
+    entries, sheets = _card_entries(f.get("cards", S.anything), f.map.where("cards"), path, data_dir, specs)
+    cards = _cards(entries, f.map.where("cards"), specs, defaults, what, physics)
     f.finish()
     return Component(fields=specs, cards=cards, file=path, location=f.loc, key_locations=dict(f.map.value_locs),
-                     **comp_kw)
+                     **comp_kw), sheets
 
 
 def _defaults(m: YMap | None, specs: dict[str, FieldSpec], what: str, physics: PhysicsData) -> dict[str, Any]:
@@ -363,6 +371,28 @@ def _id_pattern(text: str, names: list[str], loc: Location) -> list[tuple[str, b
                              f"{did_you_mean(name, names)}", loc, hint)
         out.append((name, True))
     return out
+
+
+def _card_entries(value: Any, loc: Location, path: Path, data_dir: Path,
+                  specs: dict[str, FieldSpec]) -> tuple[Any, list[Path]]:
+    """The ``cards:`` list as written, or read from a spreadsheet when it says
+    ``{from: cards.xlsx, sheet: Cards}`` (a path relative to the component file, inside the game
+    folder; see :mod:`cardgen.sheets`); with the spreadsheet's path."""
+    if not isinstance(value, YMap):
+        return value, []
+    f = S.Fields(value, "a card list", loc)
+    name = f.get("from", S.text)
+    sheet = f.get("sheet", S.text, None)
+    f.finish()
+    try:
+        folder = path.parent.resolve().relative_to(data_dir.resolve())
+    except ValueError:
+        folder = Path()
+    source = _within(data_dir, (folder / name).as_posix(), value.where("from"))
+    rows = read_sheet(source, sheet, value.where("from"), MAX_CARDS_PER_COMPONENT)
+    entries = YSeq(rows_as_cards(rows, specs, value.where("from")))
+    entries.loc, entries.item_locs, entries.raw = loc, [m.loc for m in entries], [None] * len(entries)
+    return entries, [source]
 
 
 def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dict[str, Any], what: str,

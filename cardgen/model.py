@@ -145,6 +145,9 @@ class Game:
     templates_dir: Path
     location: Location
     files: tuple[Path, ...] = ()
+    #: Font files beyond the bundled ones, in fallback order: the game's own ``fonts/``
+    #: folder, then each ``--font-dir`` (see cardgen.text.fonts.chains_with).
+    fonts: tuple[Path, ...] = ()
 
     def component(self, cid: str) -> Component:
         return self.components[cid]

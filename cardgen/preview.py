@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .output import atomic_write
 from .draw import render_png
@@ -23,8 +23,10 @@ class RenderedFace:
 
 
 def write_faces(renderer: Renderer, component_ids: Iterable[str], card_ids: set[str] | None, svg_dir: Path,
-                png_dir: Path, dpi: float) -> dict[str, list[RenderedFace]]:
-    """Write SVG + PNG for each face; returns the faces per component (for contact sheets)."""
+                png_dir: Path, dpi: float,
+                on_progress: Callable[[str], None] | None = None) -> dict[str, list[RenderedFace]]:
+    """Write SVG + PNG for each face; returns the faces per component (for contact sheets).
+    ``on_progress(label)`` is told about each face written."""
     out: dict[str, list[RenderedFace]] = {}
     game = renderer.game
     for cid in component_ids:
@@ -37,6 +39,8 @@ def write_faces(renderer: Renderer, component_ids: Iterable[str], card_ids: set[
             atomic_write(svg_path, face.svg.encode("utf-8"))
             atomic_write(png_path, render_png(face, dpi))
             faces.append(RenderedFace(face, svg_path, png_path))
+            if on_progress is not None:
+                on_progress(f"{comp.id}/{stem}")
         out[cid] = faces
     return out
 

@@ -247,6 +247,8 @@ class Renderer:
         return f"<Renderer {self.game.id} {self.lang}>"
 
     def __post_init__(self) -> None:
+        if self.game.fonts and self.engine is TextEngine.default():
+            self.engine = TextEngine.with_fonts(self.game.fonts)
         loader = _ContainedLoader([str(self.game.templates_dir), str(SHARED_TEMPLATES)])
         bytecode = compiled_templates(self.bytecode_db)
         # optimized=False: Jinja's constant folding took a sixth of the shipped templates'

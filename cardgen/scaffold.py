@@ -1,19 +1,27 @@
 """``cardgen new``: start a game folder that checks and builds immediately.
 
 A new game is data and templates only. Starting blank gives the smallest complete game (one
-component, two sample cards, a front and a back template, one declared check); ``--from`` copies
-a shipped game's data and templates under the new id, to adapt rather than start over.
+component, two sample cards, a front and a back template, two declared checks); ``--from``
+copies a shipped game's data, templates and translation catalogs under the new id and name, to
+adapt rather than start over. Either way every declared check gets a comment saying what it
+enforces and how to change it (:mod:`cardgen.rules.guide`), because the first card a designer
+adds is otherwise refused by a check they did not write.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 from .errors import InputError, Location, display_path
+from .i18n import SHIPPED_LOCALE
 from .loader import SHIPPED_GAMES, SHIPPED_TEMPLATES
+from .rules.guide import describe
 from .schema import ID_PATTERN
+
+_CHECK_LINE = re.compile(r"^(?P<indent>\s*)- \{?rule: (?P<rule>[A-Za-z0-9_-]+)", re.M)
 
 GAME_YAML = """\
 # {name}: made with `cardgen new`. Check it with `cardgen check {folder}` and
@@ -83,6 +91,27 @@ BACK = """\
 
 def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
     """Create ``parent/game_id`` (blank, or a copy of shipped game ``template``); returns it."""
+    folder = _create(game_id, parent, template)
+    game_yaml = folder / "game.yaml"
+    game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
+    return folder
+
+
+def title_of(game_id: str) -> str:
+    """The name a new game starts with: its id in words ('lepton-snap' → 'Lepton Snap')."""
+    return game_id.replace("-", " ").title()
+
+
+def explain_checks(text: str) -> str:
+    """``game.yaml`` text with a comment above each declared check: what it enforces, how to change it."""
+    def comment(m: re.Match[str]) -> str:
+        enforces, change = describe(m["rule"])
+        lines = textwrap.wrap(f"{m['rule']}: checks that {enforces}; {change}.", 96 - len(m["indent"]))
+        return "".join(f"{m['indent']}# {line}\n" for line in lines) + m[0]
+    return _CHECK_LINE.sub(comment, text)
+
+
+def _create(game_id: str, parent: Path, template: str | None) -> Path:
     if not ID_PATTERN.match(game_id) or not re.match(r"^[a-z0-9][a-z0-9-]*$", game_id):
         raise InputError(f"'{game_id}' is not a good game id", None,
                          "use lower-case letters, digits and hyphens, e.g. lepton-snap")
@@ -91,8 +120,7 @@ def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
         raise InputError("folder already exists", Location(display_path(folder)),
                          "choose another id or remove the folder")
     if template is None:
-        _write(folder / "game.yaml", GAME_YAML.format(id=game_id, name=game_id.replace("-", " ").title(),
-                                                      folder=display_path(folder)))
+        _write(folder / "game.yaml", GAME_YAML.format(id=game_id, name=title_of(game_id), folder=display_path(folder)))
         _write(folder / "components" / "cards.yaml", CARDS_YAML)
         _write(folder / "templates" / "front.svg.j2", FRONT)
         _write(folder / "templates" / "back.svg.j2", BACK)
@@ -104,9 +132,25 @@ def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
     shutil.copytree(source, folder)
     shutil.copytree(SHIPPED_TEMPLATES / template, folder / "templates")
     game_yaml = folder / "game.yaml"
-    text = game_yaml.read_text(encoding="utf-8")
-    game_yaml.write_text(re.sub(r"(?m)^id: .*$", f"id: {game_id}", text, count=1), encoding="utf-8")
+    text = re.sub(r"(?m)^id: .*$", f"id: {game_id}", game_yaml.read_text(encoding="utf-8"), count=1)
+    text = re.sub(r"(?m)^name: .*$", f"name: {title_of(game_id)}", text, count=1)
+    game_yaml.write_text(text, encoding="utf-8")
+    _copy_catalogs(template, game_id, folder)
     return folder
+
+
+def _copy_catalogs(template: str, game_id: str, folder: Path) -> None:
+    """The shipped game's translations, renamed to the new game's domain, so a copy keeps its
+    languages (only the new title is then untranslated)."""
+    for po in sorted(SHIPPED_LOCALE.glob(f"*/LC_MESSAGES/{template}.po")):
+        lang = po.parent.parent.name
+        target = folder / "locale" / lang / "LC_MESSAGES" / f"{game_id}.po"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(po, target)
+    pot = SHIPPED_LOCALE / f"{template}.pot"
+    if pot.is_file():
+        (folder / "locale").mkdir(exist_ok=True)
+        shutil.copyfile(pot, folder / "locale" / f"{game_id}.pot")
 
 
 def _write(path: Path, text: str) -> None:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Builds apply the printer calibration saved in the user's config folder (platformdirs follows
+# XDG_CONFIG_HOME): the tests, and the commands they start, never see the developer's own.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-config-")
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "data" / "games"

@@ -72,7 +72,7 @@ def test_status_and_update_keep_translations_and_mark_changes_fuzzy(designer_qcd
     set_translation(po, "Vector boson", "Boson vecteur")
     res = cli("i18n", "status", str(g.path), "--lang", "fr")
     row = next(l for l in res.stdout.splitlines() if l.startswith("fr ") and "qcd" in l)
-    assert row.split()[2:] == ["2", "0", "12"]
+    assert row.split()[2:] == ["2", "0", "11"]
     assert cli("i18n", "status", str(g.path), "--lang", "fr", "--strict").returncode == 1
     g.edit("templates/card-front.svg.j2", '_("Vector boson")', '_("Vector bosons")')
     cli("i18n", "extract", str(g.path))
@@ -148,3 +148,55 @@ def test_translation_that_wraps_more_than_english_in_an_unbounded_box_is_flagged
     wraps = [f for f in found if f.rule == "text-fit"]
     assert len(wraps) == 1 and wraps[0].severity == "warning"
     assert "wraps onto 3 lines where English uses 1" in wraps[0].message and "'title'" in wraps[0].message
+
+
+def _line_of(po: Path, msgid: str) -> int:
+    lines = po.read_text(encoding="utf-8").splitlines()
+    return next(n for n, line in enumerate(lines, start=1) if line == f'msgid "{msgid}"')
+
+
+def test_translator_findings_name_the_catalog_line_and_where_the_string_is_used(designer_qcd, tmp_path, monkeypatch):
+    """An untranslated particle name lives in common.po, a card title in the game's catalog:
+    each finding names its own catalog at the msgid's line, and the line that uses it."""
+    import shutil
+
+    import cardgen.i18n as i18n
+    from cardgen.fitcheck import language_findings
+
+    shared = tmp_path / "shared-locale"
+    shutil.copytree(LOCALE, shared)
+    monkeypatch.setattr(i18n, "SHIPPED_LOCALE", shared)
+    common = shared / "de" / "LC_MESSAGES" / "common.po"
+    set_translation(common, "up quark", "", context="particle")
+    g = designer_qcd
+    (g.path / "locale" / "de" / "LC_MESSAGES").mkdir(parents=True)
+    game_po = g.path / "locale" / "de" / "LC_MESSAGES" / "qcd.po"
+    shutil.copyfile(LOCALE / "de" / "LC_MESSAGES" / "qcd.po", game_po)
+    set_translation(game_po, "Wild card", "")
+    set_translation(game_po, "Vector boson", "Donaudampfschifffahrtsgesellschaftsvektorbosonkarte")
+    found = {f.message.split("'")[1] if f.rule == "untranslated" else f.rule: f
+             for f in language_findings(g.load(), "de")}
+    up = found["up quark"]
+    assert (up.location.file, up.location.line) == (str(common), _line_of(common, "up quark"))
+    assert "used at data/particles.yaml:" in up.message
+    wild = found["Wild card"]
+    assert wild.location.file.endswith("qcd.po") and wild.location.line == _line_of(game_po, "Wild card")
+    assert "used at " in wild.message and "card-front.svg.j2:" in wild.message
+    fit = found["text-fit"]
+    assert fit.location.line == _line_of(game_po, "Vector boson") and fit.location.file.endswith("qcd.po")
+    assert "msgid 'Vector boson'" in fit.message and "card 'wild-w'" in fit.message and "cards.yaml:" in fit.message
+
+
+def test_status_with_fit_counts_what_does_not_fit_and_what_has_no_font(designer_qcd, cli):
+    g = designer_qcd
+    cli("i18n", "extract", str(g.path))
+    cli("i18n", "init", "--lang", "fr", str(g.path))
+    po = g.path / "locale" / "fr" / "LC_MESSAGES" / "qcd.po"
+    set_translation(po, "Vector boson", "Donaudampfschifffahrtsgesellschaftsvektorbosonkarte")
+    set_translation(po, "Wild card", "Joker \U0001F9EA")
+    res = cli("i18n", "status", str(g.path), "--lang", "fr", "--fit")
+    assert res.returncode == 0, res.stderr
+    header, row = res.stdout.splitlines()[0], next(l for l in res.stdout.splitlines() if l.startswith("fr "))
+    assert header.split()[-4:] == ["not", "fitting", "no", "font"]
+    assert row.split()[-2:] == ["1", "1"]
+    assert cli("i18n", "status", str(g.path), "--lang", "fr", "--fit", "--strict").returncode == 1

@@ -23,8 +23,10 @@ def test_layout_respects_box_and_keeps_every_visible_character(text, width, size
     shown = "".join(res.text[line.start:line.end] for line in res.lines)
     assert [c for c in shown if not c.isspace()] == [c for c in text if not c.isspace()]
     assert res.missing == (["\U0001F9EA"] if "\U0001F9EA" in text else [])
-    drawn = {g.cluster for line in res.lines for g in line.glyphs}
-    assert all(res.text[i] != "\U0001F9EA" for i in drawn)
+    # A character no font covers is drawn as the .notdef placeholder box, and nothing else is.
+    glyphs = [g for line in res.lines for g in line.glyphs]
+    assert all((g.gid == 0) == (res.text[g.cluster] == "\U0001F9EA") for g in glyphs)
+    assert sum(g.gid == 0 for g in glyphs) == shown.count("\U0001F9EA")
 
 
 @settings(max_examples=200, deadline=None)

@@ -118,13 +118,26 @@ def test_physics_symbols_are_covered(engine):
     assert engine.layout(text, size=4, weight="bold").missing == []
 
 
-def test_missing_characters_are_reported_and_dropped(engine):
+def test_missing_characters_are_reported_and_shown_as_boxes_with_their_code_point(engine):
+    from cardgen.text.svg import place
+
     text = "A\U0001F9EA B\U00010000"
     res = engine.layout(text, size=5)
     assert res.missing == sorted(["\U0001F9EA", "\U00010000"])
-    clusters = {g.cluster for _, g in glyphs_of(res)}
-    assert clusters == {0, 2, 3}
-    assert all(g.gid != 0 for _, g in glyphs_of(res))
+    assert {g.cluster for _, g in glyphs_of(res)} == {0, 1, 2, 3, 4}
+    boxes = [g for _, g in glyphs_of(res) if g.gid == 0]
+    assert [g.cluster for g in boxes] == [1, 4] and all(g.advance > 1 for g in boxes)   # they take room
+    # Inside each box: the code point's hex digits, smaller, in two rows within the box.
+    placed = place(res, 0, 0, "#000").glyphs
+    for box in boxes:
+        i = next(n for n, p in enumerate(placed) if p.gid == 0 and abs(p.x - round(box.x, 3)) < 1e-6)
+        digits = f"{ord(text[box.cluster]):04X}"
+        inner = placed[i + 1:i + 1 + len(digits)]
+        face = inner[0].face
+        assert [p.gid for p in inner] == [face.hb_font.get_nominal_glyph(ord(c)) for c in digits]
+        assert all(p.scale < placed[i].scale / 2 for p in inner)
+        assert all(box.x < p.x - placed[i].x + box.x < box.x + box.advance for p in inner)
+        assert len({p.y for p in inner}) == 2                          # two rows
     assert engine.covers(text) == {"\U0001F9EA", "\U00010000"}
 
 

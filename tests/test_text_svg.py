@@ -94,10 +94,13 @@ def test_registry_refuses_a_second_font_chain(engine):
         other.layout("b", size=4).to_svg(0, 0, reg)
 
 
-def test_missing_glyphs_are_not_emitted(engine):
+def test_a_missing_glyph_is_emitted_as_a_box_holding_its_code_point(engine):
     reg = GlyphRegistry()
     body = engine.layout("\U0001F9EA", size=4).to_svg(0, 0, reg)
-    assert "<use" not in body and "<path" not in body and reg.defs() == ""
+    uses = re.findall(r'href="#g(\d+)-(\d+)"', body)
+    face = engine.fonts.chain("regular")[0]
+    digits = [str(face.hb_font.get_nominal_glyph(ord(c))) for c in "1F9EA"]
+    assert uses[0][1] == "0" and [gid for _, gid in uses[1:]] == digits
 
 
 def test_arabic_renders_right_aligned(engine):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Iterator
 
 from .. import schema as S
@@ -28,7 +29,9 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
         raise InputError("'by' and 'counts' go together", params.loc, "give both or neither")
     if total is not None and comp.total != total:
         yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
-                      comp.location, f"adjust the card counts so they add up to {total}", game.id)
+                      comp.location, f"adjust the card counts so they add up to {total}, or, if the new size is "
+                      f"intended, change 'total: {total}' on line {params.map.where('total').line} of "
+                      f"{Path(params.map.where('total').file).name}", game.id)
     if by is not None and counts is not None:
         head = by.partition(".")[0]
         if head not in comp.fields:
@@ -42,9 +45,11 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
             if not isinstance(want, int) or isinstance(want, bool) or want < 0:
                 raise InputError(f"count for '{S.shown(key)}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
             if actual[key] != want:
+                where = counts.where(key) if key in counts else params.map.where("counts")
                 yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
                               f"the game needs {want}", counts.where(key) if key in counts else comp.location,
-                              f"make the cards with {by} = {key} add up to {want}", game.id)
+                              f"make the cards with {by} = {key} add up to {want}, or, if intended, change "
+                              f"'{key}: {want}' in the counts on line {where.line} of {Path(where.file).name}", game.id)
 
 
 @declared("antiparticles-present")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from functools import lru_cache
 
 from cardgen.text.bidi import paragraph_level
-from cardgen.text.fonts import BOLD_CHAIN, REGULAR_CHAIN, FontChain, TextEngineError
+from cardgen.text.fonts import FontChain, TextEngineError, chains_with
 from cardgen.text.layout import ALIGN_FACTORS, VALIGNS, LayoutRequest, TextResult, lay_out
 from cardgen.text.shaping import is_format, shape_paragraph
 
@@ -62,7 +63,13 @@ class TextEngine:
     @classmethod
     def default(cls) -> TextEngine:
         """The engine over the bundled font chain, created once per process."""
-        return _default_engine()
+        return _engine(())
+
+    @classmethod
+    def with_fonts(cls, extra: tuple[Path, ...]) -> TextEngine:
+        """The engine over the bundled chain followed by ``extra`` font files (a game's own
+        fonts, ``--font-dir``), created once per process for each set."""
+        return _engine(tuple(extra))
 
     def layout(
         self,
@@ -181,6 +188,6 @@ def _positive(value: object) -> bool:
             and math.isfinite(value) and value > 0)
 
 
-@lru_cache(maxsize=1)
-def _default_engine() -> TextEngine:
-    return TextEngine(FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}))
+@lru_cache(maxsize=8)
+def _engine(extra: tuple[Path, ...]) -> TextEngine:
+    return TextEngine(FontChain(chains_with(extra)))

@@ -195,6 +195,31 @@ BOLD_CHAIN: tuple[FaceSpec, ...] = (
 )
 
 
+BOLD_WEIGHT_CLASS = 600
+
+
+def is_bold(path: Path) -> bool:
+    """Whether a font file is a bold cut (OS/2 weight class 600 or more)."""
+    try:
+        font = TTFont(str(path), lazy=True)
+        weight = font["OS/2"].usWeightClass if "OS/2" in font else 400
+        font.close()
+    except (OSError, TTLibError, AssertionError, ValueError, KeyError) as exc:
+        raise TextEngineError(f"cannot read font file: {exc}", path) from None
+    return weight >= BOLD_WEIGHT_CLASS
+
+
+def chains_with(extra: tuple[Path, ...]) -> dict[str, tuple[FaceSpec, ...]]:
+    """The bundled chains with ``extra`` fonts after them, in the order given: a regular
+    font serves both weights unless a bold file comes with it, a bold font only the bold
+    chain. Bundled faces stay first, so shipped text looks the same with or without extras;
+    extras draw what the bundled fonts lack (another script, a symbol)."""
+    bold = [p for p in extra if is_bold(p)]
+    regular = [p for p in extra if p not in bold]
+    return {"regular": REGULAR_CHAIN + tuple(FaceSpec(str(p)) for p in regular or bold),
+            "bold": BOLD_CHAIN + tuple(FaceSpec(str(p)) for p in (bold or regular))}
+
+
 class FontChain:
     """Ordered fallback faces per weight, with per-language preference.
 
@@ -204,21 +229,20 @@ class FontChain:
 
     def __init__(self, chains: dict[str, tuple[FaceSpec, ...]], font_dir: Path = FONT_DIR) -> None:
         self.faces: list[Face] = []
-        self._chains: dict[str, tuple[Face, ...]] = {}
         by_file: dict[str, Face] = {}
-        for weight, specs in chains.items():
-            chain = []
-            for spec in specs:
-                face = by_file.get(spec.file)
-                if face is None:
-                    path = font_dir / spec.file
-                    if not path.is_file():
-                        raise TextEngineError("font file not found", path)
-                    face = Face(len(self.faces), path, spec.langs)
-                    self.faces.append(face)
-                    by_file[spec.file] = face
-                chain.append(face)
-            self._chains[weight] = tuple(chain)
+        # Bundled faces are numbered before fonts given by path (a game's, --font-dir), so
+        # adding fonts never renumbers the bundled ones.
+        specs = [spec for chain in chains.values() for spec in chain]
+        for spec in sorted(specs, key=lambda spec: Path(spec.file).is_absolute()):
+            if spec.file not in by_file:
+                path = font_dir / spec.file
+                if not path.is_file():
+                    raise TextEngineError("font file not found", path)
+                face = Face(len(self.faces), path, spec.langs)
+                self.faces.append(face)
+                by_file[spec.file] = face
+        self._chains: dict[str, tuple[Face, ...]] = {
+            weight: tuple(by_file[spec.file] for spec in chain) for weight, chain in chains.items()}
         self._ordered: dict[tuple[str, str | None], tuple[Face, ...]] = {}
 
     @property

@@ -58,7 +58,7 @@ class ShapedParagraph:
     """A shaped paragraph in logical order, ready for line breaking.
 
     ``advances[i]`` is the em advance of the cluster starting at character ``i`` (0 for
-    characters inside a cluster and for dropped characters); ``boundary[i]`` says that a
+    characters inside a cluster and for default-ignorable characters HarfBuzz hides); ``boundary[i]`` says that a
     line may be cut before character ``i`` without splitting a cluster.
     """
 
@@ -195,12 +195,14 @@ def itemize(
     for k, (start, end) in enumerate(clusters):
         face = faces[k]
         if face is None:
-            # The base has no glyph anywhere: drop the cluster, but only report characters
-            # that really lack coverage (not the marks riding on that base).
+            # The base has no glyph anywhere: report the characters that really lack coverage
+            # (not the marks riding on that base), and shape the cluster with the face before
+            # it (or the first of the chain), where it becomes the .notdef placeholder box.
             missing.update(c for c in text[start:end]
                            if not any(_face_covers(f, c) for f in plain_chain))
-            continue
-        missing.update(c for c in text[start:end] if not _face_covers(face, c))
+            face = runs[-1][3] if runs and runs[-1][1] == start else plain_chain[0]
+        else:
+            missing.update(c for c in text[start:end] if not _face_covers(face, c))
         key = (levels[start], face, scripts[k])
         if runs and runs[-1][1] == start and runs[-1][2:] == key:
             runs[-1] = (runs[-1][0], end, *key)
@@ -222,13 +224,14 @@ def _shape_run(
         buf.language = lang
     hb.shape(face.hb_font, buf, {})
     scale = 1.0 / face.upem
-    # Glyph 0 (.notdef) only appears for characters the face lacks (reported as missing);
-    # it is dropped so that a box is never drawn.
+    # Glyph 0 (.notdef) only appears for characters the face lacks (reported as missing).
+    # It is kept: every bundled font draws it as a box, and the placement writes the
+    # character's code point inside (cardgen.text.svg.place), so a missing character shows
+    # on the page as a visible placeholder, never as blank space.
     return tuple(
         ShapedGlyph(info.codepoint, info.cluster, pos.x_advance * scale,
                     pos.x_offset * scale, pos.y_offset * scale)
         for info, pos in zip(buf.glyph_infos, buf.glyph_positions)
-        if info.codepoint
     )
 
 

@@ -75,7 +75,8 @@ class PlacedText:
 
 def place(result: TextResult, x: float, y: float, fill: str) -> PlacedText:
     """Where every glyph of ``result`` goes when its box origin is at ``(x, y)`` mm; glyphs
-    without an outline (spaces) are left out."""
+    without an outline (spaces) are left out. A character no font covers is drawn as the
+    font's ``.notdef`` box with its code point written inside (see :func:`code_point_digits`)."""
     glyphs = []
     for line in result.lines:
         left = x + line.x
@@ -85,9 +86,44 @@ def place(result: TextResult, x: float, y: float, fill: str) -> PlacedText:
             face = run.face
             for glyph in run.glyphs:
                 if face.has_outline(glyph.gid):
-                    glyphs.append(GlyphPlacement(face, glyph.gid, round(left + glyph.x, 3),
-                                                 round(baseline - glyph.y, 3), scale))
+                    gx, gy = round(left + glyph.x, 3), round(baseline - glyph.y, 3)
+                    glyphs.append(GlyphPlacement(face, glyph.gid, gx, gy, scale))
+                    if glyph.gid == NOTDEF:
+                        glyphs.extend(code_point_digits(face, ord(result.text[glyph.cluster]), gx, gy, scale))
     return PlacedText(fill, tuple(glyphs))
+
+
+NOTDEF = 0
+
+
+def code_point_digits(face: Face, code_point: int, x: float, y: float, scale: float) -> list[GlyphPlacement]:
+    """The hexadecimal code point of a missing character, in two rows inside the ``.notdef``
+    box drawn at ``(x, y)`` (as Unicode's "last resort" boxes show it), so a reader can tell
+    which character is missing. Digits come from the same face; a face without them leaves
+    the box empty."""
+    digits = f"{code_point:04X}"
+    font = face.hb_font
+    gid = {c: font.get_nominal_glyph(ord(c)) for c in set(digits)}
+    box = font.get_glyph_extents(NOTDEF)
+    if box is None or not all(gid.values()):
+        return []
+    advance = {c: font.get_glyph_h_advance(g) for c, g in gid.items()}
+    rows = [digits[:len(digits) // 2], digits[len(digits) // 2:]]
+    row_height = face.upem * 0.75                                   # cap height of a Latin face, roughly
+    widest = max(sum(advance[c] for c in row) for row in rows)
+    # Inside the stroke of the box: two thirds of its width, three quarters of its height.
+    k = min(box.width * 0.66 / widest, -box.height * 0.75 / (2.2 * row_height))  # HarfBuzz heights are negative
+    centre_x = box.x_bearing + box.width / 2
+    centre_y = box.y_bearing + box.height / 2                       # font units, y up
+    placed = []
+    for r, row in enumerate(rows):
+        pen = centre_x - sum(advance[c] for c in row) * k / 2
+        base = centre_y + row_height * k * 0.1 if r == 0 else centre_y - row_height * k * 1.1
+        for c in row:
+            placed.append(GlyphPlacement(face, gid[c], round(x + pen * scale, 3), round(y - base * scale, 3),
+                                         float(fmt_scale(scale * k))))
+            pen += advance[c] * k
+    return placed
 
 
 class GlyphRegistry:

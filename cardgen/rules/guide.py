@@ -1,0 +1,46 @@
+"""What each declared rule enforces and how a designer changes it, in a designer's words.
+
+`cardgen new` writes these lines as comments above the checks it copies, so the first card a
+designer adds or removes is not refused by a check they never wrote and cannot read. A rule
+without an entry here is described by the first sentence of its docstring.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import DECLARED
+
+GUIDE: dict[str, tuple[str, str]] = {
+    "deck-size": ("the component has exactly `total` cards (and, with `by`/`counts`, that many of each kind)",
+                  "when you add or remove cards on purpose, change `total` and `counts` to the new numbers"),
+    "antiparticles-present": ("every fermion card has its antiparticle in the deck",
+                              "add the missing antiparticle card, or delete this check for a deck without them"),
+    "colour-balance": ("each colour charge appears as often as its anti-colour",
+                       "keep colours and anti-colours in pairs when you change counts"),
+    "colour-wheel": ("the colour-neutral combinations the rules score can be made from the deck",
+                     "keep at least one card of each colour per flavour"),
+    "targets": ("each target can be built from the deck, is colour-neutral and scores by difficulty",
+                "change a target's `requires` or points, or add cards to the deck"),
+    "slots-cover-deck": ("the board has a slot for every particle in the deck",
+                         "list the new particle in one of the board's slot lists"),
+    "transformations": ("each transformation conserves charge, baryon and lepton numbers, and none is missing",
+                        "fix the row the finding names, or add the transformation it says is missing"),
+    "conservation": ("each reaction in the table conserves the listed quantities",
+                     "fix the products of the row the finding names"),
+    "dice-coverage": ("every die face of every roll has exactly one outcome",
+                      "make the face ranges cover 1 to the die's sides once"),
+    "vertices-derived": ("the vertex table is exactly the Standard Model's vertices among the line types",
+                         "add or remove the vertex the finding names"),
+    "setup-balance": ("the setup table deals out exactly the cards in the deck",
+                      "change the setup numbers so they add up to the deck size"),
+}
+
+
+def describe(rule: str) -> tuple[str, str]:
+    """(what the rule enforces, how to change it) for a comment above a copied check."""
+    if rule in GUIDE:
+        return GUIDE[rule]
+    doc = (DECLARED[rule].__doc__ or "").strip() if rule in DECLARED else ""
+    first = re.split(r"(?<=\.)\s", " ".join(doc.split()), maxsplit=1)[0].rstrip(".").replace("``", "`")
+    return (first or f"the '{rule}' rule", "see docs/data-format.md, 'Checks a game can declare'")

@@ -1,0 +1,233 @@
+"""Card lists kept in spreadsheets (CSV or XLSX) instead of YAML.
+
+Designers coming from Squib or nanDECK keep one row per card in a spreadsheet. A component
+may say ``cards: {from: cards.xlsx, sheet: Cards}`` (or ``from: cards.csv``): the first row
+names the columns (``id``, ``count`` and declared fields), every further row is a card.
+
+The rows are turned into the same located mappings the YAML reader produces, with each cell's
+value converted as far as its declared field type allows (a spreadsheet stores ``3`` as text in
+CSV and as a float in XLSX). The loader then checks them exactly as YAML cards, so every error
+names the cell: ``cards.xlsx:Cards!C7``.
+
+Spreadsheets are untrusted input like YAML: the file size, the XLSX's unpacked size, the number
+of rows and columns and the length of a cell are bounded before anything large is built, and
+XLSX XML is parsed by openpyxl with defusedxml present (no entity expansion).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from .errors import InputError, Location, display_path
+from .model import FieldSpec
+from .yamlsrc import YMap, YSeq
+
+SHEET_SUFFIXES = (".csv", ".xlsx")
+MAX_SHEET_BYTES = 16 * 1024 * 1024
+#: An XLSX is a zip of XML: its members may unpack to at most this much in all.
+MAX_XLSX_UNPACKED = 64 * 1024 * 1024
+MAX_COLUMNS = 256
+MAX_CELL_CHARS = 10_000
+_TRUE = ("true", "yes", "1", "y")
+_FALSE = ("false", "no", "0", "n")
+
+
+def column_letters(index: int) -> str:
+    """Spreadsheet column name of a 1-based index: 1 → A, 27 → AA."""
+    letters = ""
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def cell_location(path: Path, sheet: str | None, row: int, column: int) -> Location:
+    """Where a cell is, shown as spreadsheets name it (``cards.xlsx:Cards!C7``, ``cards.csv:C7``)."""
+    prefix = f"{sheet}!" if sheet else ""
+    return Location(display_path(path), row, column, cell=f"{prefix}{column_letters(column)}{row}")
+
+
+def read_sheet(path: Path, sheet: str | None, where: Location, max_rows: int) -> list[list[tuple[Any, Location]]]:
+    """The rows of a CSV or XLSX file (header first), each cell with its location; trailing
+    empty rows dropped. ``where`` is the ``cards:`` entry, for errors about the file itself."""
+    suffix = path.suffix.lower()
+    if suffix not in SHEET_SUFFIXES:
+        raise InputError(f"'{path.name}' is not a spreadsheet cardgen reads", where,
+                         "use a .csv or .xlsx file, or list the cards in YAML")
+    if not path.is_file():
+        raise InputError(f"card list '{display_path(path)}' not found", where,
+                         "check the file name next to the component file")
+    size = path.stat().st_size
+    if size > MAX_SHEET_BYTES:
+        raise InputError(f"card list '{path.name}' is {size // (1024 * 1024)} MB, more than the "
+                         f"{MAX_SHEET_BYTES // (1024 * 1024)} MB limit", where, "split the component")
+    if suffix == ".csv":
+        if sheet is not None:
+            raise InputError("a CSV file has no sheets", where, "remove 'sheet:'")
+        rows = list(_csv_rows(path, max_rows))
+    else:
+        rows = list(_xlsx_rows(path, sheet, where, max_rows))
+    while rows and all(_blank(v) for v, _ in rows[-1]):
+        rows.pop()
+    return rows
+
+
+def _csv_rows(path: Path, max_rows: int) -> Iterator[list[tuple[Any, Location]]]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(f"'{path.name}' is not UTF-8 text (byte {exc.start})", Location(display_path(path), line),
+                         "save the spreadsheet as 'CSV UTF-8'") from None
+    sample = text[:4096]
+    delimiter = ";" if sample.count(";") > sample.count(",") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        for r, row in enumerate(reader, start=1):
+            _bound_row(path, None, r, len(row), max_rows)
+            yield [(_bounded_cell(v, path, None, r, c), cell_location(path, None, r, c))
+                   for c, v in enumerate(row, start=1)]
+    except csv.Error as exc:
+        raise InputError(f"'{path.name}' is not valid CSV: {exc}", Location(display_path(path), reader.line_num),
+                         "check the quotes on that line") from None
+
+
+def _xlsx_rows(path: Path, sheet: str | None, where: Location,
+               max_rows: int) -> Iterator[list[tuple[Any, Location]]]:
+    try:
+        with zipfile.ZipFile(path) as z:
+            unpacked = sum(info.file_size for info in z.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"'{path.name}' is not a readable XLSX file ({exc})", where,
+                         "save it again from the spreadsheet program as .xlsx") from None
+    if unpacked > MAX_XLSX_UNPACKED:
+        raise InputError(f"'{path.name}' unpacks to {unpacked // (1024 * 1024)} MB, more than the "
+                         f"{MAX_XLSX_UNPACKED // (1024 * 1024)} MB limit", where, "split the component")
+    import openpyxl  # only games with spreadsheets pay for the import
+
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for damaged files
+        raise InputError(f"'{path.name}' is not a readable XLSX file ({type(exc).__name__}: {exc})", where,
+                         "save it again from the spreadsheet program as .xlsx") from None
+    try:
+        name = sheet if sheet is not None else book.sheetnames[0]
+        if name not in book.sheetnames:
+            raise InputError(f"'{path.name}' has no sheet '{name}'", where,
+                             f"use one of: {', '.join(book.sheetnames)}")
+        for r, row in enumerate(book[name].iter_rows(values_only=True), start=1):
+            _bound_row(path, name, r, len(row), max_rows)
+            yield [(_bounded_cell(v, path, name, r, c), cell_location(path, name, r, c))
+                   for c, v in enumerate(row, start=1)]
+    finally:
+        book.close()
+
+
+def _bound_row(path: Path, sheet: str | None, row: int, columns: int, max_rows: int) -> None:
+    if row > max_rows + 1:
+        raise InputError(f"'{path.name}' has more than {max_rows} card rows", cell_location(path, sheet, row, 1),
+                         "split the component")
+    if columns > MAX_COLUMNS:
+        raise InputError(f"'{path.name}' has {columns} columns, more than {MAX_COLUMNS}",
+                         cell_location(path, sheet, row, MAX_COLUMNS + 1), "remove the unused columns")
+
+
+def _bounded_cell(value: Any, path: Path, sheet: str | None, row: int, column: int) -> Any:
+    if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
+        raise InputError(f"cell holds {len(value)} characters, more than {MAX_CELL_CHARS}",
+                         cell_location(path, sheet, row, column), "shorten the text")
+    return value
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def rows_as_cards(rows: list[list[tuple[Any, Location]]], specs: Mapping[str, FieldSpec],
+                  where: Location) -> list[YMap]:
+    """One located mapping per card row: the header names the keys, blank cells are left out
+    (so defaults apply), and each cell is converted towards its field's declared type."""
+    if not rows:
+        raise InputError("the card list is empty", where, "put the column names (id, count, fields) in the first row")
+    header: list[tuple[str, Location]] = []
+    seen: dict[str, Location] = {}
+    for value, loc in rows[0]:
+        name = "" if _blank(value) else str(value).strip()
+        if name in seen:
+            raise InputError(f"column '{name}' appears twice (first at {seen[name].cell})", loc, "rename one of them")
+        if name:
+            seen[name] = loc
+        header.append((name, loc))
+    if "id" not in seen:
+        raise InputError("the card list has no 'id' column", rows[0][0][1] if rows[0] else where,
+                         "name the first row's cells: id, count and the declared fields")
+    cards = []
+    for row in rows[1:]:
+        if all(_blank(v) for v, _ in row):
+            continue
+        m = YMap()
+        m.loc, m.key_locs, m.value_locs, m.raw = row[0][1], {}, {}, {}
+        for (name, key_loc), (value, loc) in zip(header, row):
+            if _blank(value):
+                continue
+            if not name:
+                raise InputError("this cell has no column name", loc, "name its column in the first row")
+            spec = specs.get(name)
+            m[name] = _typed(value, spec, loc, name)
+            m.key_locs[name], m.value_locs[name] = key_loc, loc
+            m.raw[name] = _text(value)
+        cards.append(m)
+    return cards
+
+
+def _text(value: Any) -> str:
+    """A cell as the text a user sees: 3.0 from XLSX is '3'."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _typed(value: Any, spec: FieldSpec | None, loc: Location, name: str) -> Any:
+    """Convert a cell towards what its field declares; a cell that cannot be converted is kept
+    as text, so the field's own check reports it with the usual message at this cell."""
+    kind = "int" if name == "count" else (spec.type if spec else "text")
+    if kind == "list":
+        text = _text(value)
+        parts = [p.strip() for p in (text.split(",") if "," in text else text.split())]
+        seq = YSeq(_scalar(p, spec.of or "text") for p in parts if p)
+        seq.loc, seq.item_locs, seq.raw = loc, [loc] * len(seq), [p for p in parts if p]
+        return seq
+    return _scalar(value, kind)
+
+
+def _scalar(value: Any, kind: str) -> Any:
+    if kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                return value.strip()
+        return value
+    if kind == "number":
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                return value.strip()
+        return value
+    if kind == "bool":
+        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value in (0, 1):
+            return bool(value)
+        return value
+    return _text(value)

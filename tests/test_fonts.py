@@ -1,0 +1,123 @@
+"""Bringing fonts: a game's own ``fonts/`` folder and ``--font-dir`` draw the scripts the bundled
+fonts lack, and ``cardgen fonts`` says which font draws what and what nothing covers.
+
+The tests make their own font with fontTools: a few Hangul syllables (Korean), a script no
+bundled font covers, each drawn as a filled square.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fontTools.fontBuilder import FontBuilder
+from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+import cardgen
+from cardgen.cache import game_fingerprint
+from cardgen.render import Renderer
+from cardgen.i18n import translator
+
+WILD_KO = "와일드 카드"
+
+
+def make_font(path: Path, chars: str, weight: int = 400) -> Path:
+    """A TrueType font whose glyphs for ``chars`` are filled squares (plus .notdef and space)."""
+    chars = "".join(dict.fromkeys(chars))
+    names = [".notdef", "space"] + [f"uni{ord(c):04X}" for c in chars]
+    fb = FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder(names)
+    fb.setupCharacterMap({32: "space", **{ord(c): f"uni{ord(c):04X}" for c in chars}})
+    glyphs = {}
+    for name in names:
+        pen = TTGlyphPen(None)
+        if name != "space":
+            pen.moveTo((100, 0)), pen.lineTo((100, 700)), pen.lineTo((900, 700)), pen.lineTo((900, 0))
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    fb.setupGlyf(glyphs)
+    fb.setupHorizontalMetrics({n: (1000 if n != "space" else 300, 100) for n in names})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "Test Hangul", "styleName": "Bold" if weight >= 600 else "Regular"})
+    fb.setupOS2(usWeightClass=weight, sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)
+    fb.setupPost()
+    fb.save(str(path))
+    return path
+
+
+@pytest.fixture
+def korean_qcd(game_copy):
+    """A QCD copy with a Korean catalog that translates the wild card's title."""
+    copy = game_copy("qcd")
+    po = copy.path / "locale" / "ko" / "LC_MESSAGES" / "qcd.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: ko\\n"\n\n'
+                  f'msgid "Wild card"\nmsgstr "{WILD_KO}"\n', encoding="utf-8")
+    return copy
+
+
+def wild_front(game):
+    renderer = Renderer(game, "ko", translate=translator(game, "ko"))
+    comp = game.components["cards"]
+    return renderer.face(comp, comp.card("wild-w"), "front")
+
+
+def test_without_a_font_korean_is_reported_uncovered_and_drawn_as_boxes(korean_qcd, cli):
+    res = cli("fonts", str(korean_qcd.path), "--lang", "ko")
+    assert res.returncode == 1
+    for char in set(WILD_KO) - {" "}:
+        assert f"U+{ord(char):04X} {char} (Hang)" in res.stdout
+    assert "templates/card-front.svg.j2:" in res.stdout and "--font-dir" in res.stdout
+    glyphs = [g for text in wild_front(korean_qcd.load()).texts for g in text.glyphs]
+    assert sum(g.gid == 0 for g in glyphs) == len(WILD_KO.replace(" ", ""))
+
+
+def test_a_font_in_the_games_fonts_folder_draws_korean(korean_qcd, cli):
+    (korean_qcd.path / "fonts").mkdir()
+    font = make_font(korean_qcd.path / "fonts" / "hangul.ttf", WILD_KO.replace(" ", ""))
+    game = korean_qcd.load()
+    assert game.fonts == (font.resolve(),)
+    glyphs = [g for text in wild_front(game).texts for g in text.glyphs]
+    ours = [g for g in glyphs if g.face.path == font.resolve()]
+    assert len(ours) == len(WILD_KO.replace(" ", "")) and not any(g.gid == 0 for g in glyphs)
+    res = cli("fonts", str(korean_qcd.path), "--lang", "ko")
+    assert res.returncode == 0, res.stdout
+    line = next(line for line in res.stdout.splitlines() if "hangul.ttf" in line)
+    assert " game " in line and "Hang 4" in line
+    assert "every character the game prints is covered" in res.stdout
+
+
+def test_font_dir_adds_fonts_for_every_command_and_changes_the_cache_key(korean_qcd, cli, tmp_path):
+    folder = tmp_path / "fonts"
+    folder.mkdir()
+    make_font(folder / "hangul.ttf", WILD_KO.replace(" ", ""))
+    res = cli("fonts", str(korean_qcd.path), "--lang", "ko", "--font-dir", str(folder))
+    assert res.returncode == 0 and "--font-dir" in res.stdout
+    with_font = cardgen.load_game(korean_qcd.path, font_dirs=[folder])
+    without = korean_qcd.load()
+    assert game_fingerprint(with_font, "ko") != game_fingerprint(without, "ko")
+    out = tmp_path / "out"
+    built = cli("build", str(korean_qcd.path), "--lang", "ko", "--font-dir", str(folder), "--out", str(out))
+    assert built.returncode == 0, built.stderr
+    assert "no bundled font covers" not in built.stderr
+
+
+def test_a_bold_font_serves_the_bold_chain_and_the_regular_one_the_rest(tmp_path):
+    from cardgen.text.fonts import chains_with
+
+    regular = make_font(tmp_path / "a.ttf", "가")
+    bold = make_font(tmp_path / "b.ttf", "가", weight=700)
+    chains = chains_with((regular, bold))
+    assert chains["regular"][-1].file == str(regular) and chains["bold"][-1].file == str(bold)
+    only_regular = chains_with((regular,))
+    assert only_regular["bold"][-1].file == str(regular)
+
+
+def test_bad_font_folders_are_clear_errors(korean_qcd, cli, tmp_path):
+    missing = cli("fonts", str(korean_qcd.path), "--font-dir", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "font folder not found" in missing.stderr
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "broken.ttf").write_bytes(b"this is no font")
+    res = cli("fonts", str(korean_qcd.path), "--lang", "ko", "--font-dir", str(folder))
+    assert res.returncode == 2 and "broken.ttf" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,184 @@
+"""Card lists from spreadsheets: a CSV or XLSX gives the same cards as the YAML it replaces,
+and every mistake in it is reported at its cell (``cards.xlsx:Cards!C7``)."""
+
+from __future__ import annotations
+
+import zipfile
+
+import openpyxl
+import pytest
+
+import cardgen
+
+from cardgen.errors import InputError
+from cardgen.sheets import column_letters
+
+QCD_HEADER = ["id", "particle", "colour", "wild", "count"]
+
+
+def qcd_rows() -> list[list[object]]:
+    """The shipped QCD deck, one row per distinct card, as a designer would type it."""
+    rows: list[list[object]] = []
+    for particles, colours in ((["u", "d", "s", "c"], ["red", "green", "blue"]),
+                               (["ubar", "dbar", "sbar", "cbar"], ["anti-red", "anti-green", "anti-blue"])):
+        for p in particles:
+            for c in colours:
+                rows.append([f"{p}-{c}", p, c, None, 2])
+    rows.append(["wild-w", "W+", None, True, 4])
+    return rows
+
+
+def use_sheet(copy, source: str) -> None:
+    """Replace the copy's YAML card list with ``cards: {from: ...}``."""
+    path = copy.path / "components" / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[:text.index("\ncards:")] + f"\ncards: {source}\n", encoding="utf-8")
+
+
+def write_csv(copy, rows: list[list[object]], header=QCD_HEADER, name: str = "cards.csv") -> None:
+    def cell(v: object) -> str:
+        return "" if v is None else ("true" if v is True else str(v))
+    lines = [",".join(header)] + [",".join(cell(v) for v in row) for row in rows]
+    (copy.path / "components" / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_xlsx(copy, rows: list[list[object]], header=QCD_HEADER, sheet: str = "Cards") -> None:
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = sheet
+    ws.append(header)
+    for row in rows:
+        ws.append(row)
+    book.save(copy.path / "components" / "cards.xlsx")
+
+
+def cards_of(game) -> list[tuple[str, int, dict]]:
+    comp = game.components["cards"]
+    return [(c.id, c.count, {k: getattr(v, "id", v) for k, v in c.fields.items()}) for c in comp.cards]
+
+
+def error_of(copy) -> InputError:
+    with pytest.raises(InputError) as info:
+        copy.load()
+    return info.value
+
+
+def test_column_letters_name_columns_as_spreadsheets_do():
+    assert [column_letters(i) for i in (1, 3, 26, 27, 52, 53, 702, 703)] == \
+        ["A", "C", "Z", "AA", "AZ", "BA", "ZZ", "AAA"]
+
+
+def test_a_csv_gives_the_same_cards_as_the_yaml(game_copy):
+    shipped = cards_of(cardgen.load_game("qcd"))
+    copy = game_copy("qcd")
+    write_csv(copy, qcd_rows())
+    use_sheet(copy, "{from: cards.csv}")
+    assert cards_of(copy.load()) == shipped
+    assert copy.path / "components" / "cards.csv" in [p.resolve() for p in copy.load().files]
+
+
+def test_an_xlsx_gives_the_same_cards_as_the_yaml(game_copy):
+    shipped = cards_of(cardgen.load_game("qcd"))
+    copy = game_copy("qcd")
+    write_xlsx(copy, qcd_rows())
+    use_sheet(copy, "{from: cards.xlsx, sheet: Cards}")
+    assert cards_of(copy.load()) == shipped
+
+
+def test_a_semicolon_csv_and_list_cells_are_read(game_copy):
+    copy = game_copy("particle-builder")
+    path = copy.path / "components" / "targets.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[:text.index("\ncards:")] + "\ncards: {from: targets.csv}\n", encoding="utf-8")
+    (copy.path / "components" / "targets.csv").write_text(
+        "id;name;hadron;requires;points\n"
+        "proton;Proton;baryon;u, u, d;10\n"
+        "pion;Positive pion;meson;u dbar;12\n", encoding="utf-8")
+    targets = copy.load().components["targets"].cards
+    assert [(c.id, [p.id for p in c.fields["requires"]], c.fields["points"]) for c in targets] == \
+        [("proton", ["u", "u", "d"], 10), ("pion", ["u", "dbar"], 12)]
+
+
+@pytest.mark.parametrize("bad, field, message", [
+    ("grean", 2, "unknown colour charge 'grean' — did you mean 'green'?"),
+    ("zz", 1, "unknown particle 'zz'"),
+])
+def test_a_bad_cell_is_reported_at_its_cell_in_xlsx(game_copy, bad, field, message):
+    copy = game_copy("qcd")
+    rows = qcd_rows()
+    rows[5][field] = bad                                   # the sixth card: spreadsheet row 7
+    write_xlsx(copy, rows)
+    use_sheet(copy, "{from: cards.xlsx, sheet: Cards}")
+    err = error_of(copy)
+    assert str(err.location).endswith(f"cards.xlsx:Cards!{column_letters(field + 1)}7")
+    assert message in err.message
+
+
+def test_a_count_that_is_not_a_number_names_its_csv_cell(game_copy):
+    copy = game_copy("qcd")
+    rows = qcd_rows()
+    rows[2][4] = "two"
+    write_csv(copy, rows)
+    use_sheet(copy, "{from: cards.csv}")
+    err = error_of(copy)
+    assert str(err.location).endswith("cards.csv:E4")
+    assert "whole number" in err.message and "'two'" in err.message
+
+
+def test_an_unknown_column_is_reported_at_its_header_cell(game_copy):
+    copy = game_copy("qcd")
+    write_xlsx(copy, qcd_rows(), header=["id", "particle", "color", "wild", "count"])
+    use_sheet(copy, "{from: cards.xlsx}")
+    err = error_of(copy)
+    assert str(err.location).endswith("cards.xlsx:Cards!C1")
+    assert "unknown field 'color'" in err.message and "did you mean 'colour'" in err.message
+
+
+def test_sheet_file_and_header_mistakes_are_clear(game_copy):
+    copy = game_copy("qcd")
+    write_xlsx(copy, qcd_rows())
+    use_sheet(copy, "{from: cards.xlsx, sheet: Deck}")
+    err = error_of(copy)
+    assert "has no sheet 'Deck'" in err.message and err.fix == "use one of: Cards"
+    assert err.location.file.endswith("cards.yaml")
+
+    use_sheet(copy, "{from: missing.csv}")
+    assert "not found" in error_of(copy).message
+
+    use_sheet(copy, "{from: ../../outside.csv}")
+    assert "leaves the game folder" in error_of(copy).message
+
+    write_csv(copy, qcd_rows(), header=["name", "particle", "colour", "wild", "count"])
+    use_sheet(copy, "{from: cards.csv}")
+    assert "no 'id' column" in error_of(copy).message
+
+    (copy.path / "components" / "cards.csv").write_bytes("id,particle\nu-red,u\nd,\xe9\n".encode("latin-1"))
+    err = error_of(copy)
+    assert "not UTF-8" in err.message and err.location.line == 3
+
+
+def test_a_damaged_or_oversized_xlsx_is_refused_before_it_is_parsed(game_copy, monkeypatch):
+    copy = game_copy("qcd")
+    (copy.path / "components" / "cards.xlsx").write_bytes(b"PK\x03\x04 this is not a zip")
+    use_sheet(copy, "{from: cards.xlsx}")
+    assert "not a readable XLSX" in error_of(copy).message
+
+    with zipfile.ZipFile(copy.path / "components" / "cards.xlsx", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("xl/worksheets/sheet1.xml", "<a>" + " " * 5_000_000 + "</a>")
+    monkeypatch.setattr("cardgen.sheets.MAX_XLSX_UNPACKED", 1_000_000)
+    err = error_of(copy)
+    assert "unpacks to" in err.message and "limit" in err.message
+
+
+def test_a_csv_builds_the_same_pdf_as_the_yaml(game_copy, cli, tmp_path):
+    copy = game_copy("qcd")
+    pdfs = []
+    for n, from_sheet in enumerate((False, True)):
+        if from_sheet:
+            write_csv(copy, qcd_rows())
+            use_sheet(copy, "{from: cards.csv}")
+        out = tmp_path / f"out{n}"
+        done = cli("build", str(copy.path) if from_sheet else "qcd", "--out", str(out), "--no-cache")
+        assert done.returncode == 0, done.stderr
+        pdfs.append((out / "qcd" / "en" / "cards.pdf").read_bytes())
+    assert pdfs[0] == pdfs[1]
