@@ -24,6 +24,7 @@ from .errors import InputError, Location, did_you_mean, display_path
 from .fields import parse_field_specs, read_record_fields
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
+from .places import parse_card_places, parse_layout, validate as validate_places
 from .shapes import SHAPE_TYPES, Shape
 from .tables import TABLE_KINDS, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
@@ -200,6 +201,10 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
+    for comp in components.values():
+        if comp.places is not None:
+            validate_places(comp.id, comp.width, comp.height, comp.places, comp.cards, components,
+                            comp.places.location)
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
                 src.data_dir, src.templates_dir, f.loc, tuple(files))
 
@@ -267,6 +272,7 @@ def _component(path: Path, physics: PhysicsData) -> Component:
     specs: dict[str, FieldSpec] = f.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what), {})
     defaults = _defaults(f.get("defaults", S.mapping, None), specs, what, physics)
     width, height = f.get("size", _size)
+    places, place_defaults = f.get("places", lambda v, l, r=None: parse_layout(v, l, physics, what), (None, None))
     comp_kw = dict(
         id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
         width=width, height=height, shape=f.get("shape", _shape, Shape()),
@@ -275,10 +281,10 @@ def _component(path: Path, physics: PhysicsData) -> Component:
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
         print_note=f.get("print_note", S.text, ""))
-    cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics)
+    cards = _cards(f.get("cards", S.anything), f.map.where("cards"), specs, defaults, what, physics, place_defaults)
     f.finish()
     return Component(fields=specs, cards=cards, file=path, location=f.loc, key_locations=dict(f.map.value_locs),
-                     **comp_kw)
+                     places=places, **comp_kw)
 
 
 def _defaults(m: YMap | None, specs: dict[str, FieldSpec], what: str, physics: PhysicsData) -> dict[str, Any]:
@@ -366,7 +372,7 @@ def _id_pattern(text: str, names: list[str], loc: Location) -> list[tuple[str, b
 
 
 def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dict[str, Any], what: str,
-           physics: PhysicsData) -> tuple[Card, ...]:
+           physics: PhysicsData, place_defaults: dict[str, Any] | None = None) -> tuple[Card, ...]:
     seq = S.sequence(value, loc)
     cards: list[Card] = []
     seen: dict[str, Location] = {}
@@ -381,13 +387,15 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
             if running > MAX_CARDS_PER_COMPONENT:
                 raise InputError(f"{what} has more than {MAX_CARDS_PER_COMPONENT} cards", m.where("count"),
                                  "split it into several components")
-            values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics, reserved=("id", "count"),
-                                                    defaults=defaults)
+            values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics,
+                                                    reserved=("id", "count", "places"), defaults=defaults)
+            own = cf.get("places", lambda v, l, r=None: parse_card_places(v, l, physics, place_defaults,
+                                                                           f"card '{cid}'"), None)
             if cid in seen:
                 raise InputError(f"duplicate card id '{cid}' in {what} (first at line {seen[cid].line})",
                                  m.where("id"), "give each card its own id")
             seen[cid] = m.where("id")
-            cards.append(Card(cid, count, values, raws, m.loc, locs))
+            cards.append(Card(cid, count, values, raws, m.loc, locs, own))
     total = sum(c.count for c in cards)
     if total > MAX_CARDS_PER_COMPONENT:
         raise InputError(f"{what} has {total} cards, more than the limit of {MAX_CARDS_PER_COMPONENT}", loc,

@@ -53,6 +53,7 @@ class Card:
     raw: Mapping[str, Any]
     location: Location
     field_locations: Mapping[str, Location] = field(default_factory=dict)
+    places: Any = None  # the card's own places (tuple of cardgen.places.Place), overriding its component's
 
     def where(self, name: str) -> Location:
         return self.field_locations.get(name, self.location)
@@ -80,6 +81,7 @@ class Component:
     file: Path
     location: Location
     key_locations: Mapping[str, Location] = field(default_factory=dict)
+    places: Any = None  # cardgen.places.PlaceLayout: where cards are laid on this component, if anywhere
 
     def where(self, key: str) -> Location:
         """Location of one of the component's own keys (front, back, size...)."""
@@ -91,6 +93,12 @@ class Component:
 
     def card(self, cid: str) -> Card | None:
         return next((c for c in self.cards if c.id == cid), None)
+
+    def places_of(self, card: Card) -> tuple:
+        """The places on one card's face (empty when the component declares none)."""
+        from .places import card_places
+
+        return () if self.places is None else card_places(self.places, card.places, card.fields, card.id)
 
     def __repr__(self) -> str:
         return f"<Component {self.id}: {self.total} pieces>"
