@@ -380,3 +380,15 @@ def card_size(layout: PlaceLayout, place: Place, components: Mapping[str, Any]) 
     comp = components[cid]
     w, h = comp.width, comp.height
     return (cid, h, w) if place.rotate else (cid, w, h)
+
+
+def template_view(place: Place, physics: PhysicsData) -> dict[str, Any]:
+    """What a template reads of a place: its box, its label strip (None without one), its group
+    and what it takes (particles as Particle objects), in millimetres of the trim box."""
+    label = place.label_box
+    return {"id": place.id, "x": place.box.x, "y": place.box.y, "width": place.box.width, "height": place.box.height,
+            "rotate": place.rotate, "group": place.group,
+            "label": None if label is None else {"x": label.x, "y": label.y, "width": label.width,
+                                                 "height": label.height, "side": place.label.side},
+            "particles": [physics.particles[pid] for pid in place.takes.particles],
+            "categories": list(place.takes.categories), "component": place.takes.component}
