@@ -233,8 +233,8 @@ def parse_layout(value: Any, loc: Location, physics: PhysicsData, what: str) -> 
     defaults["takes_required"] = takes_field is None
     fixed = f.get("list", lambda v, l, r=None: _place_list(v, l, physics, defaults, what, takes_field is None), None)
     by_count: dict[int, tuple[Place, ...]] = {}
-    if f.has("by_count"):
-        layouts = S.mapping(f.get("by_count", S.anything), f.map.where("by_count"))
+    layouts = f.get("by_count", S.mapping, None)
+    if layouts is not None:
         for key, places in layouts.items():
             n = S.integer(1, MAX_PLACES)(int(key) if key.isdigit() else key, layouts.key_where(key))
             listed = _place_list(places, layouts.where(key), physics, defaults, f"the {n}-place layout", False)
