@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import xml.etree.ElementTree as ET
-from collections import Counter
 
 import pdfplumber
 import pytest
@@ -370,16 +369,3 @@ def test_svg_places_match_the_data_and_labels_stay_clear_of_cards():
             cx, cy = x + (w - CARD[0]) / 2, y + (h - CARD[1]) / 2
             for lx, ly, lw, lh in labels:
                 assert min(cx + CARD[0], lx + lw) <= max(cx, lx) or min(cy + CARD[1], ly + lh) <= max(cy, ly)
-
-
-def test_the_mat_tiles_onto_two_a3_sheets_and_targets_print_one_per_a4(tmp_path, cli):
-    result = cli("build", PB, "--paper", "a3", "--out", str(tmp_path / "a3"))
-    assert result.returncode == 0, result.stderr
-    with pdfplumber.open(tmp_path / "a3" / PB / "en" / "mat.pdf") as doc:
-        sizes = Counter((round(p.width / PT_PER_MM), round(p.height / PT_PER_MM)) for p in doc.pages)
-    assert sizes == Counter({(297, 420): 2})
-    result = cli("build", PB, "--out", str(tmp_path / "a4"))
-    assert result.returncode == 0, result.stderr
-    game = load_game(PB)
-    with pdfplumber.open(tmp_path / "a4" / PB / "en" / "targets.pdf") as doc:
-        assert len(doc.pages) == 2 * game.components["targets"].total   # a front and a back per target
