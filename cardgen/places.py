@@ -239,7 +239,7 @@ def parse_layout(value: Any, loc: Location, physics: PhysicsData, what: str) -> 
             n = S.integer(1, MAX_PLACES)(int(key) if key.isdigit() else key, layouts.key_where(key))
             listed = _place_list(places, layouts.where(key), physics, defaults, f"the {n}-place layout", False)
             if len(listed) != n:
-                raise InputError(f"the {n}-place layout lists {len(listed)} places", layouts.where(key),
+                raise InputError(f"the {n}-place layout lists {len(listed)} place(s)", layouts.where(key),
                                  f"list exactly {n} places under '{key}'")
             by_count[n] = listed
     if takes_field is None and by_count:
@@ -288,8 +288,7 @@ def _stacking(value: Any, loc: Location) -> Stacking:
 
 # --- resolving ---------------------------------------------------------------------------------
 
-def card_places(layout: PlaceLayout, own: tuple[Place, ...] | None, fields: Mapping[str, Any],
-                card_id: str) -> tuple[Place, ...]:
+def card_places(layout: PlaceLayout, own: tuple[Place, ...] | None, fields: Mapping[str, Any]) -> tuple[Place, ...]:
     """The places on one card's face: its own list, the fixed list, or the layout for the number
     of particles in ``takes_field`` — each then taking the card's particle in the same order."""
     places = own if own is not None else layout.fixed
@@ -327,7 +326,7 @@ def validate(comp_id: str, width: float, height: float, layout: PlaceLayout, car
             if card.places is not None and len(card.places) != n:
                 raise InputError(f"card '{card.id}' declares {len(card.places)} places for {n} particles",
                                  card.location, f"list exactly {n} places")
-        for place in card_places(layout, card.places, card.fields, card.id):
+        for place in card_places(layout, card.places, card.fields):
             if place.takes.particles or place.takes.categories:
                 particle_field(layout, components, key_loc)
             if place.takes.component is not None and place.takes.component not in components:
@@ -365,11 +364,11 @@ def particle_field(layout: PlaceLayout, components: Mapping[str, Any], loc: Loca
     found = [n for n, spec in comp.fields.items() if spec.type == "particle"]
     name = layout.field or (found[0] if len(found) == 1 else None)
     if name is None or name not in found:
-        raise InputError(f"component '{comp.id}' (held by places) has no particle field"
-                         + (f" '{layout.field}'" if layout.field else (" it can be matched by" if not found else
-                            f"; it has several ({', '.join(found)})")), loc or layout.location,
-                         "set 'field:' in the places block to one of its particle fields"
-                         if found else "declare a field with 'type: particle' in the held component")
+        detail = (f"no particle field '{layout.field}'" if layout.field else
+                  f"several particle fields ({', '.join(found)})" if found else "no particle field")
+        raise InputError(f"component '{comp.id}', whose cards the places hold, has {detail}", loc or layout.location,
+                         "set 'field:' in the places block to one of its particle fields" if found
+                         else "declare a field with 'type: particle' in that component")
     return name
 
 

@@ -297,7 +297,7 @@ def test_a_layout_with_the_wrong_number_of_places(game_copy):
     g = game_copy(PB)
     g.edit("components/targets.yaml", "      - {x: 99, y: 100}\n", "")
     err = load_error(g)
-    assert err.message == "the 2-place layout lists 1 places"
+    assert err.message == "the 2-place layout lists 1 place(s)"
     assert where(err) == at(g, "components/targets.yaml", "      - {x: 20, y: 100}", "-")
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Iterator
 
 from .. import schema as S
-from ..errors import Finding
+from ..errors import Finding, InputError
 from ..model import Component, Game
 from ..paper import fmt_mm
 from ..particles import Particle
@@ -24,6 +24,7 @@ from ..places import Box, Place, PlaceLayout, Stacking, beyond_safe, card_size, 
 from ..proof import Choice, Proof
 from . import declared, generic
 from .common import component_param
+from .common import particle_field as deck_particle_field
 
 EPS = 1e-6
 
@@ -34,6 +35,8 @@ def _mm(value: float) -> str:
 
 @generic("places-fit")
 def places_fit(game: Game) -> Iterator[Finding | Proof]:
+    """Every declared place holds a real card of what it takes with room to spare, and no
+    place or label covers another or leaves the safe area."""
     for comp in game.components.values():
         if comp.places is not None:
             yield from _component_fit(game, comp, comp.places)
@@ -43,7 +46,6 @@ def _component_fit(game: Game, comp: Component, layout: PlaceLayout) -> Iterator
     findings: list[Finding] = []
     margins: list[float] = []
     sizes: dict[tuple[float, float], None] = {}
-    counted = 0
     faces = [comp.places_of(card) for card in comp.cards]
     for places in dict.fromkeys(faces):   # identical faces are checked once
         for place in places:
@@ -116,13 +118,11 @@ def places_cover_deck(game: Game, params: S.Fields) -> Iterator[Finding | Proof 
     board = component_param(game, params)
     layout = board.places
     if layout is None:
-        from ..errors import InputError
         raise InputError(f"component '{board.id}' declares no places", params.map.where("component"),
                          "add a 'places:' block to it (see docs/data-format.md)")
     deck = component_param(game, params, "deck") if params.has("deck") else game.components[layout.holds]
     field = particle_field(layout, game.components)
     if deck.id != layout.holds:
-        from .common import particle_field as deck_particle_field
         field = deck_particle_field(deck, params, "deck_field")
     demand = _demand(deck, field)
     for card in board.cards:
