@@ -29,7 +29,8 @@ LABEL_SIDES = ("top", "bottom", "none")
 STACK_KINDS = ("antiparticle", "copies")
 CATEGORIES = ("quark", "antiquark", "lepton", "antilepton", "boson")
 DEFAULT_SPARE = 2.0
-MAX_PLACES = 500
+MAX_PLACES = 500                  # on one face
+MAX_PLACES_PER_COMPONENT = 20_000  # over all its cards: the checker compares the places of each face
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,12 @@ def validate(comp_id: str, width: float, height: float, layout: PlaceLayout, car
         if spec is None or spec.type != "list" or spec.of != "particle":
             raise InputError(f"'takes_field: {layout.takes_field}' is not a particle-list field of '{comp_id}'",
                              key_loc, "name a field declared as {type: list, of: particle}")
+    total = sum(len(card.places) if card.places is not None else
+                len(layout.fixed) if layout.fixed is not None else
+                len(card.fields.get(layout.takes_field or "") or ()) for card in cards)
+    if total > MAX_PLACES_PER_COMPONENT:
+        raise InputError(f"component '{comp_id}' has {total} places over its cards, more than the limit of "
+                         f"{MAX_PLACES_PER_COMPONENT}", key_loc, "declare fewer places or split the component")
     for card in cards:
         if layout.takes_field is not None:
             n = len(card.fields.get(layout.takes_field) or ())

@@ -13,6 +13,7 @@ Two concerns, one rule each:
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Iterator
 
 from .. import schema as S
@@ -20,7 +21,7 @@ from ..errors import Finding, InputError
 from ..model import Component, Game
 from ..paper import fmt_mm
 from ..particles import Particle
-from ..places import Box, Place, PlaceLayout, Stacking, beyond_safe, card_size, particle_field
+from ..places import Box, Place, PlaceLayout, Stacking, Takes, beyond_safe, card_size, particle_field
 from ..proof import Choice, Proof
 from . import declared, generic
 from .common import component_param
@@ -47,13 +48,18 @@ def _component_fit(game: Game, comp: Component, layout: PlaceLayout) -> Iterator
     margins: list[float] = []
     sizes: dict[tuple[float, float], None] = {}
     faces = [comp.places_of(card) for card in comp.cards]
-    for places in dict.fromkeys(faces):   # identical faces are checked once
+    checked: set[tuple] = set()
+    # A place is checked once however many cards share it (a layout serves every target of its
+    # size); only what it takes differs between them, and the card size depends on the component.
+    for places in dict.fromkeys(tuple(replace(p, takes=_sized(p)) for p in face) for face in faces):
         for place in places:
             cid, cw, ch = card_size(layout, place, game.components)
             sizes[(cw, ch)] = None
             margins.append(min(place.box.width - cw, place.box.height - ch) / 2)
-            findings.extend(_fit(game, comp, layout, place, cid, cw, ch))
-            findings.extend(_safe(game, comp, place))
+            if (place, cid) not in checked:
+                checked.add((place, cid))
+                findings.extend(_fit(game, comp, layout, place, cid, cw, ch))
+                findings.extend(_safe(game, comp, place))
         findings.extend(_overlaps(game, comp, places))
     counted = sum(len(p) for p in faces)
     if not counted:
@@ -66,6 +72,12 @@ def _component_fit(game: Game, comp: Component, layout: PlaceLayout) -> Iterator
     yield Proof("places-fit", f"{comp.id}: {counted} places{on} hold {held} cards with ≥ {_mm(layout.spare)} mm to "
                 f"spare (smallest margin {min(margins):.1f} mm); no overlaps; all inside the safe area",
                 counted, game.id, layout.location)
+
+
+def _sized(place: Place) -> Takes:
+    """What decides the size of the cards laid on a place: only a whole-component place takes
+    cards of another size than the held component's."""
+    return Takes(component=place.takes.component)
 
 
 def _fit(game: Game, comp: Component, layout: PlaceLayout, place: Place, cid: str, cw: float,
