@@ -26,7 +26,7 @@ from .particles import Particle, PhysicsData
 from .yamlsrc import YMap, YSeq
 
 LABEL_SIDES = ("top", "bottom", "none")
-STACK_KINDS = ("antiparticle", "copies")
+STACK_KINDS = ("antiparticle", "copies", "pile")
 CATEGORIES = ("quark", "antiquark", "lepton", "antilepton", "boson")
 DEFAULT_SPARE = 2.0
 MAX_PLACES = 500                  # on one face
@@ -110,7 +110,8 @@ class Place:
 class Stacking:
     """A declared rule that lets cards share a place instead of each having one."""
 
-    stack: str                   # "antiparticle": on the place of its particle; "copies": on the first copy
+    stack: str                   # "antiparticle": on its particle's place; "copies": on the first copy's;
+                                 # "pile": on any place that takes it, however many are there
     reason: str
     categories: tuple[str, ...]  # only cards of these particle categories (empty: any)
     location: Location

@@ -369,3 +369,83 @@ def test_svg_places_match_the_data_and_labels_stay_clear_of_cards():
             cx, cy = x + (w - CARD[0]) / 2, y + (h - CARD[1]) / 2
             for lx, ly, lw, lh in labels:
                 assert min(cx + CARD[0], lx + lw) <= max(cx, lx) or min(cy + CARD[1], ly + lh) <= max(cy, ly)
+
+
+# --- any game's board -----------------------------------------------------------------------------
+
+BOARD = """id: board
+name: Play board
+kind: board
+size: {width: 300, height: 200}
+shape: {type: rect}
+bleed: 0
+safe: 6
+front: card-front.svg.j2
+fields:
+  title: {type: text}
+places:
+  holds: cards
+  size: {width: 68, height: 93}
+  label: {side: bottom, height: 6}
+  stacking:
+    - {stack: pile, category: [quark, antiquark], reason: "Quarks and antiquarks are kept in two piles."}
+    - {stack: copies, reason: "Wild W cards stack."}
+  list:
+    - {id: quarks, takes: {category: quark}, x: 10, y: 10}
+    - {id: antiquarks, takes: {category: antiquark}, x: 90, y: 10}
+    - {id: wild, takes: W+, x: 170, y: 10}
+    - {id: discard, takes: {component: cards}, x: 190, y: 110, width: 93, height: 68, rotate: true, label: none}
+cards:
+  - {id: board, title: QCD}
+"""
+
+
+def qcd_with_board(game_copy, board: str = BOARD):
+    g = game_copy("qcd")
+    g.write("components/board.yaml", board)
+    g.edit("game.yaml", "  - components/cards.yaml\n", "  - components/cards.yaml\n  - components/board.yaml\n")
+    g.edit("game.yaml", "checks:\n", "checks:\n  - {rule: places-cover-deck, component: board}\n")
+    return g
+
+
+def test_any_game_can_declare_a_board_with_places(game_copy):
+    g = qcd_with_board(game_copy)
+    report = cardgen.check(g.load())
+    deck = g.load().components["cards"]
+    assert [str(f) for f in report.findings if f.rule.startswith("places-")] == []
+    proofs = {p.rule: p for p in report.proofs if p.claim.startswith("board")}
+    assert proofs["places-fit"].claim == ("board: 4 places hold 63 × 88 mm and 88 × 63 mm cards with ≥ 2 mm to "
+                                          "spare (smallest margin 2.5 mm); no overlaps; all inside the safe area")
+    wilds = sum(c.count for c in deck.cards if c.fields["particle"].id == "W+")
+    kinds = {c.fields["particle"].id for c in deck.cards}
+    assert proofs["places-cover-deck"].count == deck.total
+    # one card per place (a quark, an antiquark, a W); the other quarks pile up, the other Ws stack
+    assert proofs["places-cover-deck"].claim == (
+        f"board: all {deck.total} cards of 'cards' have a place (3 on a place of their own; "
+        f"{deck.total - 2 - wilds} cards stack on a place that takes them; {wilds - 1} copies stack on their first "
+        "copy's place)")
+    assert wilds == 4 and {"u", "ubar"} <= kinds
+    choices = [(c.subject, c.reason) for c in report.choices if c.rule == "places-cover-deck"]
+    assert choices == [(f"'board': {deck.total - 2 - wilds} cards stack on a place that takes them",
+                        "Quarks and antiquarks are kept in two piles."),
+                       (f"'board': {wilds - 1} copies stack on their first copy's place", "Wild W cards stack.")]
+
+
+def test_a_turned_place_must_fit_the_turned_card(game_copy):
+    g = qcd_with_board(game_copy, BOARD.replace("width: 93, height: 68, rotate: true", "width: 93, height: 68"))
+    (finding,) = [f for f in g.findings("places-fit")]
+    assert finding.message == ("place 'discard' of 'board' is 93 × 68 mm; a 63 × 88 mm card of 'cards' needs "
+                               "67 × 92 mm (2 mm to spare on every side): 24 mm too short")
+    assert where(finding) == at(g, "components/board.yaml", "{id: discard")
+
+
+def test_without_a_pile_rule_category_places_hold_one_card_each(game_copy):
+    g = qcd_with_board(game_copy, BOARD.replace(
+        '    - {stack: pile, category: [quark, antiquark], reason: "Quarks and antiquarks are kept in two piles."}\n', ""))
+    holds = at(g, "components/board.yaml", "  holds: cards", "holds")
+    found = messages(g, "places-cover-deck")
+    # the quark place holds one u (the first card); the other flavours have no place, u's copies stack
+    assert found == [(holds, f"no place on 'board' takes {sym} ({name}): 6 card(s) of 'cards' have no place, and no "
+                             "stacking rule covers them")
+                     for sym, name in (("c", "charm quark"), ("c̅", "anti-charm quark"), ("d", "down quark"),
+                                       ("d̅", "anti-down quark"), ("s", "strange quark"), ("s̅", "anti-strange quark"))]

@@ -188,7 +188,7 @@ def _cover(game: Game, board: Component, layout: PlaceLayout, places: list[Place
     for i, (_, p) in enumerate(demand):
         if i in matched:
             continue
-        rule = _stacking_rule(layout, p, placed, taken, categories, game)
+        rule = _stacking_rule(layout, p, placed, places, taken, categories, game)
         if rule is None:
             missing[p.id] += 1
             continue
@@ -198,14 +198,16 @@ def _cover(game: Game, board: Component, layout: PlaceLayout, places: list[Place
         p = game.physics.particles[pid]
         yield Finding("places-cover-deck", f"no place on '{board.id}' takes {p.symbol.unicode()} ({p.name}): "
                       f"{n} card(s) of '{deck.id}' have no place, and no stacking rule covers them", layout.location,
-                      f"add a place that takes {pid}, or a stacking rule (stack: antiparticle or copies) with its reason",
+                      f"add a place that takes {pid}, or a stacking rule (stack: antiparticle, copies or pile) "
+                      "with its reason",
                       game.id)
     if missing:
         return
     parts = [f"{len(matched)} on a place of their own"]
     for rule, n in stacked.items():
-        what = ("antiparticles stack on their particle's place" if rule.stack == "antiparticle"
-                else "copies stack on their first copy's place")
+        what = {"antiparticle": "antiparticles stack on their particle's place",
+                "copies": "copies stack on their first copy's place",
+                "pile": "cards stack on a place that takes them"}[rule.stack]
         parts.append(f"{n} {what}")
         yield Choice("places-cover-deck", f"'{board.id}': {n} {what}", " ".join(rule.reason.split()), rule.location,
                      game.id)
@@ -213,10 +215,10 @@ def _cover(game: Game, board: Component, layout: PlaceLayout, places: list[Place
                 f"({'; '.join(parts)})", len(demand), game.id, layout.location)
 
 
-def _stacking_rule(layout: PlaceLayout, p: Particle, placed: Counter[str], taken: set[str], categories: set[str],
-                   game: Game) -> Stacking | None:
-    """The first declared rule that lets this card share a place: on its antiparticle's place
-    (if a place takes the antiparticle) or on an earlier copy that has a place."""
+def _stacking_rule(layout: PlaceLayout, p: Particle, placed: Counter[str], places: list[Place], taken: set[str],
+                   categories: set[str], game: Game) -> Stacking | None:
+    """The first declared rule that lets this card share a place: its antiparticle's place (if
+    a place takes the antiparticle), an earlier copy's place, or any place that takes it (a pile)."""
     anti = game.physics.particles.get(p.antiparticle)
     for rule in layout.stacking:
         if not rule.covers(p):
@@ -225,5 +227,7 @@ def _stacking_rule(layout: PlaceLayout, p: Particle, placed: Counter[str], taken
                 anti.id in taken or anti.category in categories):
             return rule
         if rule.stack == "copies" and placed[p.id] > 0:
+            return rule
+        if rule.stack == "pile" and any(place.takes.accepts(p) for place in places):
             return rule
     return None
