@@ -449,3 +449,18 @@ def test_without_a_pile_rule_category_places_hold_one_card_each(game_copy):
                              "stacking rule covers them")
                      for sym, name in (("c", "charm quark"), ("c̅", "anti-charm quark"), ("d", "down quark"),
                                        ("d̅", "anti-down quark"), ("s", "strange quark"), ("s̅", "anti-strange quark"))]
+
+
+def test_a_category_place_is_drawn_with_its_family_word(game_copy):
+    g = game_copy(PB)
+    g.edit("components/mat.yaml", "takes: e-,", "takes: {category: [lepton, antilepton]},")
+    game = g.load()
+    comp = game.components["mat"]
+    root = ET.fromstring(Renderer(game).face(comp, comp.card("mat")).svg)
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    group = next(e for e in root.iter(f"{svg_ns}g") if e.get("data-place") == "e-")
+    assert group.get("data-particle") == ""
+    names = [e.get("aria-label") for e in group.iter(f"{svg_ns}g") if e.get("data-field") == "place.name"]
+    assert names == ["Lepton"]
+    slot = next(e for e in group.iter(f"{svg_ns}rect") if e.get("class") == "slot")
+    assert tuple(float(slot.get(k)) for k in ("x", "y", "width", "height")) == (18, 151, 69, 94)
