@@ -136,9 +136,21 @@ class PlaceLayout:
 
 # --- reading ---------------------------------------------------------------------------------
 
+def _length(what: str) -> S.Converter:
+    """A place's width or height: a positive number of mm, named in the message if it is not."""
+    conv = S.number(positive=True, maximum=2000)
+
+    def read(value: Any, loc: Location, raw: str | None = None) -> float:
+        try:
+            return conv(value, loc, raw)
+        except InputError as exc:
+            raise InputError(f"the {what} of a place: {exc.message}", exc.location, exc.fix) from None
+    return read
+
+
 def _box_size(value: Any, loc: Location) -> tuple[float, float]:
     f = S.Fields(value, "a place size", loc)
-    size = (f.get("width", S.number(positive=True, maximum=2000)), f.get("height", S.number(positive=True, maximum=2000)))
+    size = (f.get("width", _length("width")), f.get("height", _length("height")))
     f.finish()
     return size
 
@@ -183,8 +195,8 @@ def _place(value: Any, loc: Location, physics: PhysicsData, defaults: dict[str, 
     f = S.Fields(value, name, loc)
     pid = f.get("id", S.ident, default_id)
     size = defaults.get("size")
-    width = f.get("width", S.number(positive=True, maximum=2000), None if size is None else size[0])
-    height = f.get("height", S.number(positive=True, maximum=2000), None if size is None else size[1])
+    width = f.get("width", _length("width"), None if size is None else size[0])
+    height = f.get("height", _length("height"), None if size is None else size[1])
     if width is None or height is None:
         raise InputError(f"{name} has no size", loc, "give it 'width' and 'height', or set 'size' in the places block")
     box = Box(f.get("x", S.number(minimum=-2000, maximum=2000)), f.get("y", S.number(minimum=-2000, maximum=2000)),

@@ -245,8 +245,10 @@ S_PLACE = "{id: s,      takes: s,      x: 312,"
 @pytest.mark.parametrize("old, new, message, line_text, column_of", [
     ("  spare: 2\n", "  spare: 2\n  colour: red\n", "unknown key 'colour' in the places of component 'mat'",
      "colour: red", "colour"),
-    ("  size: {width: 69, height: 94}", "  size: {width: -69, height: 94}", "-69 must be greater than 0",
+    ("  size: {width: 69, height: 94}", "  size: {width: -69, height: 94}", "the width of a place: -69 must be greater than 0",
      "size: {width: -69", "-69"),
+    (S_PLACE, S_PLACE.replace("x:", "height: -5, x:"), "the height of a place: -5 must be greater than 0",
+     "height: -5", "-5"),
     (S_PLACE, S_PLACE.replace("x:", "widht: 60, x:"),
      "unknown key 'widht' in place 5 of component 'mat' — did you mean 'width'?", "widht", "widht"),
     (S_PLACE, S_PLACE.replace("takes: s", "takes: q"), "unknown particle 'q'", "takes: q", "q,"),
