@@ -203,8 +203,7 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     _resolve_refs(components, tables)
     for comp in components.values():
         if comp.places is not None:
-            validate_places(comp.id, comp.width, comp.height, comp.places, comp.cards, components,
-                            comp.places.location)
+            validate_places(comp, components)
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
                 src.data_dir, src.templates_dir, f.loc, tuple(files))
 

@@ -316,11 +316,12 @@ def card_places(layout: PlaceLayout, own: tuple[Place, ...] | None, fields: Mapp
                        p.location) for i, p in enumerate(places) if i < len(particles))
 
 
-def validate(comp_id: str, width: float, height: float, layout: PlaceLayout, cards: Any, components: Mapping[str, Any],
-             key_loc: Location) -> None:
-    """Checks that need the whole game: the held component exists and has a particle field, each
-    card gets a layout for its number of particles, and every place and label lies on the
-    component (an input error: such a place cannot be drawn at all)."""
+def validate(comp: Any, components: Mapping[str, Any]) -> None:
+    """Checks of a component's places that need the whole game: the held component exists and
+    has a particle field, each card gets a layout for its number of particles, and every place
+    and label lies on the component (an input error: such a place cannot be drawn at all)."""
+    comp_id, width, height, layout, cards = comp.id, comp.width, comp.height, comp.places, comp.cards
+    key_loc = layout.location
     if layout.holds not in components:
         raise InputError(f"the places of component '{comp_id}' hold unknown component '{layout.holds}'"
                          f"{did_you_mean(layout.holds, components)}", key_loc, f"use one of: {', '.join(components)}")

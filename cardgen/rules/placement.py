@@ -49,8 +49,9 @@ def _component_fit(game: Game, comp: Component, layout: PlaceLayout) -> Iterator
     sizes: dict[tuple[float, float], None] = {}
     faces = [comp.places_of(card) for card in comp.cards]
     checked: set[tuple] = set()
-    # A place is checked once however many cards share it (a layout serves every target of its
-    # size); only what it takes differs between them, and the card size depends on the component.
+    # A place is checked once however many cards share it (one layout serves every target with
+    # that many particles): only what it takes differs, and of that only a whole component
+    # changes the size of the card laid there.
     for places in dict.fromkeys(tuple(replace(p, takes=_sized(p)) for p in face) for face in faces):
         for place in places:
             cid, cw, ch = card_size(layout, place, game.components)
