@@ -291,8 +291,9 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
                     raise
                 data = write_tiled(pdfs[placements[0].front], comp.width, comp.height, paper.width, paper.height,
                                    margin=options.margin, creation_epoch=epoch, title=title)
+                larger = "" if paper.name == "a3" else " (or build with --paper a3 for fewer, larger sheets)"
                 layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets with "
-                                     f"overlap and glue marks (or build with --paper a3 for one sheet)"), 0
+                                     f"overlap and glue marks{larger}"), 0
             else:
                 data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex, marks=options.marks,
                                     back_offset=options.back_offset, footer=footer, title=title,

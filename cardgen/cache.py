@@ -82,10 +82,12 @@ def _jsonable(value: Any) -> Any:
 
 
 def component_fingerprint(comp: Component) -> str:
-    """The component's own settings (not its cards): size, shape, bleed, templates, fields."""
+    """The component's own settings (not its cards): size, shape, bleed, templates, fields and the
+    places drawn on its faces (a card's own places are included here too: they are not fields)."""
     meta = {"id": comp.id, "name": comp.name, "kind": comp.kind, "size": [comp.width, comp.height],
             "shape": repr(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
-            "back": comp.back, "level": comp.level, "fields": [repr(f) for f in comp.fields.values()]}
+            "back": comp.back, "level": comp.level, "fields": [repr(f) for f in comp.fields.values()],
+            "places": repr(comp.places), "card_places": [repr(c.places) for c in comp.cards if c.places is not None]}
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
 
 

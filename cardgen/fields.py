@@ -27,7 +27,7 @@ def parse_field_specs(value: Any, loc: Location, what: str) -> dict[str, FieldSp
     for name, spec in m.items():
         where = m.where(name)
         S.ident(name, m.key_where(name))
-        if name in ("id", "count", "matrix"):
+        if name in ("id", "count", "matrix", "places"):
             raise InputError(f"'{name}' is reserved and cannot be declared as a field", m.key_where(name),
                              "choose another field name")
         if isinstance(spec, str):

@@ -25,6 +25,7 @@ from .fields import parse_field_specs, read_record_fields
 from .fontfiles import user_fonts
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
+from .places import parse_card_places, parse_layout, validate as validate_places
 from .shapes import SHAPE_TYPES, Shape
 from .sheets import read_sheet, rows_as_cards
 from .tables import TABLE_KINDS, parse_rows
@@ -204,6 +205,9 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
+    for comp in components.values():
+        if comp.places is not None:
+            validate_places(comp, components)
     own_fonts = src.data_dir / "fonts"
     fonts = (user_fonts(own_fonts) if own_fonts.is_dir() else ()) + tuple(p for d in font_dirs for p in user_fonts(d))
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
@@ -274,6 +278,7 @@ def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Compon
     specs: dict[str, FieldSpec] = f.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what), {})
     defaults = _defaults(f.get("defaults", S.mapping, None), specs, what, physics)
     width, height = f.get("size", _size)
+    places, place_defaults = f.get("places", lambda v, l, r=None: parse_layout(v, l, physics, what), (None, None))
     comp_kw = dict(
         id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
         width=width, height=height, shape=f.get("shape", _shape, Shape()),
@@ -283,10 +288,10 @@ def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Compon
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
         print_note=f.get("print_note", S.text, ""))
     entries, sheets = _card_entries(f.get("cards", S.anything), f.map.where("cards"), path, data_dir, specs)
-    cards = _cards(entries, f.map.where("cards"), specs, defaults, what, physics)
+    cards = _cards(entries, f.map.where("cards"), specs, defaults, what, physics, place_defaults)
     f.finish()
     return Component(fields=specs, cards=cards, file=path, location=f.loc, key_locations=dict(f.map.value_locs),
-                     **comp_kw), sheets
+                     places=places, **comp_kw), sheets
 
 
 def _defaults(m: YMap | None, specs: dict[str, FieldSpec], what: str, physics: PhysicsData) -> dict[str, Any]:
@@ -396,7 +401,7 @@ def _card_entries(value: Any, loc: Location, path: Path, data_dir: Path,
 
 
 def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dict[str, Any], what: str,
-           physics: PhysicsData) -> tuple[Card, ...]:
+           physics: PhysicsData, place_defaults: dict[str, Any] | None = None) -> tuple[Card, ...]:
     seq = S.sequence(value, loc)
     cards: list[Card] = []
     seen: dict[str, Location] = {}
@@ -411,13 +416,15 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
             if running > MAX_CARDS_PER_COMPONENT:
                 raise InputError(f"{what} has more than {MAX_CARDS_PER_COMPONENT} cards", m.where("count"),
                                  "split it into several components")
-            values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics, reserved=("id", "count"),
-                                                    defaults=defaults)
+            values, raws, locs = read_record_fields(m, specs, f"card '{cid}'", physics,
+                                                    reserved=("id", "count", "places"), defaults=defaults)
+            own = cf.get("places", lambda v, l, r=None: parse_card_places(v, l, physics, place_defaults,
+                                                                           f"card '{cid}'"), None)
             if cid in seen:
                 raise InputError(f"duplicate card id '{cid}' in {what} (first at line {seen[cid].line})",
                                  m.where("id"), "give each card its own id")
             seen[cid] = m.where("id")
-            cards.append(Card(cid, count, values, raws, m.loc, locs))
+            cards.append(Card(cid, count, values, raws, m.loc, locs, own))
     total = sum(c.count for c in cards)
     if total > MAX_CARDS_PER_COMPONENT:
         raise InputError(f"{what} has {total} cards, more than the limit of {MAX_CARDS_PER_COMPONENT}", loc,

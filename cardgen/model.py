@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from .errors import Location
 from .particles import PhysicsData
+from .places import Place, PlaceLayout, card_places
 from .shapes import Shape
 
 COMPONENT_KINDS = ("card", "token", "board", "pawn", "reference")
@@ -53,6 +54,7 @@ class Card:
     raw: Mapping[str, Any]
     location: Location
     field_locations: Mapping[str, Location] = field(default_factory=dict)
+    places: tuple[Place, ...] | None = None  # the card's own places, replacing its component's layout
 
     def where(self, name: str) -> Location:
         return self.field_locations.get(name, self.location)
@@ -80,6 +82,7 @@ class Component:
     file: Path
     location: Location
     key_locations: Mapping[str, Location] = field(default_factory=dict)
+    places: PlaceLayout | None = None  # where other cards are laid on this component's faces, if anywhere
 
     def where(self, key: str) -> Location:
         """Location of one of the component's own keys (front, back, size...)."""
@@ -91,6 +94,10 @@ class Component:
 
     def card(self, cid: str) -> Card | None:
         return next((c for c in self.cards if c.id == cid), None)
+
+    def places_of(self, card: Card) -> tuple[Place, ...]:
+        """The places on one card's face (empty when the component declares none)."""
+        return () if self.places is None else card_places(self.places, card.places, card.fields)
 
     def __repr__(self) -> str:
         return f"<Component {self.id}: {self.total} pieces>"

@@ -31,6 +31,7 @@ from .errors import CardgenError, Location, display_path
 from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
 from .particles import Symbol
+from .places import template_view
 from .store import open_store
 from .tables import Record
 from .text import GlyphRegistry, TextEngine
@@ -194,13 +195,13 @@ class _Watch:
 
 
 class _WatchingContext(jinja2.runtime.Context):
-    """A template context that notes when the card is looked up — by the template, a
+    """A template context that notes when the card (or its places) is looked up — by the template, a
     template it extends, or a module imported with context (their contexts are built from
     this one's variables, watch included). Jinja documents ``resolve_or_missing`` as the
     one lookup every other goes through."""
 
     def resolve_or_missing(self, key: str) -> Any:
-        if key == "card":
+        if key in ("card", "places"):   # places may differ per card (a target's areas)
             watch = self.parent.get(_WATCH)
             if watch is not None:
                 watch.read_card = True
@@ -444,6 +445,7 @@ class Renderer:
 
         return {
             "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
+            "places": [template_view(p, self.game.physics) for p in comp.places_of(card)],
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
             "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **TEMPLATE_HELPERS,

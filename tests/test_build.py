@@ -169,7 +169,9 @@ def test_tutti_deck_of_44_stores_its_distinct_faces_once(tmp_path):
     assert not (folder / "reference-cut.svg").exists()   # rectangles are guillotined, no cut file
 
 
-def test_mat_prints_on_a3_or_tiles_onto_a4(tmp_path):
+def test_mat_tiles_onto_two_a3_or_four_a4_sheets(tmp_path):
+    """The 560 × 380 mm mat (every place holds a real card) is glued from two A3 or four A4
+    sheets; a 190 × 260 mm target prints one per A4 sheet."""
     game = cardgen.load_game("particle-builder")
     build([game], BuildOptions(out=tmp_path / "a3", paper="a3", level=1))
     build([game], BuildOptions(out=tmp_path / "a4", level=1))
@@ -177,7 +179,9 @@ def test_mat_prints_on_a3_or_tiles_onto_a4(tmp_path):
     a4 = json.loads((tmp_path / "a4/particle-builder/en/manifest.json").read_text())
     mat3 = next(f for f in a3["files"] if f["component"] == "mat")
     mat4 = next(f for f in a4["files"] if f["component"] == "mat")
-    assert mat3["pages"] == 1 and mat3["cards_per_sheet"] == 1
-    assert mat4["pages"] == 3 and "tiled onto A4" in mat4["layout"]
+    assert mat3["pages"] == 2 and "tiled onto A3" in mat3["layout"] and "--paper a3" not in mat3["layout"]
+    assert mat4["pages"] == 4 and "tiled onto A4" in mat4["layout"] and "--paper a3" in mat4["layout"]
+    targets4 = next(f for f in a4["files"] if f["component"] == "targets")
+    assert targets4["cards_per_sheet"] == 1 and targets4["pages"] == 2 * game.components["targets"].total
     # --level 1 leaves out the level 3, 5 and 7 components
     assert {f["component"] for f in a4["files"]} == {"particles", "targets", "mat"}

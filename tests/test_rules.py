@@ -102,13 +102,6 @@ def test_colour_wheel_opposites_are_derived_not_trusted():
     assert has(found, "colour-wheel", "not the mix")
 
 
-def test_mat_needs_a_slot_for_every_card(game_copy):
-    g = game_copy("particle-builder")
-    g.edit("components/mat.yaml", "boson_slots: [gamma, g, Z0, W+, W-, H]", "boson_slots: [gamma, g, W+, W-, H]")
-    found = g.findings("slots-cover-deck")
-    assert has(found, "slots-cover-deck", "5 boson_slots")
-    assert has(found, "slots-cover-deck", "Z boson")
-
 
 # --- targets -------------------------------------------------------------------------------
 

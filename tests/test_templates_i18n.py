@@ -116,18 +116,20 @@ def test_arabic_target_reads_right_to_left(games):
     # kind/name header on the right, points star on the left
     assert span(root, "points")[1] < span(root, "name")[0]
     assert span(root, "points")[1] < span(root, "kind")[0]
-    # the first required particle's area is the rightmost
+    # the first required particle's area is the rightmost of the first row (two u above, d below)
     areas = [e for e in root.iter(f"{SVG}rect") if e.get("class") == "area"]
     xs = [float(a.get("x")) for a in areas]
-    assert len(xs) == 3 and xs[0] == max(xs) and xs == sorted(xs, reverse=True)
+    ys = [float(a.get("y")) for a in areas]
+    assert len(xs) == 3 and ys[0] == ys[1] < ys[2] and xs[0] > xs[2] > xs[1]
     width = games["particle-builder"].components["targets"].width
     assert xs[0] + float(areas[0].get("width")) > width / 2 + 40
 
 
 def test_english_target_keeps_left_to_right(games):
     root = tree(render(games, "particle-builder", "en", "targets", "proton"))
-    xs = [float(e.get("x")) for e in root.iter(f"{SVG}rect") if e.get("class") == "area"]
-    assert xs == sorted(xs)
+    areas = [e for e in root.iter(f"{SVG}rect") if e.get("class") == "area"]
+    xs, ys = [float(a.get("x")) for a in areas], [float(a.get("y")) for a in areas]
+    assert ys[0] == ys[1] < ys[2] and xs[0] < xs[2] < xs[1]
     assert span(root, "formula.label")[1] < span(root, "charge.label")[0]
 
 
@@ -135,15 +137,18 @@ def test_arabic_mat_is_mirrored(games):
     game = games["particle-builder"]
     root = tree(render(games, "particle-builder", "ar", "mat", "mat"))
     W = game.components["mat"].width
-    slots = [float(e.get("x")) for e in root.iter(f"{SVG}rect") if e.get("class") == "slot"]
+    slots = [float(e.get("x")) for e in root.iter(f"{SVG}rect") if e.get("class") == "slot"
+             and e.get("data-place") != "annihilation"]
     quarks = slots[:6]
     assert quarks == sorted(quarks, reverse=True), "slots run right to left"
     assert min(slots) > W * 0.15, "family areas on the right, the annihilation/score column on the left"
+    annihilation = next(e for e in root.iter(f"{SVG}rect") if e.get("data-place") == "annihilation")
+    assert float(annihilation.get("x")) + float(annihilation.get("width")) < min(slots)
     score = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "score")
-    boxes = [float(r.get("x")) for r in score.iter(f"{SVG}rect") if r.get("width") == "20"]
-    assert boxes and max(boxes) < W / 4
+    boxes = [float(r.get("x")) for r in score.iter(f"{SVG}rect") if r.get("width") == "26"]
+    assert len(boxes) == 4 and max(boxes) < W / 4
     for i, box_x in enumerate(boxes):   # each score label is to the right of its box
-        assert span(root, "score.row", i)[0] > box_x + 20
+        assert span(root, "score.row", i)[0] > box_x + 26
     # each area title is right of its rule line
     for i in range(3):
         assert span(root, "area.name", i)[0] > span(root, "area.rule", i)[1]

@@ -149,18 +149,25 @@ def test_target_areas(renderer, game, target_id):
     root = tree(render(renderer, game, "targets", target_id))
 
     areas = [box(r) for r in by_class(root, "area")]
-    assert len(areas) == len(requires)
+    labels = [box(r) for r in by_class(root, "area-label")]
+    assert len(areas) == len(labels) == len(requires)
     groups = [g.get("data-particle") for g in by_class(root, "area-group", "g")]
     assert groups == [p.id for p in requires]
-    if len(requires) <= 2:
-        assert all((w, h) == (63, 88) for _, _, w, h in areas), areas
-    for x, y, w, h in areas:
-        assert w <= 63 and h == pytest.approx(w * 88 / 63, abs=0.01)
+    card_w, card_h = (game.components["particles"].width, game.components["particles"].height)
+    for (x, y, w, h), (lx, ly, lw, lh) in zip(areas, labels):
+        assert w >= card_w + 4 and h >= card_h + 4, "a real particle card fits with 2 mm to spare"
+        assert (lx, lw) == (x, w) and ly + lh == pytest.approx(y) and lh >= 6, "the label strip sits on top"
         assert comp.safe - 0.01 <= x and x + w <= comp.width - comp.safe + 0.01
-        assert comp.safe - 0.01 <= y and y + h <= comp.height - comp.safe + 0.01
-    for (x1, _, w1, _), (x2, _, _, _) in zip(areas, areas[1:]):
-        assert x1 + w1 < x2  # side by side, not overlapping
-    # the required particle is named inside its area
+        assert comp.safe - 0.01 <= ly and y + h <= comp.height - comp.safe + 0.01
+    everything = areas + labels
+    for i, (x1, y1, w1, h1) in enumerate(everything):
+        for x2, y2, w2, h2 in everything[i + 1:]:
+            assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1, "areas and labels never overlap"
+    # reading order: left to right, then top to bottom
+    assert [(y, x) for x, y, _, _ in areas] == sorted((y, x) for x, y, _, _ in areas)
+    rows = len({y for _, y, _, _ in areas})
+    assert rows == (1 if len(requires) == 2 else 2)
+    # the required particle is named on its label strip, outside the area
     assert fields(root, "place.name") == [first_upper(p.name) for p in requires]
 
 
@@ -193,22 +200,33 @@ def test_mat_slots(renderer, game):
     comp = game.components["mat"]
     card = comp.card("mat")
     root = tree(render(renderer, game, "mat", "mat"))
-    expected = card.fields["quark_slots"] + card.fields["lepton_slots"] + card.fields["boson_slots"]
+    places = [p for p in comp.places_of(card) if p.takes.particles]
+    expected = [game.physics.particles[p.takes.particles[0]] for p in places]
+    assert [p.id for p in expected] == ["u", "c", "t", "d", "s", "b", "e-", "mu-", "tau-", "nu_e", "nu_mu", "nu_tau",
+                                        "gamma", "g", "Z0", "W+", "W-", "H"]
 
     slots = [box(r) for r in by_class(root, "slot")]
-    assert len(slots) == 18
+    assert len(slots) == 19   # 18 particle places and the annihilation place
     assert [g.get("data-particle") for g in by_class(root, "slot-group", "g")] == [p.id for p in expected]
     assert fields(root, "place.name") == [first_upper(p.name) for p in expected]
     symbols = [g.get("aria-label") for g in by_class(root, "slot-group", "g")
                for g in g.iter(f"{SVG}g") if g.get("data-field") == "symbol"]
-    assert symbols == [p.symbol.unicode() for p in expected]
+    assert symbols == [s for p in expected for s in [p.symbol.unicode()] * 2]   # in the place and on its label
+    labels = [box(r) for r in by_class(root, "slot-label")] + [box(r) for r in by_class(root, "annihilation-label")]
     for x, y, w, h in slots:
-        assert h == pytest.approx(w * 88 / 63, abs=0.01)
+        assert w >= 63 + 4 and h >= 88 + 4
         assert comp.safe <= x and x + w <= comp.width - comp.safe
         assert comp.safe <= y and y + h <= comp.height - comp.safe
-    for i, a in enumerate(slots):
-        for b in slots[i + 1:]:
+    everything = slots + labels
+    for i, a in enumerate(everything):
+        for b in everything[i + 1:]:
             assert a[0] + a[2] <= b[0] or b[0] + b[2] <= a[0] or a[1] + a[3] <= b[1] or b[1] + b[3] <= a[1]
+    # three rows of six, each split into two groups of three by a wider gap
+    rows = sorted({y for _, y, _, _ in slots[:18]})
+    assert len(rows) == 3
+    xs = [x for x, _, _, _ in slots[:6]]
+    gaps = [b - (a + slots[0][2]) for a, b in zip(xs, xs[1:])]
+    assert gaps[2] > max(gaps[:2] + gaps[3:])
     assert fields(root, "area.name") == ["Quarks", "Leptons", "Bosons"]
     rules = fields(root, "area.rule")
     assert "one card per slot" in rules[0] and "one card per slot" in rules[1] and "stack" in rules[2]

@@ -1,4 +1,4 @@
-"""Deck-composition rules: counts, antiparticle pairs, colour balance, mat slots."""
+"""Deck-composition rules: counts, antiparticle pairs, colour balance (places on a mat: rules/placement.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Game
 from . import declared
-from .common import card_key, component_param, particle_counts, particle_field, typed_field
+from .common import card_key, component_param, particle_field, typed_field
 
 
 @declared("deck-size")
@@ -149,32 +149,3 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding]:
                 yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
                               f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
                               f"add cards in '{colours[cid].anti}'", game.id)
-
-
-@declared("slots-cover-deck")
-def slots_cover_deck(game: Game, params: S.Fields) -> Iterator[Finding]:
-    """A mat must have a slot for every particle card that can be drawn (a particle or its
-    antiparticle), and the declared number of slots per area."""
-    mat = component_param(game, params)
-    deck = component_param(game, params, "deck")
-    deck_field = particle_field(deck, params, "deck_field")
-    areas = params.get("slots", S.mapping)
-    physics = game.physics
-    slotted: set[str] = set()
-    for area, want in areas.items():
-        spec = mat.fields.get(area)
-        if spec is None or spec.type != "list" or spec.of != "particle":
-            raise InputError(f"'{S.shown(area)}' is not a particle-list field of '{mat.id}'", areas.key_where(area),
-                             "name a field declared as {type: list, of: particle}")
-        want = S.integer(0)(want, areas.where(area))
-        for card in mat.cards:
-            slots = card.fields.get(area) or ()
-            if len(slots) != want:
-                yield Finding("slots-cover-deck", f"'{card.id}' has {len(slots)} {area}, the game needs {want}",
-                              card.where(area), f"list exactly {want} particles", game.id)
-            slotted.update(p.id for p in slots)
-    for pid in sorted(particle_counts(deck, deck_field)):
-        if pid not in slotted and physics.particles[pid].antiparticle not in slotted:
-            p = physics.particles[pid]
-            yield Finding("slots-cover-deck", f"no slot on '{mat.id}' takes {p.name} cards", mat.location,
-                          f"add {pid} (or {p.antiparticle}) to one of the slot lists", game.id)

@@ -31,9 +31,12 @@ def templates_exist(game: Game) -> Iterator[Finding]:
 
 @generic("fits-paper")
 def fits_paper(game: Game) -> Iterator[Finding]:
-    """Each component must fit at least one supported paper inside the printer margin."""
+    """Each component must fit at least one supported paper inside the printer margin, except a
+    board of one design: the build tiles that over several sheets to glue (a game mat)."""
     for comp in game.components.values():
         w, h = comp.width, comp.height
+        if comp.kind == "board" and len(comp.cards) == 1:
+            continue
         fits = [name for name, (pw, ph) in PAPERS.items()
                 if any(w <= a - 2 * PRINTER_MARGIN_MM + 1e-9 and h <= b - 2 * PRINTER_MARGIN_MM + 1e-9
                        for a, b in ((pw, ph), (ph, pw)))]
