@@ -57,6 +57,13 @@ def _masses(parts: tuple[Particle, ...]) -> str:
     return listed if len(parts) == 1 else f"{listed} = {fmt_mev(total_mev(parts))}"
 
 
+def _fix(kind: str) -> str:
+    if kind == "transformations":
+        return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
+    return ("fix the products, declare the ones that are virtual ('virtual: [W+]'), or say where the energy "
+            "comes from ('energy: reason')")
+
+
 @declared("kinematics")
 def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Every reaction of a table is allowed by energy: a decay's real products are lighter than the
@@ -80,11 +87,11 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
                              r.declared.energy, r.declared.at("energy", r.location), game.id)
                 continue
             checked -= 1
-            yield Finding("kinematics", f"{where}: the products' masses {_masses(real)} "
-                          f"{'are not below the parent' if len(r.initial) == 1 else 'exceed what goes in,'} "
-                          f"{_masses(r.initial)}", r.location,
-                          "fix the products, declare the ones that are virtual ('virtual: [W+]'), or say where "
-                          "the energy comes from ('energy: reason')", game.id)
+            products = "its real products" if r.declared.virtual else "its products"
+            yield Finding("kinematics", f"{where}: {products} ({_masses(real)}) "
+                          f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
+                          f"({_masses(r.initial)})", r.location,
+                          _fix(table.kind), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "

@@ -90,6 +90,10 @@ def _deck_lines(game: Game, params: S.Fields, sm: DerivedVertices) -> tuple[Comp
     return deck, line_counts(deck, field, sm)
 
 
+def _points(n: int) -> str:
+    return f"{n} point" if abs(n) == 1 else f"{n} points"
+
+
 def _name(v: Vertex, sm: DerivedVertices) -> str:
     return f"'{v.id}' ({'-'.join(sm.key(v.lines))})"
 
@@ -107,14 +111,14 @@ def vertex_points(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     for v in rows:
         if v.points <= 0:
             wrong += 1
-            yield Finding("vertex-points", f"valid vertex {_name(v, sm)} scores {v.points} points", v.location,
+            yield Finding("vertex-points", f"valid vertex {_name(v, sm)} scores {_points(v.points)}", v.location,
                           "give every valid vertex a positive score", game.id)
             continue
         commoner = [w for w in rows if rarity[w.id] > rarity[v.id] and w.points > v.points]
         if commoner:
             wrong += 1
             w = max(commoner, key=lambda c: (c.points, rarity[c.id]))
-            yield Finding("vertex-points", f"vertex {_name(v, sm)} scores {v.points} points, fewer than "
+            yield Finding("vertex-points", f"vertex {_name(v, sm)} scores {_points(v.points)}, fewer than "
                           f"{_name(w, sm)} with {w.points}, though it is rarer: {rarity[v.id]} sets of cards from "
                           f"the {deck.total} of '{deck.id}' hold its lines, {rarity[w.id]} hold those of '{w.id}'",
                           v.location, f"give '{v.id}' at least {w.points} points (rarer vertices score more)",
