@@ -29,8 +29,9 @@ def _sym(p: Particle) -> str:
 def missing_vertex(r: Reaction, physics: PhysicsData) -> str:
     """Why a reaction has no tree diagram, naming the vertex it would need."""
     via = r.declared.via
-    if via and tree_diagram(r.initial, r.final, (), physics):
-        return f"it declares the virtual {names(via)}, which no diagram needs: the reaction happens without it"
+    for i, boson in enumerate(via):
+        if tree_diagram(r.initial, r.final, via[:i] + via[i + 1:], physics):
+            return f"it declares the virtual {_sym(boson)}, which no diagram needs: the reaction happens without it"
     if len(r.initial) == 1 and len(r.final) == 2 and not via:
         return f"there is no Standard-Model vertex {_sym(r.initial[0])} {names(r.final)}"
     pair = uncoupled(r.initial, r.final, physics)
