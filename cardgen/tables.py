@@ -43,6 +43,12 @@ class Declared:
     def at(self, key: str, default: Location) -> Location:
         return dict(self.where).get(key, default)
 
+    def merge(self, inner: "Declared") -> "Declared":
+        """These declarations (of a dice entry or an enclosing roll) with those of a roll inside:
+        particles add up, an inner reason replaces an outer one."""
+        return Declared(self.virtual + inner.virtual, self.via + inner.via, inner.loop or self.loop,
+                        inner.energy or self.energy, tuple(dict(self.where + inner.where).items()))
+
     def conjugate(self, physics: PhysicsData) -> "Declared":
         return Declared(tuple(physics.anti(p.id) for p in self.virtual), tuple(physics.anti(p.id) for p in self.via),
                         self.loop, self.energy, self.where)
@@ -148,34 +154,36 @@ def _rows(value: Any, loc: Location) -> Iterator[tuple[Any, Location]]:
         yield item, seq.where(i)
 
 
-def _declared(f: S.Fields, physics: PhysicsData, keys: tuple[str, ...],
-              products: tuple[tuple[Particle, ...], ...]) -> Declared:
-    """Read the ``virtual``/``via``/``loop``/``energy`` keys a reaction may declare; ``products``
-    are its outcomes (every option must hold the declared virtual products)."""
+def _declared(f: S.Fields, physics: PhysicsData, keys: tuple[str, ...]) -> Declared:
+    """Read the ``virtual``/``via``/``loop``/``energy`` keys (those of ``keys``) a reaction row,
+    a dice entry or a roll declares."""
     plist = _particle_list(physics)
     virtual = tuple(f.get("virtual", plist, ())) if "virtual" in keys else ()
     via = tuple(f.get("via", plist, ())) if "via" in keys else ()
     loop = f.get("loop", S.text, "") if "loop" in keys else ""
     energy = f.get("energy", S.text, "") if "energy" in keys else ""
-    for key in keys:
-        if f.has(key) and not products:
-            raise InputError(f"'{key}' describes a reaction's products, and this has none", f.map.key_where(key),
-                             "declare it on the roll that names the products (becomes or options)")
     for p in via:
         if p.is_fermion:
             raise InputError(f"'via' lists the virtual bosons inside the diagram; {p.id} is a fermion",
                              f.map.where("via"), "remove it: internal fermion lines are found by the checker")
-    for option in products:
-        missing = [p.id for p in virtual if list(option).count(p) < list(virtual).count(p)]
-        if missing:
-            raise InputError(f"'virtual' names {', '.join(missing)}, which is not among the products "
-                             f"[{', '.join(p.id for p in option)}]", f.map.where("virtual"),
-                             "list only products here (a virtual boson that is not a product goes in 'via')")
     where = tuple((k, f.map.where(k)) for k in DECLARED_KEYS if f.has(k))
     return Declared(virtual, via, loop, energy, where)
 
 
-def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
+def _products_hold(declared: Declared, products: tuple[tuple[Particle, ...], ...], loc: Location) -> None:
+    """Every option of a reaction holds the products its declaration calls virtual."""
+    for option in products:
+        missing = [p.id for p in declared.virtual if option.count(p) < declared.virtual.count(p)]
+        if missing:
+            raise InputError(f"'virtual' names {', '.join(dict.fromkeys(missing))}, which is not among the products "
+                             f"[{', '.join(p.id for p in option)}]", declared.at("virtual", loc),
+                             "list only products here (a virtual boson that is not a product goes in 'via'); "
+                             "on a dice entry or a roll with nested rolls it applies to every outcome below")
+
+
+def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int, inherited: Declared) -> Roll:
+    """One roll; ``inherited`` are the declarations of its dice entry and enclosing rolls, which
+    apply to every outcome below them."""
     f = S.Fields(item, "a dice roll", loc)
     faces = f.get("faces", lambda v, l, r=None: S.faces(v, l, r, sides))
     plist = _particle_list(physics)
@@ -186,14 +194,22 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
     remains = f.get("remains", S.boolean, False)
     note = f.get("note", S.text, "")
     opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
-    declared = _declared(f, physics, DECLARED_KEYS, opts)
+    own = _declared(f, physics, DECLARED_KEYS)
     f.finish()
     chosen = [name for name, v in (("becomes", becomes), ("options", options), ("roll", nested),
                                    ("reroll", reroll or None), ("remains", remains or None)) if v is not None]
     if len(chosen) != 1:
         raise InputError(f"a roll needs exactly one outcome, found {len(chosen)} ({', '.join(chosen) or 'none'})",
                          f.loc, "give one of: becomes, options, roll, reroll: true, remains: true")
-    rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(nested, f.map.where("roll"))) if nested else ()
+    if own.where and (reroll or remains):
+        key = own.where[0][0]
+        raise InputError(f"'{key}' describes a reaction's products, and this roll has none", f.map.key_where(key),
+                         "declare it on the roll that names the products (becomes or options)")
+    declared = inherited.merge(own)
+    if opts:
+        _products_hold(declared, opts, f.loc)
+    rolls = (tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(nested, f.map.where("roll")))
+             if nested else ())
     return Roll(faces, opts, rolls, reroll, remains, note, f.loc, declared)
 
 
@@ -206,7 +222,7 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a transformation", loc)
             source, via, target = f.get("from", P), f.get("via", P), f.get("to", P)
-            rows.append(Transformation(source, via, target, f.loc, _declared(f, physics, ("energy",), ((target,),))))
+            rows.append(Transformation(source, via, target, f.loc, _declared(f, physics, ("energy",))))
             f.finish()
     elif kind == "annihilation":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
@@ -214,8 +230,9 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             name, members = f.get("name", S.text), tuple(f.get("members", _particle_list(physics)))
             products = tuple(tuple(o) for o in f.get("products", S.seq_of(_particle_list(physics), min_items=1,
                                                                             what="list of product options")))
-            rows.append(Annihilation(name, members, products, f.get("roll", S.text, ""), f.loc,
-                                     _declared(f, physics, DECLARED_KEYS, products)))
+            declared = _declared(f, physics, DECLARED_KEYS)
+            _products_hold(declared, products, f.loc)
+            rows.append(Annihilation(name, members, products, f.get("roll", S.text, ""), f.loc, declared))
             f.finish()
     elif kind == "dice":
         sides = body.get("die", S.integer(2, 100), 6)
@@ -226,8 +243,9 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             raw = f.map.get("particle")
             parts = (tuple(f.get("particle", _particle_list(physics))) if isinstance(raw, YSeq)
                      else (f.get("particle", P),))
-            rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(f.get("rolls", S.anything),
-                                                                          f.map.where("rolls")))
+            declared = _declared(f, physics, DECLARED_KEYS)
+            rolls = tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(f.get("rolls", S.anything),
+                                                                                    f.map.where("rolls")))
             rows.append(DiceEntry(parts, rolls, f.loc))
             f.finish()
     elif kind == "line-types":
