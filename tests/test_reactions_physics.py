@@ -537,3 +537,4 @@ def test_qcd_and_tutti_proofs_count_the_data():
     assert counts["vertices-derived"] == counts["vertex-points"] == len(_yaml("tutti-quantum", "tables/vertices.yaml")["rows"])
     assert counts["score-tokens"] == len(_yaml("tutti-quantum", "components/score-tokens.yaml")["cards"])
     assert counts["sub-diagrams"] == len(_yaml("tutti-quantum", "tables/expert.yaml")["rows"])
+    assert counts["setup-balance"] == len(_yaml("tutti-quantum", "tables/setup.yaml")["rows"])

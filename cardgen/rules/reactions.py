@@ -170,8 +170,8 @@ def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             uneven.add(finding.location)
             yield finding
     rolls = _count_rolls(table.rows) - len(uneven)
-    yield Proof("dice-coverage", f"{table.id}: {rolls} die rolls (nested ones included) cover faces 1-{sides} "
-                f"exactly once", rolls, game.id, table.location)
+    yield Proof("dice-coverage", f"{table.id}: {rolls} die {'roll covers' if rolls == 1 else 'rolls cover'} "
+                f"faces 1-{sides} exactly once (nested rolls included)", rolls, game.id, table.location)
 
 
 def _count_rolls(rows: tuple[DiceEntry, ...]) -> int:

@@ -110,11 +110,17 @@ def vertices_derived(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
 
 
 @declared("setup-balance")
-def setup_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
+def setup_balance(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """For each player count, secret cards + shown cards × rounds + removed cards uses the whole
     deck, and every player ends with the same number of cards."""
     table = table_param(game, params, ("setup",))
     deck = component_param(game, params, "deck")
+    balanced = [row.players for row in table.rows
+                if row.players * row.secret_per_player + row.shown * row.rounds + row.removed == deck.total
+                and (row.shown * row.rounds) % row.players == 0]
+    yield Proof("setup-balance", f"{table.id}: with {', '.join(map(str, balanced)) or 'no'} players the setup deals "
+                f"all {deck.total} cards of '{deck.id}' and every player gets as many", len(balanced), game.id,
+                table.location)
     for row in table.rows:
         used = row.players * row.secret_per_player + row.shown * row.rounds + row.removed
         if used != deck.total:
