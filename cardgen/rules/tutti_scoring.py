@@ -23,7 +23,7 @@ from typing import Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError, did_you_mean
-from ..model import Component, Game, Table
+from ..model import Component, Game
 from ..proof import Choice, Proof
 from ..tables import Vertex
 from . import declared
