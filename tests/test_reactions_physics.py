@@ -538,3 +538,11 @@ def test_qcd_and_tutti_proofs_count_the_data():
     assert counts["score-tokens"] == len(_yaml("tutti-quantum", "components/score-tokens.yaml")["cards"])
     assert counts["sub-diagrams"] == len(_yaml("tutti-quantum", "tables/expert.yaml")["rows"])
     assert counts["setup-balance"] == len(_yaml("tutti-quantum", "tables/setup.yaml")["rows"])
+
+
+def test_a_reaction_too_big_to_draw_is_a_finding_not_a_hang(game_copy):
+    g = game_copy("particle-builder")
+    g.edit("tables/decays.yaml", "{faces: 4, becomes: [nu_tau, d, ubar]}",
+           "{faces: 4, becomes: [nu_tau, d, ubar, u, ubar, u, ubar, u, ubar, d, dbar]}")
+    found = g.findings("couplings")
+    assert any("has 12 particles, more than the 10 whose diagrams the checker draws" in f.message for f in found)

@@ -19,7 +19,7 @@ from ..proof import Choice, Proof
 from . import declared
 from .common import names, table_param
 from .reactions import NOUNS, Reaction, reactions
-from .standard_model import ckm_weight, is_up_type, lone_colour, loop_carrier, tree_diagram, uncoupled, weak_partner
+from .standard_model import MAX_LINES, ckm_weight, is_up_type, lone_colour, loop_carrier, tree_diagram, uncoupled, weak_partner
 
 
 def _sym(p: Particle) -> str:
@@ -56,6 +56,11 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
             continue
         decays = decays and len(r.initial) == 1
         where = f"{table.id}: {r.label}: {r.text()}"
+        if len(r.initial) + len(r.final) > MAX_LINES:
+            yield Finding("couplings", f"{where} has {len(r.initial) + len(r.final)} particles, more than the "
+                          f"{MAX_LINES} whose diagrams the checker draws", r.location,
+                          "list fewer products (a game rarely needs more than a few)", game.id)
+            continue
         diagram = tree_diagram(r.initial, r.final, r.declared.via, physics)
         if r.declared.loop:
             loc = r.declared.at("loop", r.location)

@@ -157,6 +157,10 @@ def ckm_weight(a: Particle, b: Particle) -> float:
 
 # --- diagrams -----------------------------------------------------------------------------
 
+# The most external lines a reaction may have for the diagram search below (which tries pairs of
+# lines at every step): a τ decay into three pions has 8, and 10 take well under a second.
+MAX_LINES = 10
+
 @dataclass(frozen=True)
 class Diagram:
     """A tree diagram found for a reaction: its vertices (lines incoming) in the order they
@@ -173,8 +177,11 @@ def tree_diagram(initial: Sequence[Particle], final: Sequence[Particle], via: Se
     The diagram's internal bosons are exactly ``via`` (the virtual bosons the data declares);
     internal fermion lines (an electron exchanged in e⁺e⁻ → γγ) are found here. Every cubic tree
     has two external lines meeting at one vertex, so joining pairs of lines into one internal line
-    until three remain, and those three meet at a vertex, finds every tree diagram."""
+    until three remain, and those three meet at a vertex, finds every tree diagram. More than
+    :data:`MAX_LINES` external lines is a ValueError."""
     legs = tuple(initial) + tuple(physics.anti(p.id) for p in final)
+    if len(legs) > MAX_LINES:
+        raise ValueError(f"{len(legs)} external lines, more than {MAX_LINES}")
     fermions = tuple(p for p in physics if p.is_fermion)
     ids = {p.id: p for p in physics}
 

@@ -75,6 +75,8 @@ def most_of_any(keys: list[VertexKey], cards: Counter[str]) -> int:
             return 0
         need = Counter(keys[i])
         room = min([left[line] // m for line, m in need.items()] + [most_vertices(keys[i], cards)])
+        if i == len(keys) - 1:
+            return room  # the last kind takes all the room left
         return max(k + best(i + 1, left - Counter({line: m * k for line, m in need.items()}))
                    for k in range(room + 1))
 
