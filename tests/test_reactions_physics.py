@@ -197,18 +197,20 @@ def test_a_three_higgs_vertex_worth_one_point_is_rejected(cli, game_copy):
     out, file, line, col = rejected(cli, game_copy("tutti-quantum"), "tables/vertices.yaml",
                                     "lines: [H, H, H],     points: 6}", "lines: [H, H, H],     points: 1}")
     assert (f"{file}:{line}:{col}: error[vertex-points]: vertex 'hhh' (H-H-H) scores 1 point, fewer than 'eeh' "
-            f"(e-e-H) with 4, though it is rarer: 4 sets of cards from the 44 of 'particles' hold its lines, 112 "
-            f"hold those of 'eeh'. Fix: give 'hhh' at least 4 points (rarer vertices score more).") in out
+            f"(e-e-H) with 4, though it is rarer: collecting its lines takes 47.67 draws from the 44 cards of "
+            f"'particles' on average, those of 'eeh' 22.79. Fix: give 'hhh' at least 4 points (rarer vertices score "
+            f"more).") in out
 
 
 def test_an_expert_rule_naming_an_unknown_vertex_is_rejected(cli, game_copy):
     g = game_copy("tutti-quantum")
+    ids = [v["id"] for v in yaml.safe_load((g.path / "tables/vertices.yaml").read_text(encoding="utf-8"))["rows"]]
     g.edit("tables/expert.yaml", "vertices: [eea, eea]", "vertices: [eea, hh]")
     file, line, col = where(g, "tables/expert.yaml", "  - id: blue-sky")
     res = cli("check", str(g.path))
     assert res.returncode == 1
     assert (f"{file}:{line}:{col}: error[sub-diagrams]: expert: 'blue-sky' names vertex 'hh', which is not in "
-            f"table 'vertices' — did you mean 'hhh'? Fix: use one of: qqg, qqa, qqh, eea, ggg, eeh, hhh.") in (
+            f"table 'vertices' — did you mean 'hhh'? Fix: use one of: {', '.join(ids)}.") in (
         res.stdout + res.stderr)
 
 
@@ -268,20 +270,20 @@ def test_other_same_charge_wild_w_changes_are_rejected(cli, game_copy, old, new,
     assert f"{file}:{line}:{col}: error[weak-transitions]: transmutations: " in out and why in out, out
 
 
-@pytest.mark.parametrize("vertex,points", [("eeh", 2), ("eea", 1), ("ggg", 1), ("hhh", 3), ("qqg", 7), ("qqa", 5)])
+@pytest.mark.parametrize("vertex,points", [("eeh", 2), ("eea", 2), ("qqh", 4), ("hhh", 3), ("qqg", 7), ("ggg", 5)])
 def test_points_that_do_not_follow_rarity_are_rejected(cli, game_copy, vertex, points):
     """Whatever vertex gets whatever points, exactly the vertices that score fewer points than a
-    commoner one (sets of the deck's cards holding their lines, computed here) are flagged."""
-    from collections import Counter
-    from math import comb
-
+    commoner one are flagged; rarity here is computed from the deck as the average number of
+    draws that collects a vertex's three lines (the j-th of c cards costs deck/(c − j))."""
     g = game_copy("tutti-quantum")
     data = yaml.safe_load((g.path / "tables/vertices.yaml").read_text(encoding="utf-8"))
     deck = yaml.safe_load((g.path / "components/particles.yaml").read_text(encoding="utf-8"))
     cards = {c["line"]: c["count"] for c in deck["cards"]}
-    sets = {v["id"]: _prod(comb(cards[line], m) for line, m in Counter(v["lines"]).items()) for v in data["rows"]}
+    total = sum(cards.values())
+    draws = {v["id"]: sum(total / (cards[line] - v["lines"][:i].count(line)) for i, line in enumerate(v["lines"]))
+             for v in data["rows"]}
     pts = {v["id"]: v["points"] for v in data["rows"]} | {vertex: points}
-    flagged = {v for v in sets if any(sets[w] > sets[v] and pts[w] > pts[v] for w in sets)}
+    flagged = {v for v in draws if any(draws[w] < draws[v] and pts[w] > pts[v] for w in draws)}
     assert flagged, "every case here breaks the order"
     row = next(v for v in data["rows"] if v["id"] == vertex)
     line_text = next(ln for ln in (g.path / "tables/vertices.yaml").read_text(encoding="utf-8").splitlines()
@@ -294,12 +296,6 @@ def test_points_that_do_not_follow_rarity_are_rejected(cli, game_copy, vertex, p
     for file, line, col, vid in found:
         assert (file, int(line), int(col)) == where(g, "tables/vertices.yaml", f"id: {vid},"), vid
 
-
-def _prod(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 def test_a_declared_virtual_boson_makes_an_s_channel_annihilation(game_copy):

@@ -3,10 +3,10 @@
 All three may only name vertices the Standard Model has (derived in :mod:`cardgen.rules.tutti`),
 and both points and tokens are measured against the deck:
 
-* **rarity** — a vertex is rarer when fewer sets of cards from the deck hold its three lines:
-  the product over its line types of C(cards of that type, lines of that type at the vertex).
-  Points never fall as vertices get rarer (the rulebook: "the vertices worth more points
-  represent rarer natural processes").
+* **rarity** — a vertex is rarer the more draws from the deck it takes, on average, to collect
+  its three lines (the measure the Particle Builder ``targets`` rule orders targets by). Points
+  never fall as vertices get rarer (the rulebook: "the vertices worth more points represent
+  rarer natural processes").
 * **how many can be scored** — each card is one edge of the honeycomb with two ends, so k
   vertices that use m lines of a type need m·k ends of it; k vertices made of one line type
   alone share at most k − 1 of their cards below six vertices (the honeycomb's smallest cycle
@@ -18,7 +18,6 @@ and both points and tokens are measured against the deck:
 from __future__ import annotations
 
 from collections import Counter
-from math import comb
 from typing import Iterator
 
 from .. import schema as S
@@ -27,7 +26,7 @@ from ..model import Component, Game
 from ..proof import Choice, Proof
 from ..tables import Vertex
 from . import declared
-from .common import component_param, table_param
+from .common import component_param, expected_draws, table_param
 from .tutti import DerivedVertices, VertexKey, derive_vertices
 
 
@@ -41,12 +40,9 @@ def line_counts(deck: Component, field: str, sm: DerivedVertices) -> Counter[str
     return counts
 
 
-def ways(key: VertexKey, cards: Counter[str]) -> int:
-    """How many sets of cards from the deck hold exactly the vertex's lines (its rarity)."""
-    out = 1
-    for line, m in Counter(key).items():
-        out *= comb(cards[line], m)
-    return out
+def rarity(key: VertexKey, cards: Counter[str]) -> float:
+    """Expected draws from the deck to collect the vertex's three lines: more is rarer."""
+    return expected_draws(Counter(key), cards, sum(cards.values()))
 
 
 def _shared_edges(k: int) -> int:
@@ -108,7 +104,7 @@ def vertex_points(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     sm = derive_vertices(game, table)
     deck, cards = _deck_lines(game, params, sm)
     rows = [v for v in table.rows if sm.key(v.lines) in sm.derived]
-    rarity = {v.id: ways(sm.key(v.lines), cards) for v in rows}
+    draws = {v.id: rarity(sm.key(v.lines), cards) for v in rows}
     wrong = 0
     for v in rows:
         if v.points <= 0:
@@ -116,19 +112,19 @@ def vertex_points(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             yield Finding("vertex-points", f"valid vertex {_name(v, sm)} scores {_points(v.points)}", v.location,
                           "give every valid vertex a positive score", game.id)
             continue
-        commoner = [w for w in rows if rarity[w.id] > rarity[v.id] and w.points > v.points]
+        commoner = [w for w in rows if draws[w.id] < draws[v.id] and w.points > v.points]
         if commoner:
             wrong += 1
-            w = max(commoner, key=lambda c: (c.points, rarity[c.id]))
+            w = max(commoner, key=lambda c: (c.points, -draws[c.id]))
             yield Finding("vertex-points", f"vertex {_name(v, sm)} scores {_points(v.points)}, fewer than "
-                          f"{_name(w, sm)} with {w.points}, though it is rarer: {rarity[v.id]} sets of cards from "
-                          f"the {deck.total} of '{deck.id}' hold its lines, {rarity[w.id]} hold those of '{w.id}'",
-                          v.location, f"give '{v.id}' at least {w.points} points (rarer vertices score more)",
-                          game.id)
-    ordered = sorted(rows, key=lambda v: rarity[v.id])
+                          f"{_name(w, sm)} with {w.points}, though it is rarer: collecting its lines takes "
+                          f"{draws[v.id]:.2f} draws from the {deck.total} cards of '{deck.id}' on average, those of "
+                          f"'{w.id}' {draws[w.id]:.2f}", v.location,
+                          f"give '{v.id}' at least {w.points} points (rarer vertices score more)", game.id)
+    ordered = sorted(rows, key=lambda v: -draws[v.id])
     yield Proof("vertex-points", f"{table.id}: {len(rows) - wrong} vertices score more, or the same, the rarer "
-                f"they are with the {deck.total} cards of '{deck.id}' (sets of cards holding each: "
-                f"{', '.join(f'{v.id} {rarity[v.id]} → {v.points} pt' for v in ordered)})",
+                f"they are with the {deck.total} cards of '{deck.id}' (average draws to collect each: "
+                f"{', '.join(f'{v.id} {draws[v.id]:.2f} → {v.points} pt' for v in ordered)})",
                 len(rows) - wrong, game.id, table.location)
 
 
