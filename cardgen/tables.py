@@ -21,6 +21,43 @@ LINE_STYLES = ("fermion", "photon", "gluon", "scalar", "boson")
 
 
 @dataclass(frozen=True)
+class Declared:
+    """What a reaction's data declares about how it happens, each with the reason or place the
+    checker shows (a :class:`cardgen.proof.Choice`):
+
+    * ``virtual`` — products that are off their mass shell (the W a quark decays through is
+      handed out as a card but is virtual): they do not count in the products' mass;
+    * ``via`` — virtual bosons inside the diagram that are not products (the W⁻ of μ⁻ → ν_μ e⁻ ν̄_e);
+    * ``loop`` — why the reaction has no tree-level diagram and goes through a loop (H → g g);
+    * ``energy`` — where the energy comes from when the products outweigh what goes in.
+
+    A key a row kind does not take is an unknown key there (the row's reader says so).
+    """
+
+    virtual: tuple[Particle, ...] = ()
+    via: tuple[Particle, ...] = ()
+    loop: str = ""
+    energy: str = ""
+    where: tuple[tuple[str, Location], ...] = ()
+
+    def at(self, key: str, default: Location) -> Location:
+        return dict(self.where).get(key, default)
+
+    def merge(self, inner: "Declared") -> "Declared":
+        """These declarations (of a dice entry or an enclosing roll) with those of a roll inside:
+        particles add up, an inner reason replaces an outer one."""
+        return Declared(self.virtual + inner.virtual, self.via + inner.via, inner.loop or self.loop,
+                        inner.energy or self.energy, tuple(dict(self.where + inner.where).items()))
+
+    def conjugate(self, physics: PhysicsData) -> "Declared":
+        return Declared(tuple(physics.anti(p.id) for p in self.virtual), tuple(physics.anti(p.id) for p in self.via),
+                        self.loop, self.energy, self.where)
+
+
+DECLARED_KEYS = ("virtual", "via", "loop", "energy")
+
+
+@dataclass(frozen=True)
 class Transformation:
     """``source`` absorbs the boson ``via`` and becomes ``target`` (Particle Builder, Level 5)."""
 
@@ -28,6 +65,7 @@ class Transformation:
     via: Particle
     target: Particle
     location: Location
+    declared: Declared = Declared()
 
 
 @dataclass(frozen=True)
@@ -39,6 +77,7 @@ class Annihilation:
     products: tuple[tuple[Particle, ...], ...]
     roll: str
     location: Location
+    declared: Declared = Declared()
 
 
 @dataclass(frozen=True)
@@ -53,6 +92,7 @@ class Roll:
     remains: bool
     note: str
     location: Location
+    declared: Declared = Declared()
 
 
 @dataclass(frozen=True)
@@ -114,7 +154,36 @@ def _rows(value: Any, loc: Location) -> Iterator[tuple[Any, Location]]:
         yield item, seq.where(i)
 
 
-def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
+def _declared(f: S.Fields, physics: PhysicsData, keys: tuple[str, ...]) -> Declared:
+    """Read the ``virtual``/``via``/``loop``/``energy`` keys (those of ``keys``) a reaction row,
+    a dice entry or a roll declares."""
+    plist = _particle_list(physics)
+    virtual = tuple(f.get("virtual", plist, ())) if "virtual" in keys else ()
+    via = tuple(f.get("via", plist, ())) if "via" in keys else ()
+    loop = f.get("loop", S.text, "") if "loop" in keys else ""
+    energy = f.get("energy", S.text, "") if "energy" in keys else ""
+    for p in via:
+        if p.is_fermion:
+            raise InputError(f"'via' lists the virtual bosons inside the diagram; {p.id} is a fermion",
+                             f.map.where("via"), "remove it: internal fermion lines are found by the checker")
+    where = tuple((k, f.map.where(k)) for k in DECLARED_KEYS if f.has(k))
+    return Declared(virtual, via, loop, energy, where)
+
+
+def _products_hold(declared: Declared, products: tuple[tuple[Particle, ...], ...], loc: Location) -> None:
+    """Every option of a reaction holds the products its declaration calls virtual."""
+    for option in products:
+        missing = [p.id for p in declared.virtual if option.count(p) < declared.virtual.count(p)]
+        if missing:
+            raise InputError(f"'virtual' names {', '.join(dict.fromkeys(missing))}, which is not among the products "
+                             f"[{', '.join(p.id for p in option)}]", declared.at("virtual", loc),
+                             "list only products here (a virtual boson that is not a product goes in 'via'); "
+                             "on a dice entry or a roll with nested rolls it applies to every outcome below")
+
+
+def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int, inherited: Declared) -> Roll:
+    """One roll; ``inherited`` are the declarations of its dice entry and enclosing rolls, which
+    apply to every outcome below them."""
     f = S.Fields(item, "a dice roll", loc)
     faces = f.get("faces", lambda v, l, r=None: S.faces(v, l, r, sides))
     plist = _particle_list(physics)
@@ -124,15 +193,24 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
     reroll = f.get("reroll", S.boolean, False)
     remains = f.get("remains", S.boolean, False)
     note = f.get("note", S.text, "")
+    opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
+    own = _declared(f, physics, DECLARED_KEYS)
     f.finish()
     chosen = [name for name, v in (("becomes", becomes), ("options", options), ("roll", nested),
                                    ("reroll", reroll or None), ("remains", remains or None)) if v is not None]
     if len(chosen) != 1:
         raise InputError(f"a roll needs exactly one outcome, found {len(chosen)} ({', '.join(chosen) or 'none'})",
                          f.loc, "give one of: becomes, options, roll, reroll: true, remains: true")
-    rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(nested, f.map.where("roll"))) if nested else ()
-    opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
-    return Roll(faces, opts, rolls, reroll, remains, note, f.loc)
+    if own.where and (reroll or remains):
+        key = own.where[0][0]
+        raise InputError(f"'{key}' describes a reaction's products, and this roll has none", f.map.key_where(key),
+                         "declare it on the roll that names the products (becomes or options)")
+    declared = inherited.merge(own)
+    if opts:
+        _products_hold(declared, opts, f.loc)
+    rolls = (tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(nested, f.map.where("roll")))
+             if nested else ())
+    return Roll(faces, opts, rolls, reroll, remains, note, f.loc, declared)
 
 
 def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -143,16 +221,18 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
     if kind == "transformations":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a transformation", loc)
-            rows.append(Transformation(f.get("from", P), f.get("via", P), f.get("to", P), f.loc))
+            source, via, target = f.get("from", P), f.get("via", P), f.get("to", P)
+            rows.append(Transformation(source, via, target, f.loc, _declared(f, physics, ("energy",))))
             f.finish()
     elif kind == "annihilation":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "an annihilation rule", loc)
-            rows.append(Annihilation(
-                f.get("name", S.text), tuple(f.get("members", _particle_list(physics))),
-                tuple(tuple(o) for o in f.get("products", S.seq_of(_particle_list(physics), min_items=1,
-                                                                     what="list of product options"))),
-                f.get("roll", S.text, ""), f.loc))
+            name, members = f.get("name", S.text), tuple(f.get("members", _particle_list(physics)))
+            products = tuple(tuple(o) for o in f.get("products", S.seq_of(_particle_list(physics), min_items=1,
+                                                                            what="list of product options")))
+            declared = _declared(f, physics, DECLARED_KEYS)
+            _products_hold(declared, products, f.loc)
+            rows.append(Annihilation(name, members, products, f.get("roll", S.text, ""), f.loc, declared))
             f.finish()
     elif kind == "dice":
         sides = body.get("die", S.integer(2, 100), 6)
@@ -163,8 +243,9 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             raw = f.map.get("particle")
             parts = (tuple(f.get("particle", _particle_list(physics))) if isinstance(raw, YSeq)
                      else (f.get("particle", P),))
-            rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(f.get("rolls", S.anything),
-                                                                          f.map.where("rolls")))
+            declared = _declared(f, physics, DECLARED_KEYS)
+            rolls = tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(f.get("rolls", S.anything),
+                                                                                    f.map.where("rolls")))
             rows.append(DiceEntry(parts, rolls, f.loc))
             f.finish()
     elif kind == "line-types":

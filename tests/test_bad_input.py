@@ -93,7 +93,7 @@ def test_unknown_rule_name(game_copy):
 
 def test_dangling_table_reference(game_copy):
     g = game_copy("tutti-quantum")
-    g.edit("components/score-tokens.yaml", "vertex: hhh, reverse: hhh", "vertex: hhh, reverse: hhhh")
+    g.edit("components/score-tokens.yaml", "vertex: qqg, reverse: hhh", "vertex: qqg, reverse: hhhh")
     err = load_error(g)
     assert "'hhhh' is not an id in table 'vertices'" in err.message and "did you mean 'hhh'" in err.message
 

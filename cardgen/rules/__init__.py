@@ -46,4 +46,4 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import decks, generic_rules, hadrons, placement, reactions, tutti  # noqa: E402,F401
+from . import couplings, decks, generic_rules, hadrons, kinematics, placement, reactions, tutti, tutti_scoring  # noqa: E402,F401

@@ -77,6 +77,18 @@ def particle_counts(component: Component, field: str) -> Counter[str]:
     return counts
 
 
+def expected_draws(needed: Counter[str], counts: Counter[str], deck_total: int) -> float:
+    """Expected draws to collect ``needed`` (kind → how many) from a deck holding ``counts`` of
+    each kind, ignoring opponents: the j-th copy of a kind with c copies costs deck/(c − j) draws.
+    The measure of rarity the targets rule orders targets by; here for any kind of card."""
+    cost = 0.0
+    for kind, k in needed.items():
+        c = counts.get(kind, 0)
+        for j in range(k):
+            cost += deck_total / (c - j) if c - j > 0 else float("inf")
+    return cost
+
+
 def card_key(card: Card, path: str) -> Any:
     """A card's value for a dotted path: 'line', 'particle', 'particle.category'."""
     head, _, attr = path.partition(".")

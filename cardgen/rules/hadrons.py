@@ -11,7 +11,8 @@ from ..errors import Finding, InputError
 from ..model import Card, Game
 from ..particles import Particle
 from . import declared
-from .common import component_param, fmt_fraction, particle_counts, particle_field, total, typed_field
+from .common import (component_param, expected_draws, fmt_fraction, particle_counts, particle_field, total,
+                     typed_field)
 
 #: What each kind of target implies: the number of quarks and antiquarks (``None`` = any
 #: multiple of three, for atoms and nuclei) and the baryon number that follows.
@@ -54,13 +55,7 @@ def _kind_problems(kind: str, particles: tuple[Particle, ...]) -> list[tuple[str
 def difficulty(required: tuple[Particle, ...], counts: Counter[str], deck_total: int) -> float:
     """Expected draws to collect the required cards from the deck, ignoring opponents: needing
     the j-th copy of a particle with c copies costs deck/(c - j) draws. Rarer = harder."""
-    need = Counter(p.id for p in required)
-    cost = 0.0
-    for pid, k in need.items():
-        c = counts.get(pid, 0)
-        for j in range(k):
-            cost += deck_total / (c - j) if c - j > 0 else float("inf")
-    return cost
+    return expected_draws(Counter(p.id for p in required), counts, deck_total)
 
 
 @declared("targets")

@@ -6,18 +6,33 @@ All of them reduce to the same physics: the quantum numbers going in equal those
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterator
 
 from .. import schema as S
 from ..errors import Finding, Location
+from ..proof import Proof
 from ..model import Game, Table
 from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData
-from ..tables import Annihilation, DiceEntry, Roll, Transformation, walk_outcomes
+from ..tables import Annihilation, Declared, DiceEntry, Roll, Transformation, walk_outcomes
 from . import declared
 from .common import component_param, fmt_fraction, names, particle_counts, particle_field, table_param, total
 
-Reaction = tuple[tuple[Particle, ...], tuple[Particle, ...], Location, str]
+@dataclass(frozen=True)
+class Reaction:
+    """One reaction a table describes: ``initial`` → ``final``, with what its row declares about
+    how it happens (virtual products, internal bosons, a loop, an energy source)."""
+
+    initial: tuple[Particle, ...]
+    final: tuple[Particle, ...]
+    location: Location
+    label: str
+    declared: Declared = Declared()
+    changes: bool = True
+
+    def text(self) -> str:
+        return f"{names(self.initial)} → {names(self.final)}"
 
 
 def _conjugate(physics: PhysicsData, parts: tuple[Particle, ...]) -> tuple[Particle, ...]:
@@ -25,31 +40,39 @@ def _conjugate(physics: PhysicsData, parts: tuple[Particle, ...]) -> tuple[Parti
 
 
 def reactions(table: Table, physics: PhysicsData) -> Iterator[Reaction]:
-    """Every reaction a table describes, as (initial, final, where, label); dice tables marked
-    ``antiparticles: true`` also yield the conjugate of each outcome."""
+    """Every reaction a table describes; dice tables marked ``antiparticles: true`` also yield
+    the conjugate of each outcome of a particle that is not its own antiparticle. A die face on
+    which the particle remains yields a reaction with ``changes`` False."""
     for row in table.rows:
         if isinstance(row, Transformation):
-            yield (row.source, row.via), (row.target,), row.location, f"{row.source.id} + {row.via.id}"
+            yield Reaction((row.source, row.via), (row.target,), row.location,
+                           f"{row.source.id} + {row.via.id}", row.declared)
         elif isinstance(row, Annihilation):
             for m in row.members:
                 for option in row.products:
-                    yield (m, physics.anti(m.id)), option, row.location, f"{row.name}: {m.id} annihilation"
+                    yield Reaction((m, physics.anti(m.id)), option, row.location,
+                                   f"{row.name}: {m.id} annihilation", row.declared)
         elif isinstance(row, DiceEntry):
             for p in row.particles:
                 for roll, products in walk_outcomes(row.rolls):
                     final = products if products is not None else (p,)
                     faces = ",".join(map(str, roll.faces))
-                    yield (p,), final, roll.location, f"{p.id} on {faces}"
-                    if table.options.get("antiparticles"):
-                        yield ((physics.anti(p.id),), _conjugate(physics, final), roll.location,
-                               f"{physics.anti(p.id).id} on {faces} (antiparticle rule)")
+                    yield Reaction((p,), final, roll.location, f"{p.id} on {faces}", roll.declared,
+                                   products is not None)
+                    if table.options.get("antiparticles") and p.antiparticle != p.id:
+                        anti = physics.anti(p.id)
+                        yield Reaction((anti,), _conjugate(physics, final), roll.location,
+                                       f"{anti.id} on {faces} (antiparticle rule)",
+                                       roll.declared.conjugate(physics), products is not None)
 
+
+NOUNS = {"transformations": "transformations", "annihilation": "annihilations", "dice": "outcomes"}
 
 ALL_CONSERVED = ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau")
 
 
 @declared("conservation")
-def conservation(game: Game, params: S.Fields) -> Iterator[Finding]:
+def conservation(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Each reaction of a table conserves the listed quantities (all of them by default)."""
     table = table_param(game, params, ("transformations", "annihilation", "dice"))
     quantities = params.get("quantities", S.seq_of(S.choice(QUANTUM_NUMBERS), min_items=1, what="list of quantities"),
@@ -57,15 +80,34 @@ def conservation(game: Game, params: S.Fields) -> Iterator[Finding]:
     yield from violations(game, table, quantities, "conservation")
 
 
-def violations(game: Game, table: Table, quantities: list[str] | tuple[str, ...], rule: str) -> Iterator[Finding]:
-    """One finding per reaction and quantity that is not conserved."""
-    for initial, final, loc, label in reactions(table, game.physics):
+def quantities_text(quantities: list[str] | tuple[str, ...]) -> str:
+    """'charge, baryon number and lepton family numbers' for a list of quantity names."""
+    words = [q.replace("_", " ") for q in quantities if not q.startswith("lepton_") or q == "lepton_number"]
+    families = [q for q in quantities if q.startswith("lepton_") and q != "lepton_number"]
+    if families:
+        words.append("lepton family numbers" if len(families) == 3 else
+                     " and ".join(q.replace("_", " ") for q in families))
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def violations(game: Game, table: Table, quantities: list[str] | tuple[str, ...],
+               rule: str) -> Iterator[Finding | Proof]:
+    """One finding per reaction and quantity that is not conserved, and a proof for the rest."""
+    held = 0
+    for r in reactions(table, game.physics):
+        if not r.changes:
+            continue
+        broken = False
         for q in quantities:
-            before, after = total(initial, q), total(final, q)
+            before, after = total(r.initial, q), total(r.final, q)
             if before != after:
-                yield Finding(rule, f"{table.id}: {label}: {names(initial)} → {names(final)} changes "
-                              f"{q.replace('_', ' ')} from {fmt_fraction(before)} to {fmt_fraction(after)}", loc,
-                              _fix_hint(q, before - after), game.id)
+                broken = True
+                yield Finding(rule, f"{table.id}: {r.label}: {r.text()} changes "
+                              f"{q.replace('_', ' ')} from {fmt_fraction(before)} to {fmt_fraction(after)}",
+                              r.location, _fix_hint(q, before - after), game.id)
+        held += not broken
+    yield Proof(rule, f"{table.id}: {held} {NOUNS[table.kind]} conserve {quantities_text(quantities)}", held, game.id,
+                table.location)
 
 
 def _fix_hint(quantity: str, missing: Fraction) -> str:
@@ -76,7 +118,7 @@ def _fix_hint(quantity: str, missing: Fraction) -> str:
 
 
 @declared("transformations")
-def transformations(game: Game, params: S.Fields) -> Iterator[Finding]:
+def transformations(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Level 5 transformations: conserve charge (the W carries ±1), baryon number and lepton
     family numbers; with ``deck`` given, every allowed transformation among the deck's fermions
     must also be listed (so players are never told a legal move is illegal)."""
@@ -93,24 +135,30 @@ def transformations(game: Game, params: S.Fields) -> Iterator[Finding]:
             if n > 1:
                 yield Finding("transformations", f"{table.id}: {key[0]} + {key[1]} → {key[2]} is listed {n} times",
                               table.location, "remove the duplicates", game.id)
+        allowed = 0
         for src in fermions:
             for w in bosons:
                 for dst in fermions:
-                    if dst.id == src.id or (src.id, w.id, dst.id) in listed:
+                    if dst.id == src.id or not all(total((src, w), q) == total((dst,), q) for q in ALL_CONSERVED):
                         continue
-                    if all(total((src, w), q) == total((dst,), q) for q in ALL_CONSERVED):
+                    allowed += 1
+                    if (src.id, w.id, dst.id) not in listed:
                         yield Finding("transformations", f"{table.id}: the allowed transformation {src.name} + "
                                       f"{w.symbol.unicode()} → {dst.name} is missing", table.location,
                                       f"add '- {{from: {src.id}, via: {w.id}, to: {dst.id}}}'", game.id)
+        yield Proof("transformations", f"{table.id}: the {allowed} transformations that conserve charge, baryon "
+                    f"number and lepton family numbers among the {len(fermions)} fermions and {len(bosons)} W of "
+                    f"'{deck.id}' are all listed", allowed, game.id, table.location)
 
 
 @declared("dice-coverage")
-def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding]:
+def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Every die roll in a table (nested rolls included) covers each face exactly once, and a
     particle appears in at most one entry."""
     table = table_param(game, params, ("dice",))
     sides = table.options["die"]
     seen: dict[str, Location] = {}
+    uneven: set[Location] = set()
     for entry in table.rows:
         for p in entry.particles:
             if p.id in seen:
@@ -118,7 +166,19 @@ def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding]:
                               f"{seen[p.id].line})", entry.location, "merge them", game.id)
             seen[p.id] = entry.location
         label = "/".join(p.id for p in entry.particles)
-        yield from _cover(game, table, entry.rolls, sides, label, entry.location)
+        for finding in _cover(game, table, entry.rolls, sides, label, entry.location):
+            uneven.add(finding.location)
+            yield finding
+    rolls = _count_rolls(table.rows) - len(uneven)
+    yield Proof("dice-coverage", f"{table.id}: {rolls} die {'roll covers' if rolls == 1 else 'rolls cover'} "
+                f"faces 1-{sides} exactly once (nested rolls included)", rolls, game.id, table.location)
+
+
+def _count_rolls(rows: tuple[DiceEntry, ...]) -> int:
+    """How many die rolls a table's entries hold, nested rolls included."""
+    def count(rolls: tuple[Roll, ...]) -> int:
+        return 1 + sum(count(r.roll) for r in rolls if r.roll)
+    return sum(count(e.rolls) for e in rows)
 
 
 def _cover(game: Game, table: Table, rolls: tuple[Roll, ...], sides: int, label: str,

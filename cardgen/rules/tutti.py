@@ -2,56 +2,24 @@
 
 The vertex table is not trusted: the checker derives the Standard Model's tree-level
 three-point vertices among the game's line types from the particles' charges, colour and
-mass, and compares.
+mass (:mod:`cardgen.rules.standard_model`), and compares. What scores those vertices (points,
+tokens, expert sub-diagrams) is checked in :mod:`cardgen.rules.tutti_scoring`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from typing import Iterable, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError
-from ..model import Game
-from ..particles import Particle
-from ..tables import LineType
+from ..model import Game, Table
+from ..proof import Proof
+from ..tables import LineType, Vertex
 from . import declared
 from .common import component_param, table_param
-
-
-def _is_photon_like(b: Particle) -> bool:
-    return b.kind == "gauge boson" and b.charge == 0 and not b.colour_charged and b.mass.value == 0
-
-
-def _is_gluon_like(b: Particle) -> bool:
-    return b.kind == "gauge boson" and b.colour_charged
-
-
-def _massive_scalar(b: Particle) -> bool:
-    return b.kind == "scalar" and b.mass.value > 0 and not b.mass.upper_limit
-
-
-def fermion_couples(f: Particle, b: Particle) -> bool:
-    """Does the vertex f f̄ b exist at tree level? Photons couple to electric charge, gluons to
-    colour, the Higgs to mass (Yukawa)."""
-    if _is_photon_like(b):
-        return f.charge != 0
-    if _is_gluon_like(b):
-        return f.colour_charged
-    if _massive_scalar(b):
-        return f.mass.value > 0 and not f.mass.upper_limit
-    return False
-
-
-def bosons_couple(a: Particle, b: Particle, c: Particle) -> bool:
-    """Three-boson vertices among massless gauge bosons and neutral scalars: a gauge boson that
-    carries the charge it mediates couples to itself (g g g); a massive scalar with a potential
-    couples to itself (H H H); a neutral scalar does not couple to massless gauge bosons at tree
-    level, and neutral colourless bosons never meet."""
-    trio = (a, b, c)
-    if all(x.id == a.id for x in trio):
-        return _is_gluon_like(a) or _massive_scalar(a)
-    return False
+from .standard_model import bosons_couple, fermion_couples
 
 
 def vertex_exists(lines: tuple[LineType, LineType, LineType]) -> tuple[bool, str]:
@@ -71,55 +39,88 @@ def vertex_exists(lines: tuple[LineType, LineType, LineType]) -> tuple[bool, str
     return answers.pop(), ""
 
 
-@declared("vertices-derived")
-def vertices_derived(game: Game, params: S.Fields) -> Iterator[Finding]:
-    table = table_param(game, params, ("vertices",))
+VertexKey = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DerivedVertices:
+    """A vertex table's line types and the vertices the Standard Model allows among them, each a
+    tuple of line ids in the line-types table's order (fermions first: 'q-q-g')."""
+
+    line_types: dict[str, LineType]
+    derived: frozenset[VertexKey]
+    problems: tuple[str, ...]
+
+    def key(self, lines: Iterable[str]) -> VertexKey:
+        order = {lid: i for i, lid in enumerate(self.line_types)}
+        return tuple(sorted(lines, key=order.__getitem__))
+
+
+def derive_vertices(game: Game, table: Table) -> DerivedVertices:
+    """The Standard-Model vertices among the line types a vertex table names (the table's own
+    rows are not read)."""
     lt_id = table.options["line_types"]
     if lt_id not in game.tables or game.tables[lt_id].kind != "line-types":
         raise InputError(f"vertex table '{table.id}' names '{lt_id}' as its line types, which is not a "
                          f"line-types table", table.location, "point 'line_types' at a table of kind line-types")
     line_types: dict[str, LineType] = {lt.id: lt for lt in game.tables[lt_id].rows}
-    order = {lid: i for i, lid in enumerate(line_types)}
+    derived: set[VertexKey] = set()
+    problems: list[str] = []
+    for trio in combinations_with_replacement(list(line_types), 3):
+        exists, problem = vertex_exists(tuple(line_types[i] for i in trio))
+        if problem:
+            problems.append(f"line type in {'-'.join(trio)}: {problem}")
+        if exists:
+            derived.add(trio)
+    return DerivedVertices(line_types, frozenset(derived), tuple(problems))
 
-    def canonical(lines: Iterable[str]) -> tuple[str, ...]:
-        """Line ids in the table's order (fermions first), so 'q-q-g' reads like physics."""
-        return tuple(sorted(lines, key=order.__getitem__))
 
-    listed: dict[tuple[str, ...], object] = {}
+@declared("vertices-derived")
+def vertices_derived(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
+    table = table_param(game, params, ("vertices",))
+    sm = derive_vertices(game, table)
+    order = {lid: i for i, lid in enumerate(sm.line_types)}
+    listed: dict[VertexKey, Vertex] = {}
     for v in table.rows:
         for lid in v.lines:
-            if lid not in line_types:
+            if lid not in sm.line_types:
                 raise InputError(f"vertex '{v.id}' uses unknown line type '{lid}'", v.location,
-                                 f"use one of: {', '.join(line_types)}")
-        key = canonical(v.lines)
+                                 f"use one of: {', '.join(sm.line_types)}")
+        key = sm.key(v.lines)
         if key in listed:
             yield Finding("vertices-derived", f"vertex '{v.id}' repeats '{listed[key].id}'", v.location,
                           "remove the duplicate", game.id)
         listed[key] = v
-    derived: set[tuple[str, ...]] = set()
-    for trio in combinations_with_replacement(list(line_types), 3):
-        exists, problem = vertex_exists(tuple(line_types[i] for i in trio))
-        if problem:
-            yield Finding("vertices-derived", f"line type in {'-'.join(trio)}: {problem}", table.location,
-                          "split the line type so all its particles behave alike", game.id)
-        if exists:
-            derived.add(canonical(trio))
-    for key in sorted(derived - set(listed), key=lambda k: [order[i] for i in k]):
+    for problem in sm.problems:
+        yield Finding("vertices-derived", problem, table.location,
+                      "split the line type so all its particles behave alike", game.id)
+    for key in sorted(sm.derived - set(listed), key=lambda k: [order[i] for i in k]):
         yield Finding("vertices-derived", f"the Standard Model has the vertex {'-'.join(key)} but table "
                       f"'{table.id}' does not list it", table.location,
                       f"add a row with lines: [{', '.join(key)}]", game.id)
-    for key in sorted(set(listed) - derived, key=lambda k: [order[i] for i in k]):
+    for key in sorted(set(listed) - sm.derived, key=lambda k: [order[i] for i in k]):
         v = listed[key]
         yield Finding("vertices-derived", f"vertex '{v.id}' ({'-'.join(key)}) is not a tree-level Standard Model "
                       f"vertex", v.location, "remove it from the table of valid vertices", game.id)
+    both = sm.derived & set(listed)
+    yield Proof("vertices-derived", f"{table.id}: the {len(both)} listed vertices are exactly the Standard Model's "
+                f"tree-level vertices among the {len(sm.line_types)} line types "
+                f"({', '.join(listed[k].id for k in sorted(both, key=lambda k: [order[i] for i in k]))})",
+                len(both), game.id, table.location)
 
 
 @declared("setup-balance")
-def setup_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
+def setup_balance(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """For each player count, secret cards + shown cards × rounds + removed cards uses the whole
     deck, and every player ends with the same number of cards."""
     table = table_param(game, params, ("setup",))
     deck = component_param(game, params, "deck")
+    balanced = [row.players for row in table.rows
+                if row.players * row.secret_per_player + row.shown * row.rounds + row.removed == deck.total
+                and (row.shown * row.rounds) % row.players == 0]
+    yield Proof("setup-balance", f"{table.id}: with {', '.join(map(str, balanced)) or 'no'} players the setup deals "
+                f"all {deck.total} cards of '{deck.id}' and every player gets as many", len(balanced), game.id,
+                table.location)
     for row in table.rows:
         used = row.players * row.secret_per_player + row.shown * row.rounds + row.removed
         if used != deck.total:

@@ -1,0 +1,133 @@
+"""Every reaction a game prints happens through Standard-Model vertices.
+
+A decay, an annihilation or a transformation must be drawn as a tree diagram of the vertices
+:mod:`cardgen.rules.standard_model` derives, with the virtual bosons the data declares
+(``via``) as its only internal bosons. A reaction with no tree diagram is allowed only where the
+data declares it a loop (``loop: reason``, e.g. H → g g through a top-quark loop), and then a
+particle must exist that couples to every external line, with colour conserved.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .. import schema as S
+from ..errors import Finding
+from ..model import Game
+from ..particles import Particle, PhysicsData
+from ..proof import Choice, Proof
+from . import declared
+from .common import names, table_param
+from .reactions import NOUNS, Reaction, reactions
+from .standard_model import MAX_LINES, ckm_weight, is_up_type, lone_colour, loop_carrier, tree_diagram, uncoupled, weak_partner
+
+
+def _sym(p: Particle) -> str:
+    return p.symbol.unicode()
+
+
+def missing_vertex(r: Reaction, physics: PhysicsData) -> str:
+    """Why a reaction has no tree diagram, naming the vertex it would need."""
+    via = r.declared.via
+    for i, boson in enumerate(via):
+        if tree_diagram(r.initial, r.final, via[:i] + via[i + 1:], physics):
+            return f"it declares the virtual {_sym(boson)}, which no diagram needs: the reaction happens without it"
+    if len(r.initial) == 1 and len(r.final) == 2 and not via:
+        return f"there is no Standard-Model vertex {_sym(r.initial[0])} {names(r.final)}"
+    pair = uncoupled(r.initial, r.final, physics)
+    if pair:
+        i, x = pair
+        if x.charge == 0 and not x.is_fermion:
+            return f"{_sym(x)} does not couple to {_sym(i)} (there is no vertex {_sym(i)} {_sym(physics.anti(i.id))} {_sym(x)})"
+        return f"no Standard-Model vertex joins {_sym(i)} and {_sym(x)}"
+    through = f" through the virtual {names(via)}" if via else ""
+    return f"no chain of Standard-Model vertices{through} makes it"
+
+
+@declared("couplings")
+def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
+    """Each reaction of a table is a tree diagram of Standard-Model vertices, or a declared loop."""
+    table = table_param(game, params, ("transformations", "annihilation", "dice"))
+    physics = game.physics
+    single = chained = loops = 0
+    decays = True
+    for r in reactions(table, physics):
+        if not r.changes:
+            continue
+        decays = decays and len(r.initial) == 1
+        where = f"{table.id}: {r.label}: {r.text()}"
+        if len(r.initial) + len(r.final) > MAX_LINES:
+            yield Finding("couplings", f"{where} has {len(r.initial) + len(r.final)} particles, more than the "
+                          f"{MAX_LINES} whose diagrams the checker draws", r.location,
+                          "list fewer products (a game rarely needs more than a few)", game.id)
+            continue
+        diagram = tree_diagram(r.initial, r.final, r.declared.via, physics)
+        if r.declared.loop:
+            loc = r.declared.at("loop", r.location)
+            carrier = loop_carrier(r.initial, r.final, physics)
+            if diagram:
+                yield Finding("couplings", f"{where} is declared a loop but has a tree-level diagram", loc,
+                              "remove 'loop'", game.id)
+            elif lone_colour(r.initial, r.final):
+                yield Finding("couplings", f"{where} does not conserve colour: a single colour-charged particle "
+                              f"cannot come from or go into a colourless state, not even through a loop", loc,
+                              "fix the products", game.id)
+            elif carrier is None:
+                yield Finding("couplings", f"{where}: no particle couples to all of {names(r.initial)} "
+                              f"{names(r.final)}, so not even a loop makes it", loc, "fix the products", game.id)
+            else:
+                loops += 1
+                yield Choice("couplings", f"{where}: a loop (e.g. through {_sym(carrier)})", r.declared.loop, loc,
+                             game.id)
+            continue
+        if diagram is None:
+            yield Finding("couplings", f"{where} does not happen through Standard-Model vertices: "
+                          f"{missing_vertex(r, physics)}", r.location,
+                          "fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or "
+                          "declare a loop with its reason ('loop: ...')", game.id)
+        elif len(diagram.vertices) == 1:
+            single += 1
+        else:
+            chained += 1
+            if r.declared.via:
+                yield Choice("couplings", f"{where}: through the virtual {names(r.declared.via)}",
+                             f"vertices {'; '.join(names(v) for v in diagram.vertices)} (lines incoming)",
+                             r.declared.at("via", r.location), game.id)
+    n = single + chained + loops
+    parts = [f"{single} at one vertex"] if single else []
+    parts += [f"{chained} through a chain of vertices"] if chained else []
+    parts += [f"{loops} through a declared loop"] if loops else []
+    noun = "decays" if decays else NOUNS[table.kind]
+    yield Proof("couplings", f"{table.id}: {n} {noun} happen through Standard-Model vertices"
+                f"{' (' + ', '.join(parts) + ')' if parts else ''}", n, game.id, table.location)
+
+
+@declared("weak-transitions")
+def weak_transitions(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
+    """A wild W's flavour changes (a records table with particle fields ``from`` and ``to``) are
+    charge-changing weak transitions: a W vertex joins the two (u ↔ d, s, b; never u → c)."""
+    table = table_param(game, params, ("records",))
+    source = params.get("from_field", S.ident, "from")
+    target = params.get("to_field", S.ident, "to")
+    ok: list[str] = []
+    for row in table.rows:
+        a, b = row.values.get(source), row.values.get(target)
+        if not isinstance(a, Particle) or not isinstance(b, Particle):
+            yield Finding("weak-transitions", f"{table.id}: row '{row.id}' needs particles in '{source}' and "
+                          f"'{target}'", row.location, "give both as particle ids", game.id)
+            continue
+        w = weak_partner(a, b, game.physics)
+        if w is None:
+            why = (f"both have charge {a.charge}" if a.charge == b.charge
+                   else f"a W changes charge by one unit, and {_sym(a)} → {_sym(b)} changes it by {b.charge - a.charge}"
+                   if abs(b.charge - a.charge) != 1 else "they are not partners in a weak doublet")
+            yield Finding("weak-transitions", f"{table.id}: {row.id}: {_sym(a)} → {_sym(b)} is not a weak transition "
+                          f"({why}): no W vertex {_sym(a)} {_sym(game.physics.anti(b.id))} W",
+                          row.location, "a W turns an up-type quark into a down-type quark or back, or a charged "
+                          "lepton into its own neutrino", game.id)
+            continue
+        weight = (f", |V|² = {ckm_weight(a, b):.3g}" if a.kind == "quark" and is_up_type(a) != is_up_type(b) else "")
+        ok.append(f"{_sym(a)} → {_sym(b)} {_sym(w)}{weight}")
+    yield Proof("weak-transitions", f"{table.id}: {len(ok)} flavour changes are charge-changing weak transitions, "
+                f"each a W vertex (and so are their antiparticles'): {'; '.join(ok)}", len(ok), game.id,
+                table.location)
