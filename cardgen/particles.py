@@ -214,7 +214,7 @@ class PhysicsData:
 _DESIGN_HINT = 'write design: {reason: "why this value is not PDG\'s"}'
 
 
-def _design(value: object, loc: Location, raw: str | None = None) -> Design:
+def design_choice(value: object, loc: Location, raw: str | None = None) -> Design:
     """``design: {reason: ...}``: the declaration that a value deliberately differs from PDG."""
     if not isinstance(value, YMap):
         raise InputError(f"a design choice must say why, found {S.type_name(value)}", loc, _DESIGN_HINT)
@@ -248,7 +248,7 @@ def _read_measured(f: S.Fields, units: Mapping[str, float]) -> Measured:
     minus = f.get("minus", S.number(minimum=0), None)
     where = {k: f.map.where(k) for k in (key, "plus", "minus") if f.has(k)}
     literals = {k: f.map.raw.get(k, str(f.map[k])) for k in ("plus", "minus") if f.has(k)}
-    return Measured(amount, unit, digits, plus, minus, upper, f.get("design", _design, None), f.map.where(key),
+    return Measured(amount, unit, digits, plus, minus, upper, f.get("design", design_choice, None), f.map.where(key),
                     where, literals)
 
 
@@ -276,7 +276,7 @@ def _lifetime(value: object, loc: Location, raw: str | None) -> Lifetime:
     if f.map.get("value") == "stable":
         _no_note(f)
         f.get("value", S.anything)
-        design = f.get("design", _design, None)
+        design = f.get("design", design_choice, None)
         f.finish()
         return Lifetime(stable=True, design=design, location=f.map.where("value"))
     proxy = f.get("proxy_pdg_id", S.integer(), None)

@@ -46,4 +46,4 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import decks, generic_rules, hadrons, pdg_values, reactions, tutti  # noqa: E402,F401
+from . import decks, energies, generic_rules, hadrons, pdg_values, reactions, tutti  # noqa: E402,F401
