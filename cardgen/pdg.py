@@ -68,11 +68,11 @@ def contents(p: PDGParticle) -> list[Counter[str]]:
 
 
 def content_text(content: Counter[str]) -> str:
-    """'u u d' or 'd s̄' for a content, quarks before antiquarks, in PDG's order of flavours."""
+    """'u u d' or 'd s̅' for a content, quarks before antiquarks, in PDG's order of flavours."""
     order = {c: i for i, c in enumerate("udscbt")}
     quarks = sorted((c for c in content.elements() if c.islower()), key=order.__getitem__)
     antis = sorted((c.lower() for c in content.elements() if c.isupper()), key=order.__getitem__)
-    return " ".join(quarks + [f"{c}\u0304" for c in antis])
+    return " ".join(quarks + [f"{c}\u0305" for c in antis])  # the overline cardgen's symbols use
 
 
 def flavour_numbers(content: Counter[str]) -> dict[str, int]:
