@@ -39,48 +39,63 @@ QUANTITIES = ("charge", "spin", "mass", "lifetime")
 #: Most templates a component may pull in (extends, imports, includes): bounds the scan.
 MAX_TEMPLATES = 64
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+#: Parses templates only (never renders them): the syntax is the renderer's, Jinja's default.
+_PARSER = jinja2.Environment()
 
 
 # --- what a template prints ---------------------------------------------------------------
 
 def printed_quantities(game: Game, component: Component) -> frozenset[str]:
     """The particle quantities the component's templates read, following extends, imports and
-    includes. A template that cannot be read or parsed counts as printing everything (the
+    includes. A template that cannot be found, read or parsed counts as printing everything (the
     template rules report it; here it must not make a value go unchecked)."""
-    roots = tuple(n for n in (component.front, component.back) if n)
-    return _scan(str(game.templates_dir), roots)
-
-
-@lru_cache(maxsize=64)
-def _scan(templates_dir: str, roots: tuple[str, ...]) -> frozenset[str]:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader([templates_dir, str(SHARED_TEMPLATES)]))
+    folders = (game.templates_dir, SHARED_TEMPLATES)
     found: set[str] = set()
-    todo, seen = list(roots), set()
-    while todo and len(seen) < MAX_TEMPLATES:
+    todo = [n for n in (component.front, component.back) if n]
+    seen: set[str] = set()
+    while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        try:
-            source = env.loader.get_source(env, name)[0]  # type: ignore[union-attr]
-            tree = env.parse(source)
-        except (jinja2.TemplateError, OSError, UnicodeError):
+        path = next((f / name for f in folders if (f / name).is_file()), None)
+        if path is None or len(seen) > MAX_TEMPLATES:
             return frozenset(QUANTITIES)
-        for node in tree.find_all((nodes.Getattr, nodes.Filter, nodes.Const, nodes.Extends, nodes.Include,
-                                   nodes.Import, nodes.FromImport)):
-            if isinstance(node, nodes.Getattr) and node.attr in QUANTITIES:
-                found.add(node.attr)
-            elif isinstance(node, nodes.Filter) and node.name in QUANTITIES:
-                found.add(node.name)
-            elif isinstance(node, nodes.Const) and node.value in QUANTITIES:
-                found.add(node.value)  # sum(attribute="charge"), attr(p, "mass")
-            elif isinstance(node, (nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)):
-                target = node.template
-                if isinstance(target, nodes.Const) and isinstance(target.value, str):
-                    todo.append(target.value)
-                else:
-                    return frozenset(QUANTITIES)  # a computed template name: cannot tell
+        stat = path.stat()
+        facts = _template_facts(str(path), stat.st_mtime_ns, stat.st_size)
+        if facts is None:
+            return frozenset(QUANTITIES)
+        quantities, references = facts
+        found |= quantities
+        todo.extend(references)
     return frozenset(found)
+
+
+@lru_cache(maxsize=256)
+def _template_facts(path: str, mtime_ns: int, size: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """The quantities one template file reads and the templates it names; None when it cannot
+    be parsed or names a template by a computed expression. Cached by file version, so an edited
+    template (``cardgen serve``) is read again."""
+    try:
+        tree = _PARSER.parse(Path(path).read_text(encoding="utf-8"))
+    except (jinja2.TemplateError, OSError, UnicodeError):
+        return None
+    found: set[str] = set()
+    references: list[str] = []
+    for node in tree.find_all((nodes.Getattr, nodes.Filter, nodes.Const, nodes.Extends, nodes.Include,
+                               nodes.Import, nodes.FromImport)):
+        if isinstance(node, nodes.Getattr) and node.attr in QUANTITIES:
+            found.add(node.attr)
+        elif isinstance(node, nodes.Filter) and node.name in QUANTITIES:
+            found.add(node.name)
+        elif isinstance(node, nodes.Const) and node.value in QUANTITIES:
+            found.add(node.value)  # sum(attribute="charge"), attr(p, "mass")
+        elif isinstance(node, (nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)):
+            target = node.template
+            if not (isinstance(target, nodes.Const) and isinstance(target.value, str)):
+                return None  # a computed template name: cannot tell what it prints
+            references.append(target.value)
+    return frozenset(found), tuple(references)
 
 
 def card_particles(component: Component) -> tuple[list[Particle], int]:
