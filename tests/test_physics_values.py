@@ -459,3 +459,24 @@ def test_qcd_energies_are_listed_as_design_choices_and_proved():
     assert all("constituent quark masses" in c.reason for c in choices)
     rows = Counter(c.location.line for c in choices)
     assert len(rows) == 4
+
+
+def test_what_the_card_prints_is_checked_not_only_the_table(tmp_path):
+    """A template that prints something other than its flavour's energy is caught on the
+    rendered faces, at the component's front template line."""
+    path, _, _ = game_copy_at(tmp_path, "qcd", FLAVOURS, "id: flavours", "id: flavours")
+    shutil.copytree(ROOT / "templates" / "qcd", path / "templates")
+    front = path / "templates" / "card-front.svg.j2"
+    source = front.read_text(encoding="utf-8")
+    assert source.count('flavour.energy_mev ~ " MeV"') == 1
+    front.write_text(source.replace('flavour.energy_mev ~ " MeV"', '(flavour.energy_mev + 100) ~ " MeV"'),
+                     encoding="utf-8")
+    cards_yaml = (path / "components" / "cards.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, ln in enumerate(cards_yaml, 1) if ln.startswith("front:"))
+    code, out = cli(str(path))
+    assert code == 1
+    wrong = [ln for ln in out.splitlines() if "error[flavour-energies]" in ln]
+    assert len(wrong) == 24  # every distinct quark card (each printed twice over in the deck)
+    assert (f"cards.yaml:{line}:8: error[flavour-energies]: card 'u-red' prints '400 MeV' 'energy' text but the "
+            f"energy of its flavour is 300 MeV (row 'up'). Fix: print the row's energy_mev in the 'energy' field of "
+            f"card-front.svg.j2.") in out

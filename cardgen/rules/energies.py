@@ -5,7 +5,9 @@ data declares them a design choice (``design: {reason: ...}`` on the check) and 
 lists them; it still holds them to what physics says about the flavours:
 
 * every quark a card shows has an energy, the one the card prints (the first table row naming
-  it, as the template looks it up), and a quark and its antiquark print the same;
+  it, as the template looks it up), and a quark and its antiquark print the same; with
+  ``printed: <text field>`` the card fronts are rendered and the number each one prints in that
+  field must be that energy, so a template printing something else is caught too;
 * energies follow PDG's mass order of the flavours: strictly where PDG's masses differ by more
   than ``strict_ratio``, an equal energy allowed only where they do not, or within an isospin
   doublet (u, d: isospin ½, per PDG);
@@ -19,6 +21,8 @@ at the figures printed.
 
 from __future__ import annotations
 
+import html
+import re
 from collections import Counter
 from fractions import Fraction
 from itertools import combinations
@@ -27,8 +31,8 @@ from typing import Iterator
 from .. import format as fmt
 from .. import pdg
 from .. import schema as S
-from ..errors import Finding, InputError, Location
-from ..model import Game
+from ..errors import CardgenError, Finding, InputError, Location
+from ..model import Card, Component, Game
 from ..particles import Particle, design_choice
 from ..proof import Choice, Proof
 from ..tables import Record
@@ -61,6 +65,25 @@ def _mev(value: float) -> str:
     return f"{value:g} MeV"
 
 
+def printed_text(game: Game, comp: Component, cards: list[Card], field: str) -> dict[str, str | None]:
+    """What each card's front prints in the text field ``field`` (None: no such text), read
+    from the face rendered in memory; a card whose face cannot be rendered is left out (the
+    build and the template checks report why)."""
+    from ..render import Renderer  # rendering is needed only by checks that read printed text
+
+    renderer = Renderer(game)
+    pattern = re.compile(r'<g aria-label="([^"]*)" data-field="' + re.escape(html.escape(field)) + '"')
+    out: dict[str, str | None] = {}
+    for card in cards:
+        try:
+            body = renderer.face(comp, card).body
+        except CardgenError:
+            continue
+        found = pattern.search(body)
+        out[card.id] = html.unescape(found.group(1)) if found else None
+    return out
+
+
 @declared(RULE)
 def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Quark flavours' energies: present for every card, the same for a quark and its antiquark,
@@ -74,6 +97,7 @@ def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof |
     deviation = _row_field(table, params, "deviation", "deviation", ("text",), required=False)
     ratio = params.get("strict_ratio", S.number(minimum=1), 3)
     design = params.get("design", design_choice, None)
+    printed_field = params.get("printed", S.ident, None)
     rows: list[Record] = list(table.rows)
 
     def where(row: Record, key: str) -> Location:
@@ -103,6 +127,18 @@ def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof |
                           card.where(card_field), f"add {p.id} to a row's '{members}'", game.id)
 
     wrong = 0
+    if printed_field is not None:
+        cards = [c for c in comp.cards if getattr(c.fields.get(card_field), "id", None) in printed]
+        for card_id, text in printed_text(game, comp, cards, printed_field).items():
+            card = next(c for c in cards if c.id == card_id)
+            row, value = printed[card.fields[card_field].id]
+            number = re.match(r"\s*([-+]?\d+(?:[.,]\d+)?)", text or "")
+            if number is None or float(number.group(1).replace(",", ".")) != value:
+                wrong += 1
+                yield Finding(RULE, f"card '{card.id}' prints {repr(text) if text else 'no'} '{printed_field}' text "
+                              f"but the energy of its flavour is {_mev(value)} (row '{row.id}')",
+                              comp.where("front"), f"print the row's {energy} in the '{printed_field}' field "
+                              f"of {comp.front}", game.id)
     for pid, (row, value) in printed.items():
         p = game.physics.particles[pid]
         anti = printed.get(p.antiparticle)
@@ -179,7 +215,9 @@ def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof |
                          design.reason, where(row, energy), game.id)
     if not wrong:
         with_book = sum(1 for r in rows if r.values.get(rulebook) is not None)
-        yield Proof(RULE, f"{comp.id}: {quark_cards} quark cards print the energy of their flavour: {len(flavours)} "
+        yield Proof(RULE, f"{comp.id}: {quark_cards} quark cards print the energy of their flavour"
+                    + (f" (read from their rendered '{printed_field}' text)" if printed_field else "") +
+                    f": {len(flavours)} "
                     f"flavours ({len(printed)} quarks and antiquarks), the same for a quark and its antiquark, in "
                     f"{pdg.EDITION}'s mass order (strictly where masses differ more than {ratio:g}×), each at least "
                     f"its mass; {with_book - declared_rows} of {with_book} equal the rulebook's"
