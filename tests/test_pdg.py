@@ -16,7 +16,7 @@ from particle import Particle as PDG
 
 from cardgen.loader import load_game, shipped_physics
 from cardgen.particles import MASS_UNITS, TIME_UNITS
-from cardgen.rules.pdg_values import QUANTITIES, _Check
+from cardgen.rules.pdg_values import QUANTITIES, Comparison
 
 PHYSICS = shipped_physics()
 PARTICLES = list(PHYSICS)
@@ -114,7 +114,7 @@ def test_comparison_is_strict_enough_to_fail():
 def test_the_products_rule_agrees(p):
     """The checker's verdict on every printed quantity: equal to PDG, or a declared choice exactly
     where PDG gives no value (a choice never hides a value PDG has)."""
-    check = _Check(load_game("particle-builder"))
+    check = Comparison(load_game("particle-builder"))
     pdg = PDG.from_pdgid(p.pdg_id)
     for quantity in QUANTITIES:
         verdict, records, _ = check.value(p, quantity)

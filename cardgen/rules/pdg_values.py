@@ -120,7 +120,7 @@ def card_particles(component: Component) -> tuple[list[Particle], int]:
 
 @dataclass(frozen=True)
 class Printed:
-    """A printed number read back: its value in SI-free units as printed, its significant
+    """A printed number read back: its value in the unit printed, its significant
     figures, its unit and whether it is only a bound ('< 0.8 eV/c²')."""
 
     text: str
@@ -180,7 +180,7 @@ class Tally:
         return self.equal + self.choices + self.wrong
 
 
-class _Check:
+class Comparison:
     """Compares one game's particles with PDG, remembering each value's verdict so that a value
     printed by several components is judged (and reported) once."""
 
@@ -374,7 +374,7 @@ class _Check:
 def pdg_values(game: Game) -> Iterator[Finding | Proof | Choice]:
     """Every charge, spin, mass and lifetime a card prints equals PDG at the precision printed,
     or is a design choice the data declares (listed with its reason)."""
-    check = _Check(game)
+    check = Comparison(game)
     printing = False
     for comp in game.components.values():
         quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
