@@ -84,7 +84,7 @@ def test_mass_matches_pdg_at_printed_precision(p):
 
 
 @pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
-def test_lifetime_matches_pdg_or_is_a_noted_choice(p):
+def test_lifetime_matches_pdg_or_is_a_declared_choice(p):
     pdg = PDG.from_pdgid(p.pdg_id)
     lt = p.lifetime
     if pdg.lifetime is None:
