@@ -51,11 +51,23 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class Design:
+    """A value the data declares as deliberately not PDG's (``design: {reason: ...}``): the
+    checker lists it as a choice with this reason instead of comparing it with PDG."""
+
+    reason: str
+    location: Location
+
+
+@dataclass(frozen=True)
 class Measured:
     """A physical value with its unit as written in the data.
 
     ``digits`` is the literal the author typed (e.g. '172.6'), used to compare with PDG at the
     printed precision. ``upper_limit`` marks values such as neutrino masses that are only bounded.
+    ``where`` holds the position of each key (value, plus, minus) and ``literals`` the text of
+    the uncertainties as written, so each can be checked at its own precision and reported at
+    its own line.
     """
 
     value: float
@@ -64,18 +76,26 @@ class Measured:
     plus: float | None = None
     minus: float | None = None
     upper_limit: bool = False
-    note: str = ""
+    design: Design | None = None
     location: Location | None = None
+    where: Mapping[str, Location] = field(default_factory=dict)
+    literals: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Lifetime:
-    """Mean lifetime; ``stable`` means infinite (it beats every finite lifetime in the games)."""
+    """Mean lifetime; ``stable`` means infinite (it beats every finite lifetime in the games).
+
+    ``proxy_pdg_id`` names the hadron whose lifetime stands in for a confined quark's (a design
+    choice the checker still verifies against that hadron); ``width`` is the decay width the
+    lifetime was computed from (ħ/Γ), when PDG measures the width rather than the lifetime."""
 
     stable: bool
     measured: Measured | None = None
     proxy_pdg_id: int | None = None
-    note: str = ""
+    design: Design | None = None
+    width: Measured | None = None
+    location: Location | None = None
 
     @property
     def seconds(self) -> float:
@@ -101,8 +121,9 @@ class Particle:
     lifetime: Lifetime
     antiparticle: str
     source: str
-    note: str
     location: Location
+    #: position of each key's value (charge, spin, ...), so a finding points at the value itself
+    where: Mapping[str, Location] = field(default_factory=dict, compare=False)
 
     @property
     def is_fermion(self) -> bool:
@@ -190,8 +211,31 @@ class PhysicsData:
 
 # --- reading ------------------------------------------------------------------------------
 
+_DESIGN_HINT = 'write design: {reason: "why this value is not PDG\'s"}'
+
+
+def design_choice(value: object, loc: Location, raw: str | None = None) -> Design:
+    """``design: {reason: ...}``: the declaration that a value deliberately differs from PDG."""
+    if not isinstance(value, YMap):
+        raise InputError(f"a design choice must say why, found {S.type_name(value)}", loc, _DESIGN_HINT)
+    f = S.Fields(value, "a design choice", loc)
+    reason = f.get("reason", S.text)
+    f.finish()
+    if not reason.strip():
+        raise InputError("the reason of a design choice is empty", value.where("reason"), _DESIGN_HINT)
+    return Design(reason.strip(), value.where("reason"))
+
+
+def _no_note(f: S.Fields) -> None:
+    """``note:`` used to hold design choices as free text the checker could not read."""
+    if f.has("note"):
+        raise InputError("'note' is not read here: a value that deliberately differs from PDG is declared "
+                         "as a design choice", f.map.key_where("note"), f"replace the note: {_DESIGN_HINT}")
+
+
 def _read_measured(f: S.Fields, units: Mapping[str, float]) -> Measured:
-    """Read value-or-upper_limit, unit, uncertainties and note from an open field reader."""
+    """Read value-or-upper_limit, unit, uncertainties and design choice from an open field reader."""
+    _no_note(f)
     unit = f.get("unit", S.choice(units))
     upper = f.has("upper_limit")
     if upper and f.has("value"):
@@ -200,9 +244,12 @@ def _read_measured(f: S.Fields, units: Mapping[str, float]) -> Measured:
     key = "upper_limit" if upper else "value"
     amount = f.get(key, S.number(minimum=0))
     digits = f.map.raw.get(key, str(amount))
-    return Measured(amount, unit, digits, f.get("plus", S.number(minimum=0), None),
-                    f.get("minus", S.number(minimum=0), None), upper, f.get("note", S.text, ""),
-                    f.map.where(key))
+    plus = f.get("plus", S.number(minimum=0), None)
+    minus = f.get("minus", S.number(minimum=0), None)
+    where = {k: f.map.where(k) for k in (key, "plus", "minus") if f.has(k)}
+    literals = {k: f.map.raw.get(k, str(f.map[k])) for k in ("plus", "minus") if f.has(k)}
+    return Measured(amount, unit, digits, plus, minus, upper, f.get("design", design_choice, None), f.map.where(key),
+                    where, literals)
 
 
 def _mass(value: object, loc: Location, raw: str | None) -> Measured:
@@ -212,19 +259,35 @@ def _mass(value: object, loc: Location, raw: str | None) -> Measured:
     return measured
 
 
+def _width(value: object, loc: Location, raw: str | None) -> Measured:
+    f = S.Fields(value, "a decay width", loc)
+    measured = _read_measured(f, MASS_UNITS)
+    f.finish()
+    if measured.upper_limit:
+        raise InputError("a width the lifetime is computed from must be a value, not a limit",
+                         f.map.key_where("upper_limit"), "write 'value:' or leave the width out")
+    return measured
+
+
 def _lifetime(value: object, loc: Location, raw: str | None) -> Lifetime:
     if value == "stable":
-        return Lifetime(stable=True)
+        return Lifetime(stable=True, location=loc)
     f = S.Fields(value, "a lifetime ('stable' or value + unit)", loc)
     if f.map.get("value") == "stable":
+        _no_note(f)
         f.get("value", S.anything)
-        note = f.get("note", S.text, "")
+        design = f.get("design", design_choice, None)
         f.finish()
-        return Lifetime(stable=True, note=note)
+        return Lifetime(stable=True, design=design, location=f.map.where("value"))
     proxy = f.get("proxy_pdg_id", S.integer(), None)
+    width = f.get("width", _width, None)
     measured = _read_measured(f, TIME_UNITS)
     f.finish()
-    return Lifetime(stable=False, measured=measured, proxy_pdg_id=proxy, note=measured.note)
+    if proxy is not None and measured.design is None:
+        raise InputError("a stand-in hadron's lifetime is a design choice and needs its reason",
+                         f.map.key_where("proxy_pdg_id"), f"declare it: {_DESIGN_HINT}")
+    return Lifetime(stable=False, measured=measured, proxy_pdg_id=proxy, design=measured.design, width=width,
+                    location=measured.location)
 
 
 def _symbol(value: object, loc: Location, raw: str | None) -> Symbol:
@@ -244,6 +307,7 @@ def _lepton_numbers(value: object, loc: Location, raw: str | None) -> dict[str, 
 
 def _particle(item: object, loc: Location) -> Particle:
     f = S.Fields(item, "a particle", loc)
+    _no_note(f)
     generation = f.get("generation", S.integer(1, 3), None)
     p = Particle(
         id=f.get("id", S.ident),
@@ -261,8 +325,8 @@ def _particle(item: object, loc: Location) -> Particle:
         lifetime=f.get("lifetime", _lifetime),
         antiparticle=f.get("antiparticle", S.ident),
         source=f.get("source", S.text),
-        note=f.get("note", S.text, ""),
         location=f.loc,
+        where=dict(f.map.value_locs),
     )
     f.finish()
     return p

@@ -7,7 +7,7 @@ came from. ``records`` is the open-ended kind: its fields are declared in data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from . import schema as S
@@ -138,6 +138,8 @@ class Record:
     id: str
     values: dict[str, Any]
     location: Location
+    #: position of each field's value, so a rule can point at the value it judges
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
 def _particles(physics: PhysicsData) -> Callable[[Any, Location, Any], Particle]:
@@ -279,8 +281,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             if not isinstance(item, YMap):
                 raise InputError("a row must be a mapping", loc, "write 'key: value' pairs")
             rid = S.Fields(item, "a row", loc).get("id", S.ident)
-            values, _, _ = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id",))
-            rows.append(Record(rid, values, loc))
+            values, _, locs = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id",))
+            rows.append(Record(rid, values, loc, locs))
     else:  # pragma: no cover - kind validated by the caller
         raise AssertionError(kind)
     _unique_ids(rows, what)

@@ -67,7 +67,8 @@ def test_unknown_particle_with_did_you_mean(game_copy):
     g.edit("components/targets.yaml", "requires: [u, u, d]", "requires: [u, u, down]")
     err = load_error(g)
     assert "unknown particle 'down'" in err.message
-    assert err.location.line == 21
+    lines = (g.path / "components/targets.yaml").read_text(encoding="utf-8").splitlines()
+    assert err.location.line == next(i for i, ln in enumerate(lines, 1) if "requires: [u, u, down]" in ln)
 
 
 def test_duplicate_card_id(game_copy):

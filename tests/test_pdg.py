@@ -1,7 +1,9 @@
 """Every physical value in data/particles.yaml against PDG 2026 (the `particle` package).
 
 A value passes when the PDG value, rounded to the number of significant figures written in the
-data, equals the data. Values PDG does not give must be flagged as design choices with a note.
+data, equals the data. Values PDG does not give must be declared design choices with a reason.
+This is an independent reimplementation of the comparison; the product's own rule
+(cardgen/rules/pdg_values.py, run by `cardgen check`) is held to the same verdicts below.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from fractions import Fraction
 import pytest
 from particle import Particle as PDG
 
-from cardgen.loader import shipped_physics
+from cardgen.loader import load_game, shipped_physics
 from cardgen.particles import MASS_UNITS, TIME_UNITS
+from cardgen.rules.pdg_values import QUANTITIES, Comparison
 
 PHYSICS = shipped_physics()
 PARTICLES = list(PHYSICS)
@@ -71,7 +74,7 @@ def test_mass_matches_pdg_at_printed_precision(p):
     pdg = PDG.from_pdgid(p.pdg_id)
     m = p.mass
     if pdg.mass is None:
-        assert m.upper_limit and m.note, f"{p.id}: PDG gives no mass, the data must give a noted limit"
+        assert m.upper_limit and m.design, f"{p.id}: PDG gives no mass, the data must declare its limit"
         return
     factor = MASS_UNITS[m.unit]
     assert same_at_precision(m.digits, pdg.mass / factor), f"{p.id}: {m.digits} {m.unit} vs PDG {pdg.mass} MeV"
@@ -81,12 +84,12 @@ def test_mass_matches_pdg_at_printed_precision(p):
 
 
 @pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
-def test_lifetime_matches_pdg_or_is_a_noted_choice(p):
+def test_lifetime_matches_pdg_or_is_a_declared_choice(p):
     pdg = PDG.from_pdgid(p.pdg_id)
     lt = p.lifetime
     if pdg.lifetime is None:
         # PDG gives nothing (confined quarks): the value must say where it comes from.
-        assert lt.note, f"{p.id}: lifetime without PDG value needs a note"
+        assert lt.design, f"{p.id}: lifetime without PDG value must be a declared design choice"
         if lt.proxy_pdg_id is not None:
             proxy = PDG.from_pdgid(lt.proxy_pdg_id)
             written = lt.measured.digits
@@ -105,3 +108,15 @@ def test_comparison_is_strict_enough_to_fail():
     assert same_at_precision("172.6", 172600 / 1000)
     assert not same_at_precision("172.7", 172600 / 1000)
     assert sig_figs("0.5110") == 4 and sig_figs("4.64e-25") == 3
+
+
+@pytest.mark.parametrize("p", PARTICLES, ids=lambda p: p.id)
+def test_the_products_rule_agrees(p):
+    """The checker's verdict on every printed quantity: equal to PDG, or a declared choice exactly
+    where PDG gives no value (a choice never hides a value PDG has)."""
+    check = Comparison(load_game("particle-builder"))
+    pdg = PDG.from_pdgid(p.pdg_id)
+    for quantity in QUANTITIES:
+        verdict, records, _ = check.value(p, quantity)
+        no_pdg_value = {"mass": pdg.mass is None, "lifetime": pdg.lifetime is None}.get(quantity, False)
+        assert verdict == ("choices" if no_pdg_value else "equal"), (quantity, records)

@@ -31,7 +31,7 @@ from .conftest import ROOT
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-STRANGE = "  - {id: strange, name: Strange, particles: [s, sbar], energy_mev: 500}"
+STRANGE = "  - {id: strange, name: Strange, particles: [s, sbar], energy_mev: 500,  rulebook_mev: 500}"
 HALF_TYPED = "  - {id: strange, name: Strange, particles: [s, sb"
 
 
@@ -207,7 +207,7 @@ def test_browser_page_updates_the_changed_card_by_itself(server, qcd):
             assert page.inner_html('.face[data-face="cards/u-red/front"]') == untouched
             assert page.locator("#error").is_hidden()
 
-            qcd.edit("tables/flavours.yaml", STRANGE.replace("500", "600"), HALF_TYPED)
+            qcd.edit("tables/flavours.yaml", STRANGE.replace("energy_mev: 500", "energy_mev: 600"), HALF_TYPED)
             page.wait_for_selector("#error:not([hidden])", timeout=10_000)
             assert error_line(page.inner_text("#error"), "flavours.yaml") > 0
 

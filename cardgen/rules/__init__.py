@@ -46,4 +46,5 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import couplings, decks, generic_rules, hadrons, kinematics, placement, reactions, tutti, tutti_scoring  # noqa: E402,F401
+from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_values, placement,  # noqa: E402,F401
+               reactions, tutti, tutti_scoring)

@@ -1,4 +1,7 @@
-"""Target cards (Particle Builder): every target must be a real, buildable particle system."""
+"""Target cards (Particle Builder): every target must be a real, buildable particle system, and
+one that names its particle (``identity: [p]``, or one name per part of an atom) must be that
+particle as PDG knows it: its quark content, charge, baryon number and flavour quantum numbers.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,14 @@ from collections import Counter
 from fractions import Fraction
 from typing import Iterator
 
+from .. import pdg
 from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Card, Game
 from ..particles import Particle
+from ..proof import Proof
 from . import declared
-from .common import (component_param, expected_draws, fmt_fraction, particle_counts, particle_field, total,
+from .common import (component_param, expected_draws, fmt_fraction, names, particle_counts, particle_field, total,
                      typed_field)
 
 #: What each kind of target implies: the number of quarks and antiquarks (``None`` = any
@@ -58,21 +63,119 @@ def difficulty(required: tuple[Particle, ...], counts: Counter[str], deck_total:
     return expected_draws(Counter(p.id for p in required), counts, deck_total)
 
 
+IDENTITY_HINT = ("name it as the particle package spells PDG's names (p, n, pi+, K0, Lambda, Delta(1232)++, "
+                 "J/psi(1S), e-) or by its PDG id number")
+
+
+def _quark_letter(p: Particle) -> str | None:
+    """PDG's letter for a quark card (upper case for an antiquark), None for anything else."""
+    if p.kind != "quark" or not 1 <= abs(p.pdg_id) <= 6:
+        return None
+    letter = pdg.QUARK_LETTERS[abs(p.pdg_id) - 1]
+    return letter.upper() if p.pdg_id < 0 else letter
+
+
+def _numbers(charge: Fraction, baryon: Fraction, flavours: dict[str, int]) -> str:
+    shown = [f"charge {'+' if charge > 0 else ''}{fmt_fraction(charge)}", f"baryon number {fmt_fraction(baryon)}"]
+    shown += [f"{name} {value:+d}" for name, value in flavours.items() if value]
+    return ", ".join(shown)
+
+
+def _identity_problem(card: Card, ref, share: tuple[Particle, ...]) -> tuple[str, str] | None:
+    """Why the cards ``share`` are not PDG's particle ``ref`` (None when they are)."""
+    if not ref.pdgid.is_hadron:  # a fundamental particle: exactly its own card
+        if len(share) == 1 and share[0].pdg_id == int(ref.pdgid):
+            return None
+        return (f"requires {names(share) or 'nothing'} for {ref.name} but PDG's {ref.name} is one fundamental "
+                f"particle (PDG id {int(ref.pdgid)})", f"require exactly one {ref.name} card for it")
+    letters = [_quark_letter(p) for p in share]
+    content = Counter(letter for letter in letters if letter)
+    expected = pdg.contents(ref)
+    others = [p for p, letter in zip(share, letters) if letter is None]
+    if not others and content in expected:
+        return None
+    want = expected[0] if expected else Counter()
+    have = _numbers(total(share, "charge"), total(share, "baryon_number"), pdg.flavour_numbers(content))
+    pdg_has = _numbers(pdg.charge(ref), pdg.baryon_number(ref), pdg.flavour_numbers(want))
+    alternatives = " or ".join(pdg.content_text(c) for c in expected) or ref.quarks
+    return (f"requires {names(share)} for {ref.name} but PDG's {ref.name} is {alternatives} ({pdg_has}); "
+            f"these cards give {have}", f"require {alternatives}")
+
+
+def _kind_of(parts: list) -> str:
+    """The target kind PDG's particles imply: one baryon, antibaryon or meson, else an atom."""
+    if len(parts) == 1 and parts[0].pdgid.is_baryon:
+        return "baryon" if int(parts[0].pdgid) > 0 else "antibaryon"
+    if len(parts) == 1 and parts[0].pdgid.is_meson:
+        return "meson"
+    return "atom"
+
+
+def _identities(card: Card, field: str, shares_field: str,
+                required: tuple[Particle, ...]) -> Iterator[tuple[object, tuple[Particle, ...]]]:
+    """Each named part of a target with its share of the required cards, read in order."""
+    loc = card.where(field)
+    parts = []
+    for name in card.fields.get(field) or ():
+        try:
+            parts.append(pdg.lookup(name))
+        except pdg.UnknownParticle:
+            raise InputError(f"target '{card.id}' names '{S.shown(name)}', which is no particle PDG knows", loc,
+                             IDENTITY_HINT) from None
+    shares = card.fields.get(shares_field)
+    if shares is None:
+        if len(parts) > 1:
+            raise InputError(f"target '{card.id}' has {len(parts)} parts but does not say which required cards "
+                             f"belong to which", loc, f"add '{shares_field}: [...]', the number of required cards "
+                             f"of each part in order, e.g. [3, 1] for a proton and an electron")
+        shares = (len(required),)
+    if len(shares) != len(parts) or sum(shares) != len(required):
+        raise InputError(f"target '{card.id}': '{shares_field}' {list(shares)} must give each of its {len(parts)} "
+                         f"parts a share of its {len(required)} required cards", card.where(shares_field),
+                         f"write {len(parts)} numbers that add up to {len(required)}")
+    start = 0
+    for ref, n in zip(parts, shares):
+        yield ref, required[start:start + n]
+        start += n
+
+
 @declared("targets")
-def targets(game: Game, params: S.Fields) -> Iterator[Finding]:
+def targets(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Each target card: buildable from the deck, integer charge, colour-neutral and with the
-    baryon number its kind implies; and harder targets never score fewer points."""
+    baryon number its kind implies; harder targets never score fewer points; and a target that
+    names its particle (``identity``) has PDG's quark content, charge, baryon number and flavour
+    quantum numbers for it, part by part (``shares``) when it is an atom."""
     comp = component_param(game, params)
     deck = component_param(game, params, "deck")
     deck_field = particle_field(deck, params, "deck_field")
     requires = typed_field(comp, params, "requires", "requires", ("list:particle",), "particle-list")
     kind_field = typed_field(comp, params, "kind", "hadron", ("enum", "text"), "kind")
     points_field = typed_field(comp, params, "points", "points", ("int", "number"), "points")
+    identity = typed_field(comp, params, "identity", "identity", ("list:text",), "identity", required=False)
+    shares_field = typed_field(comp, params, "shares", "shares", ("list:int",), "shares", required=False)
     counts = particle_counts(deck, deck_field)
     scored: list[tuple[float, int, Card]] = []
+    named = parts_equal = unnamed = 0
     for card in comp.cards:
         parts: tuple[Particle, ...] = card.fields.get(requires) or ()
         loc = card.where(requires)
+        if card.fields.get(identity):
+            named += 1
+            identified = list(_identities(card, identity, shares_field, parts))
+            for ref, share in identified:
+                problem = _identity_problem(card, ref, share)
+                if problem:
+                    yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
+                else:
+                    parts_equal += 1
+            implied = _kind_of([ref for ref, _ in identified])
+            if card.fields.get(kind_field) != implied:
+                yield Finding("targets", f"target '{card.id}' is a {card.fields.get(kind_field)} but "
+                              f"{' + '.join(ref.name for ref, _ in identified)} make{'s' if len(identified) == 1 else ''}"
+                              f" a{'n' if implied[0] in 'aeiou' else ''} {implied}", card.where(kind_field),
+                              f"set {kind_field}: {implied}", game.id)
+        else:
+            unnamed += 1
         need = Counter(p.id for p in parts)
         for pid, n in sorted(need.items()):
             if counts[pid] < n:
@@ -92,6 +195,12 @@ def targets(game: Game, params: S.Fields) -> Iterator[Finding]:
         points = card.fields.get(points_field)
         if points is not None:
             scored.append((difficulty(parts, counts, deck.total), points, card))
+    claim = (f"{comp.id}: {named} target{'s' if named != 1 else ''} name their particles; {parts_equal} part"
+             f"{'s' if parts_equal != 1 else ''} have PDG 2026's quark content, charge, baryon number, strangeness, "
+             f"charm, bottomness and topness")
+    if unnamed:
+        claim += f"; {unnamed} target{'s' if unnamed != 1 else ''} name no particle (checked by kind only)"
+    yield Proof("targets", claim, parts_equal, game.id, comp.location)
     scored.sort(key=lambda t: (t[0], t[1]))
     for (d1, p1, c1), (d2, p2, c2) in zip(scored, scored[1:]):
         if d2 > d1 + 1e-9 and p2 < p1:

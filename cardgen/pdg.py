@@ -1,0 +1,101 @@
+"""PDG through the `particle` package (scikit-hep): the one place the checker asks it.
+
+The package ships the PDG tables offline, so a check needs no network. Values come in PDG's own
+units (MeV for masses and widths, ns for lifetimes); the helpers here turn them into what the
+rules compare: SI seconds, quark contents as counts, and numbers rounded to a given number of
+significant figures (the precision a card prints).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from fractions import Fraction
+from functools import lru_cache
+
+from particle import Particle as PDGParticle
+from particle.particle.particle import InvalidParticle, ParticleNotFound
+
+#: Edition of the Review the package's tables come from, as the report names it.
+EDITION = "PDG 2026"
+NS = 1e-9
+#: Quark letters by PDG id (d = 1, u = 2, s = 3, c = 4, b = 5, t = 6).
+QUARK_LETTERS = "duscbt"
+#: PDG flavour quantum numbers by quark (for the quark; its antiquark has the opposite sign):
+#: strangeness and bottomness are −1 for s and b by convention, charm and topness +1.
+FLAVOURS = {"s": ("strangeness", -1), "c": ("charm", 1), "b": ("bottomness", -1), "t": ("topness", 1)}
+
+
+class UnknownParticle(LookupError):
+    """A name or id the package does not know."""
+
+
+@lru_cache(maxsize=512)
+def lookup(key: int | str) -> PDGParticle:
+    """The package's particle for a PDG id (int or digits) or a PDG name ('p', 'pi+', 'K0',
+    'J/psi(1S)')."""
+    try:
+        if isinstance(key, int) or re.fullmatch(r"[+-]?\d+", str(key).strip()):
+            return PDGParticle.from_pdgid(int(key))
+    except (InvalidParticle, ParticleNotFound, ValueError) as exc:
+        raise UnknownParticle(str(exc)) from None
+    # Particle.from_name builds every particle's name (0.6 s a call); a name starts with the
+    # stored PDG base name, so only those few are built. The nucleon, not the nucleus, for 'p'.
+    name = str(key).strip()
+    found = [p for p in PDGParticle.all() if name.startswith(p.pdg_name) and p.name == name]
+    if not found:
+        raise UnknownParticle(f"no particle is named {name!r}")
+    return min(found, key=lambda p: abs(int(p.pdgid)))
+
+
+def round_sig(value: float, figures: int) -> float:
+    """``value`` rounded to ``figures`` significant figures (0 stays 0)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, figures - 1 - math.floor(math.log10(abs(value))))
+
+
+def same_at(printed: float, figures: int, pdg_value: float) -> bool:
+    """Whether PDG's value, rounded to the figures printed, is the printed number."""
+    if printed == 0 or pdg_value == 0:
+        return printed == pdg_value
+    return math.isclose(printed, round_sig(pdg_value, figures), rel_tol=1e-9)
+
+
+def contents(p: PDGParticle) -> list[Counter[str]]:
+    """Quark content as counts of quark letters (upper case = antiquark, PDG's notation), one
+    per term: a neutral meson that is a mixture (π⁰ = (uū − dd̄)/√2) has several, and a card set
+    holding any one term is that meson. Fundamental particles have none."""
+    text = p.quarks or ""
+    terms = [t for t in re.findall(r"[A-Za-z]+", text)
+             if all(c.lower() in QUARK_LETTERS for c in t) and len(t) in (2, 3)]
+    return [Counter(t) for t in terms]
+
+
+def content_text(content: Counter[str]) -> str:
+    """'u u d' or 'd s̅' for a content, quarks before antiquarks, in PDG's order of flavours."""
+    order = {c: i for i, c in enumerate("udscbt")}
+    quarks = sorted((c for c in content.elements() if c.islower()), key=order.__getitem__)
+    antis = sorted((c.lower() for c in content.elements() if c.isupper()), key=order.__getitem__)
+    return " ".join(quarks + [f"{c}\u0305" for c in antis])  # the overline cardgen's symbols use
+
+
+def flavour_numbers(content: Counter[str]) -> dict[str, int]:
+    """Strangeness, charm, bottomness and topness of a quark content."""
+    out = {}
+    for q, (name, sign) in FLAVOURS.items():
+        out[name] = sign * (content[q] - content[q.upper()])
+    return out
+
+
+def charge(p: PDGParticle) -> Fraction:
+    return Fraction(p.three_charge, 3)
+
+
+def baryon_number(p: PDGParticle) -> Fraction:
+    if p.pdgid.is_baryon:
+        return Fraction(1 if int(p.pdgid) > 0 else -1)
+    if p.pdgid.is_quark:
+        return Fraction(1 if int(p.pdgid) > 0 else -1, 3)
+    return Fraction(0)

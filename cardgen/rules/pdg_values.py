@@ -1,0 +1,408 @@
+"""Every physical value a card prints, compared with PDG at the precision it is printed.
+
+Which values a card prints is read from its templates (a template that reads ``p.mass`` or
+applies the ``|mass`` filter prints the mass of the particles on the card), and how precisely
+is read from the very text :mod:`cardgen.format` writes for it: '0.511 MeV/c²' is compared with
+PDG's mass rounded to three significant figures, '2.20 × 10⁻⁶ s' with PDG's lifetime rounded to
+three. So a change of formatting changes the precision checked, and cannot hide a wrong value.
+
+A value the data declares ``design: {reason: ...}`` is listed as a :class:`Choice`; where the
+choice still names a PDG quantity (a confined quark's lifetime through a stand-in hadron, a
+neutrino mass bound) that quantity is verified as well.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import jinja2
+from jinja2 import nodes
+
+from .. import format as fmt
+from .. import pdg
+from ..errors import Finding, Location
+from ..loader import SHARED_TEMPLATES
+from ..model import Component, Game
+from ..particles import MASS_UNITS, TIME_UNITS, Measured, Particle
+from ..proof import Choice, Proof
+from . import generic
+
+RULE = "pdg-values"
+#: The particle quantities cards print, in the order reports list them.
+QUANTITIES = ("charge", "spin", "mass", "lifetime")
+#: Most templates a component may pull in (extends, imports, includes): bounds the scan.
+MAX_TEMPLATES = 64
+_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+#: Parses templates only (never renders them): the syntax is the renderer's, Jinja's default.
+_PARSER = jinja2.Environment()
+
+
+# --- what a template prints ---------------------------------------------------------------
+
+def printed_quantities(game: Game, component: Component) -> frozenset[str]:
+    """The particle quantities the component's templates read, following extends, imports and
+    includes. A template that cannot be found, read or parsed counts as printing everything (the
+    template rules report it; here it must not make a value go unchecked)."""
+    folders = (game.templates_dir, SHARED_TEMPLATES)
+    found: set[str] = set()
+    todo = [n for n in (component.front, component.back) if n]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = next((f / name for f in folders if (f / name).is_file()), None)
+        if path is None or len(seen) > MAX_TEMPLATES:
+            return frozenset(QUANTITIES)
+        stat = path.stat()
+        facts = _template_facts(str(path), stat.st_mtime_ns, stat.st_size)
+        if facts is None:
+            return frozenset(QUANTITIES)
+        quantities, references = facts
+        found |= quantities
+        todo.extend(references)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=256)
+def _template_facts(path: str, mtime_ns: int, size: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """The quantities one template file reads and the templates it names; None when it cannot
+    be parsed or names a template by a computed expression. Cached by file version, so an edited
+    template (``cardgen serve``) is read again."""
+    try:
+        tree = _PARSER.parse(Path(path).read_text(encoding="utf-8"))
+    except (jinja2.TemplateError, OSError, UnicodeError):
+        return None
+    found: set[str] = set()
+    references: list[str] = []
+    for node in tree.find_all((nodes.Getattr, nodes.Filter, nodes.Const, nodes.Extends, nodes.Include,
+                               nodes.Import, nodes.FromImport)):
+        if isinstance(node, nodes.Getattr) and node.attr in QUANTITIES:
+            found.add(node.attr)
+        elif isinstance(node, nodes.Filter) and node.name in QUANTITIES:
+            found.add(node.name)
+        elif isinstance(node, nodes.Const) and node.value in QUANTITIES:
+            found.add(node.value)  # sum(attribute="charge"), attr(p, "mass")
+        elif isinstance(node, (nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)):
+            target = node.template
+            if not (isinstance(target, nodes.Const) and isinstance(target.value, str)):
+                return None  # a computed template name: cannot tell what it prints
+            references.append(target.value)
+    return frozenset(found), tuple(references)
+
+
+def card_particles(component: Component) -> tuple[list[Particle], int]:
+    """The distinct particles on the component's cards (particle and list-of-particle fields), in
+    card order, and the number of cards (with copies) that show at least one."""
+    fields = [n for n, s in component.fields.items() if "particle" in (s.type, s.of)]
+    seen: dict[str, Particle] = {}
+    cards = 0
+    for card in component.cards:
+        shown = False
+        for name in fields:
+            value = card.fields.get(name)
+            for p in (value if isinstance(value, tuple) else (value,)):
+                if isinstance(p, Particle):
+                    seen.setdefault(p.id, p)
+                    shown = True
+        cards += card.count if shown else 0
+    return list(seen.values()), cards
+
+
+# --- what the printed text says -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Printed:
+    """A printed number read back: its value in the unit printed, its significant
+    figures, its unit and whether it is only a bound ('< 0.8 eV/c²')."""
+
+    text: str
+    value: float
+    figures: int
+    unit: str
+    bound: bool = False
+
+
+def read_printed(text: str) -> Printed:
+    """Parse what :mod:`cardgen.format` wrote: '4.70 MeV/c²', '< 0.8 eV/c²', '0',
+    '2.20 × 10⁻⁶ s', 'stable'. Figures are those printed, trailing zeros included."""
+    t = text.replace(fmt.MINUS, "-").strip()
+    if t == "stable":
+        return Printed(text, math.inf, 0, "s")
+    bound = t.startswith("<")
+    t = t.lstrip("< ")
+    m = re.fullmatch(r"([-+]?[\d.,]+)(?: × 10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+))?(?: (\S+?))?(?:/c²)?", t)
+    if not m:
+        raise ValueError(f"cannot read the printed value {text!r}")
+    mantissa = m.group(1).replace(",", ".")
+    exponent = int(m.group(2).translate(_SUPER)) if m.group(2) else 0
+    return Printed(text, float(mantissa) * 10 ** exponent, fmt.written_figures(mantissa), m.group(3) or "", bound)
+
+
+def _literal(value: float, figures: int) -> str:
+    """A number to write in the data, at ``figures`` significant figures."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e6:
+        return fmt.significant(value, figures)
+    return f"{value:.{max(figures - 1, 0)}e}".replace("e-0", "e-").replace("e+0", "e+")
+
+
+def _pm(value: float, upper: float | None, lower: float | None) -> str:
+    """PDG's value with its uncertainty as a message shows it: '0.51099895069 ± 1.6e-10'."""
+    if not upper and not lower:
+        return f"{value:.12g}"
+    if upper == lower or lower is None:
+        return f"{value:.12g} ± {upper:.2g}"
+    return f"{value:.12g} +{upper:.2g} −{lower:.2g}"
+
+
+# --- the comparison -----------------------------------------------------------------------
+
+@dataclass
+class Tally:
+    """What one component's printed values came to."""
+
+    equal: int = 0
+    choices: int = 0
+    wrong: int = 0
+    extra: int = 0  # PDG quantities behind choices and data-only values (uncertainties, widths) verified
+
+    @property
+    def total(self) -> int:
+        return self.equal + self.choices + self.wrong
+
+
+class Comparison:
+    """Compares one game's particles with PDG, remembering each value's verdict so that a value
+    printed by several components is judged (and reported) once."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.verdicts: dict[tuple[str, str], tuple[str, list[Finding | Choice], int]] = {}
+        self.extra = 0  # data-only values verified while judging the current value
+
+    def value(self, p: Particle, quantity: str) -> tuple[str, list[Finding | Choice], int]:
+        """(verdict, its records, how many data-only values behind it equal PDG): verdict is
+        'equal', 'choices' (declared) or 'wrong'."""
+        key = (p.id, quantity)
+        if key not in self.verdicts:
+            self.extra = 0
+            records = list(getattr(self, f"_{quantity}")(p))
+            kind = ("wrong" if any(isinstance(r, Finding) for r in records) else
+                    "choices" if any(isinstance(r, Choice) for r in records) else "equal")
+            self.verdicts[key] = (kind, records, self.extra)
+        return self.verdicts[key]
+
+    def _finding(self, message: str, where: Location | None, fix: str, p: Particle) -> Finding:
+        return Finding(RULE, message, where or p.location, fix, self.game.id)
+
+    def _pdg(self, p: Particle):
+        try:
+            return pdg.lookup(p.pdg_id)
+        except pdg.UnknownParticle:
+            return None
+
+    def _unknown(self, p: Particle) -> Finding:
+        return self._finding(f"{p.name} ({p.id}) has PDG id {p.pdg_id}, which PDG does not know, so its printed "
+                             f"values cannot be checked", p.where.get("pdg_id"),
+                             "use the particle's Monte Carlo number from the PDG review", p)
+
+    # charge and spin: exact fractions
+    def _charge(self, p: Particle) -> Iterator[Finding]:
+        ref = self._pdg(p)
+        if ref is None:
+            yield self._unknown(p)
+            return
+        printed, want = fmt.charge(p.charge), pdg.charge(ref)
+        if Fraction(printed.replace(fmt.MINUS, "-")) != want:
+            yield self._finding(f"{p.name} ({p.id}) prints charge {printed} but {pdg.EDITION} gives "
+                                f"{fmt.charge(want)} (exact)", p.where.get("charge"),
+                                f"write charge: {want}", p)
+
+    def _spin(self, p: Particle) -> Iterator[Finding]:
+        ref = self._pdg(p)
+        if ref is None:
+            yield self._unknown(p)
+            return
+        if ref.J is None:
+            yield self._finding(f"{pdg.EDITION} gives no spin for {p.name} ({p.id})", p.where.get("spin"),
+                                "check the PDG id", p)
+            return
+        printed, want = fmt.spin(p.spin), Fraction(ref.J).limit_denominator(2)
+        if Fraction(printed) != want:
+            yield self._finding(f"{p.name} ({p.id}) prints spin {printed} but {pdg.EDITION} gives {fmt.spin(want)} "
+                                f"(exact)", p.where.get("spin"), f"write spin: {want}", p)
+
+    # mass: at the printed precision
+    def _mass(self, p: Particle) -> Iterator[Finding | Choice]:
+        m, ref = p.mass, self._pdg(p)
+        if ref is None:
+            yield self._unknown(p)
+            return
+        shown = read_printed(fmt.mass(m))
+        factor = MASS_UNITS[m.unit]
+        if m.design is not None:
+            yield Choice(RULE, f"mass of {p.name} ({p.id}) printed {shown.text}", m.design.reason,
+                         m.location or m.design.location, self.game.id)
+            if not m.upper_limit and ref.mass is None and m.value > 0:
+                yield self._finding(f"{p.name} ({p.id}) prints the mass {shown.text} as a value but {pdg.EDITION} "
+                                    f"knows only limits on it", m.location,
+                                    f"print the bound: write upper_limit: {m.digits} instead of value", p)
+            if m.upper_limit and ref.mass is not None and m.value * factor < ref.mass:
+                yield self._finding(f"{p.name} ({p.id}) prints the bound {shown.text} but {pdg.EDITION} gives a "
+                                    f"mass of {_pm(ref.mass, ref.mass_upper, ref.mass_lower)} MeV/c², above it",
+                                    m.location, "raise the bound or print PDG's value", p)
+            return
+        if ref.mass is None:
+            yield self._finding(f"{p.name} ({p.id}) prints a mass of {shown.text} but {pdg.EDITION} gives no mass, "
+                                f"only limits", m.location,
+                                f"declare the value a design choice with its reason: design: {{reason: ...}}", p)
+            return
+        want = ref.mass / factor
+        if shown.bound or not pdg.same_at(shown.value, shown.figures, want):
+            figs = shown.figures or fmt.written_figures(m.digits)
+            yield self._finding(
+                f"{p.name} ({p.id}) prints mass {shown.text} but {pdg.EDITION} gives "
+                f"{_pm(want, (ref.mass_upper or 0) / factor, (ref.mass_lower or 0) / factor)} {m.unit}/c²"
+                f" ({_literal(pdg.round_sig(want, max(figs, 1)), max(figs, 1))} {m.unit}/c² at the precision printed)",
+                m.location, f"write value: {_literal(want, max(fmt.written_figures(m.digits), figs))}"
+                f" (PDG's mass in {m.unit})", p)
+            return
+        yield from self._uncertainties(p, m, ref.mass_upper, ref.mass_lower, factor, "mass")
+
+    def _uncertainties(self, p: Particle, m: Measured, upper: float | None, lower: float | None, factor: float,
+                       what: str) -> Iterator[Finding]:
+        """The data's uncertainties, at the figures the data writes (cards do not print them)."""
+        for key, ref in (("plus", upper), ("minus", lower)):
+            if key not in m.literals:
+                continue
+            written = m.literals[key]
+            figs = fmt.written_figures(written)
+            if ref is not None and pdg.same_at(float(written), figs, ref / factor):
+                self.extra += 1
+                continue
+            yield self._finding(f"{p.name} ({p.id}) gives its {what} a '{key}' uncertainty of {written} {m.unit} "
+                                f"but {pdg.EDITION} gives {'none' if ref is None else f'{ref / factor:.3g}'}",
+                                m.where.get(key), "write PDG's uncertainty" if ref is not None
+                                else f"remove '{key}'", p)
+
+    # lifetime: 'stable' or at the printed precision; stand-ins checked against their hadron
+    def _lifetime(self, p: Particle) -> Iterator[Finding | Choice]:
+        lt, ref = p.lifetime, self._pdg(p)
+        if ref is None:
+            yield self._unknown(p)
+            return
+        text = fmt.lifetime(lt)
+        shown = read_printed(text)
+        pdg_s = None if ref.lifetime is None else ref.lifetime * pdg.NS
+        if lt.design is not None:
+            yield Choice(RULE, f"lifetime of {p.name} ({p.id}) printed {text}", lt.design.reason,
+                         lt.location or lt.design.location, self.game.id)
+            if lt.proxy_pdg_id is not None:
+                yield from self._proxy(p, shown)
+            return
+        if pdg_s is None:
+            yield self._finding(f"{p.name} ({p.id}) prints a lifetime of {text} but {pdg.EDITION} gives none",
+                                lt.location, "declare the value a design choice with its reason: "
+                                "design: {reason: ...}", p)
+            return
+        if math.isinf(shown.value) or math.isinf(pdg_s):
+            if shown.value != pdg_s:
+                yield self._finding(f"{p.name} ({p.id}) prints lifetime {text} but {pdg.EDITION} gives "
+                                    f"{'stable' if math.isinf(pdg_s) else _pm(pdg_s, None, None) + ' s'}",
+                                    lt.location, "write lifetime: stable" if math.isinf(pdg_s)
+                                    else f"write value: {_literal(pdg_s, 4)}, unit: s", p)
+            return
+        if not pdg.same_at(shown.value, shown.figures, pdg_s):
+            err = (ref.width_upper / ref.width * pdg_s) if ref.width and ref.width_upper else None
+            yield self._finding(
+                f"{p.name} ({p.id}) prints lifetime {text} but {pdg.EDITION} gives {_pm(pdg_s, err, err)} s "
+                f"({fmt.scientific(pdg_s, shown.figures)} s at the precision printed)", lt.location,
+                f"write value: {_literal(pdg_s / TIME_UNITS[lt.measured.unit], max(shown.figures, fmt.written_figures(lt.measured.digits)))}"
+                f" (PDG's lifetime in {lt.measured.unit})", p)
+            return
+        if lt.width is not None:
+            yield from self._width(p, ref)
+
+    def _width(self, p: Particle, ref) -> Iterator[Finding]:
+        w = p.lifetime.width
+        assert w is not None
+        factor = MASS_UNITS[w.unit]
+        figs = fmt.written_figures(w.digits)
+        if ref.width is not None and pdg.same_at(w.value, figs, ref.width / factor):
+            self.extra += 1
+        else:
+            yield self._finding(f"{p.name} ({p.id}) gives its lifetime from a width of {w.digits} {w.unit} but "
+                                f"{pdg.EDITION} gives "
+                                f"{'none' if ref.width is None else _pm(ref.width / factor, (ref.width_upper or 0) / factor, (ref.width_lower or 0) / factor) + ' ' + w.unit}",
+                                w.location, "write PDG's width" if ref.width else "remove the width", p)
+
+    def _proxy(self, p: Particle, shown: Printed) -> Iterator[Finding]:
+        """A confined quark's lifetime through a hadron: the hadron must exist, carry the quark's
+        flavour, and its PDG lifetime be the one printed."""
+        lt = p.lifetime
+        try:
+            hadron = pdg.lookup(lt.proxy_pdg_id)
+        except pdg.UnknownParticle:
+            yield self._finding(f"stand-in hadron {lt.proxy_pdg_id} of {p.name} ({p.id}) is not a PDG id",
+                                lt.location, "name a hadron by its PDG Monte Carlo number", p)
+            return
+        flavour = pdg.QUARK_LETTERS[abs(p.pdg_id) - 1] if p.kind == "quark" and abs(p.pdg_id) <= 6 else ""
+        if flavour and not any(c[flavour] or c[flavour.upper()] for c in pdg.contents(hadron)):
+            yield self._finding(f"stand-in hadron {hadron.name} ({lt.proxy_pdg_id}) for the lifetime of {p.name} "
+                                f"does not contain a {flavour} quark (it is {hadron.quarks})", lt.location,
+                                f"name a hadron made with a {flavour} quark", p)
+            return
+        if hadron.lifetime is None or not pdg.same_at(shown.value, shown.figures, hadron.lifetime * pdg.NS):
+            want = "no lifetime" if hadron.lifetime is None else f"{_pm(hadron.lifetime * pdg.NS, None, None)} s"
+            yield self._finding(f"{p.name} ({p.id}) prints lifetime {shown.text}, declared as that of "
+                                f"{hadron.name}, but {pdg.EDITION} gives {hadron.name} {want}", lt.location,
+                                f"write {hadron.name}'s lifetime" if hadron.lifetime else "name another hadron", p)
+            return
+        self.extra += 1
+
+
+@generic(RULE)
+def pdg_values(game: Game) -> Iterator[Finding | Proof | Choice]:
+    """Every charge, spin, mass and lifetime a card prints equals PDG at the precision printed,
+    or is a design choice the data declares (listed with its reason)."""
+    check = Comparison(game)
+    printing = False
+    for comp in game.components.values():
+        quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
+        particles, cards = card_particles(comp)
+        if not quantities or not particles:
+            continue
+        printing = True
+        tally = Tally()
+        for p in particles:
+            for q in quantities:
+                kind, records, extra = check.value(p, q)
+                setattr(tally, kind, getattr(tally, kind) + 1)
+                tally.extra += extra
+                yield from records
+        yield Proof(RULE, _claim(comp, cards, len(particles), quantities, tally), tally.total, game.id,
+                    comp.location)
+    if not printing:
+        yield Proof(RULE, "no card prints a particle's charge, spin, mass or lifetime: nothing to compare with "
+                    f"{pdg.EDITION}", 0, game.id, game.location)
+
+
+def _claim(comp: Component, cards: int, n: int, quantities: Iterable[str], t: Tally) -> str:
+    what = ", ".join(quantities)
+    claim = (f"{comp.id}: {cards} card{'s' if cards != 1 else ''} print {t.total} value{'s' if t.total != 1 else ''} "
+             f"({what} of {n} particle{'s' if n != 1 else ''}); {t.equal} equal {pdg.EDITION} at printed precision; "
+             f"{t.choices} {'is a' if t.choices == 1 else 'are'} declared design choice{'s' if t.choices != 1 else ''}")
+    if t.extra:
+        claim += f"; {t.extra} uncertainties, widths and stand-in lifetimes behind them equal {pdg.EDITION} too"
+    if t.wrong:
+        claim += f"; {t.wrong} differ (see the findings)"
+    return claim
