@@ -118,3 +118,12 @@ def test_templates_take_game_titles_from_data():
         code = re.sub(r"\{#.*?#\}", "", template.read_text(encoding="utf-8"), flags=re.S)
         for name in names:
             assert name not in code, f"{template.name} writes '{name}'; use game.name"
+
+
+def test_every_declared_rule_is_explained_for_designers():
+    """`cardgen new` comments each copied check from cardgen.rules.guide: a new rule must say
+    there what it enforces and how to change it."""
+    from cardgen.rules import DECLARED
+    from cardgen.rules.guide import GUIDE
+
+    assert set(GUIDE) == set(DECLARED)
