@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cardgen.text import GlyphRegistry, TextEngine
@@ -14,6 +14,8 @@ texts = st.text(alphabet=ALPHABET, max_size=60)
 
 @settings(max_examples=500, deadline=None)
 @given(text=texts, width=st.floats(8, 60), size=st.floats(2, 6))
+@example(text="\U0001F9EA\u093f", width=8.0, size=2.0)       # a mark riding on a character no font has
+@example(text="\u0915\U0001F9EA\u093f", width=8.0, size=2.0)
 def test_layout_respects_box_and_keeps_every_visible_character(text, width, size):
     engine = TextEngine.default()
     res = engine.layout(text, size=size, width=width)

@@ -196,11 +196,13 @@ def itemize(
         face = faces[k]
         if face is None:
             # The base has no glyph anywhere: report the characters that really lack coverage
-            # (not the marks riding on that base), and shape the cluster with the face before
-            # it (or the first of the chain), where it becomes the .notdef placeholder box.
+            # (not the marks riding on that base), and shape the base alone with the face before
+            # it (or the first of the chain), where it becomes one .notdef placeholder box; the
+            # marks riding on it are left out, as they have nothing to sit on.
             missing.update(c for c in text[start:end]
                            if not any(_face_covers(f, c) for f in plain_chain))
             face = runs[-1][3] if runs and runs[-1][1] == start else plain_chain[0]
+            end = start + 1
         else:
             missing.update(c for c in text[start:end] if not _face_covers(face, c))
         key = (levels[start], face, scripts[k])
