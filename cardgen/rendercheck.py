@@ -1,0 +1,102 @@
+"""The checker's render pass: every face of every component, in memory, as a build makes it.
+
+A template can be wrong in ways no data rule sees — a division by zero for one card, a text
+size of −3, a misspelt field, markup cairo cannot draw. A build meets them only when it is
+already writing PDFs; here each side of each card goes through the build's own render path
+(:meth:`cardgen.render.Renderer.face`), and each distinct face is drawn as a PDF page would be,
+into a recording surface that is then dropped (:func:`cardgen.draw.check_drawable`), in the
+build's order. So a template that would stop a build stops the check first, with the error the
+build would raise; nothing is written but, with a cache folder, the compiled templates.
+
+What rendering reports becomes findings (:func:`cardgen.fitcheck.rendering_findings`), and
+what it established a :class:`~cardgen.proof.Proof` for the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from . import i18n
+from .errors import Finding
+from .fitcheck import rendering_findings
+from .model import Game
+from .proof import Proof
+from .render import Renderer
+
+RULE = "render"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What the render pass did for one game in one language: ``faces`` sides of distinct
+    cards rendered (copies of a card are the same face), ``drawings`` different faces drawn
+    (a shared back is one drawing for the whole component)."""
+
+    game: str
+    lang: str
+    faces: int
+    drawings: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"game": self.game, "lang": self.lang, "faces": self.faces, "drawings": self.drawings}
+
+
+def wanted_languages(game: Game, langs: Iterable[str]) -> list[str]:
+    """English (the source every translation is compared with) and the languages asked for,
+    'all' meaning every language the game has a catalog for."""
+    asked = list(langs)
+    if "all" in asked:
+        asked = i18n.available_languages(game)
+    return list(dict.fromkeys([i18n.SOURCE_LANG, *asked]))
+
+
+def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
+                cache_root: Path | None = None) -> tuple[list[Finding], list[Rendered], list[Proof]]:
+    """Render and draw every face of ``game`` in English and ``langs``.
+
+    Raises the build's own :class:`~cardgen.errors.CardgenError` for the first face a build
+    would fail on; otherwise returns the findings rendering reported, what was rendered and
+    one proof per language. ``cache_root``: a build cache folder whose compiled templates are
+    reused (and kept up to date), as a build does."""
+    from .cache import cache_file
+    from .draw import check_drawable  # here: cairo is needed only when faces are drawn
+
+    db = cache_file(cache_root) if cache_root is not None else None
+    findings: list[Finding] = []
+    rendered: list[Rendered] = []
+    proofs: list[Proof] = []
+    drawn: set[str] = set()
+    english_wraps: list[tuple[str, str, str, str, int]] = []
+    for lang in wanted_languages(game, langs):
+        tr = i18n.translator(game, lang)
+        renderer = Renderer(game, lang, translate=tr, wraps=[], bytecode_db=db)
+        faces, keys = 0, set()
+        for comp in game.components.values():
+            for face in renderer.faces(comp):
+                faces += 1
+                keys.add(face.key)
+                if face.key not in drawn:
+                    check_drawable(face)
+                    drawn.add(face.key)
+        if lang == i18n.SOURCE_LANG:
+            english_wraps = list(renderer.wraps or [])
+        found = rendering_findings(game, renderer, tr, english_wraps, strict)
+        findings.extend(found)
+        rendered.append(Rendered(game.id, lang, faces, len(keys)))
+        proofs.append(Proof(RULE, _claim(lang, faces, len(keys), found), faces, game.id, game.location))
+    return findings, rendered, proofs
+
+
+def _claim(lang: str, faces: int, drawings: int, found: list[Finding]) -> str:
+    """The render pass's sentence for the report: what it did, and what held."""
+    rules = {f.rule for f in found if f.severity == "error"}
+    held = ["no template errors", f"all {drawings} different faces drawn as print draws them"]
+    if "text-fit" not in rules:
+        held.append("no text overflow")
+    if "glyph-coverage" not in rules:
+        held.append("every character covered by a bundled font")
+    if lang != i18n.SOURCE_LANG and not any(f.rule == "untranslated" for f in found):
+        held.append("every string translated")
+    return f"rendered {faces} faces in {lang}: " + ", ".join(held)
