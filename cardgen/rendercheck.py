@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import i18n
 from .errors import Finding
 from .fitcheck import rendering_findings
-from .model import Game
+from .model import Card, Component, Game
 from .proof import Proof
 from .render import Renderer
+
+if TYPE_CHECKING:
+    from .cache import CachedFace
 
 RULE = "render"
 
@@ -38,9 +41,11 @@ class Rendered:
     lang: str
     faces: int
     drawings: int
+    reused: int = 0   # faces taken from the build cache (rendered and drawn by a build from the same inputs)
 
     def as_dict(self) -> dict[str, object]:
-        return {"game": self.game, "lang": self.lang, "faces": self.faces, "drawings": self.drawings}
+        return {"game": self.game, "lang": self.lang, "faces": self.faces, "drawings": self.drawings,
+                "reused": self.reused}
 
 
 def wanted_languages(game: Game, langs: Iterable[str]) -> list[str]:
@@ -58,8 +63,11 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
 
     Raises the build's own :class:`~cardgen.errors.CardgenError` for the first face a build
     would fail on; otherwise returns the findings rendering reported, what was rendered and
-    one proof per language. ``cache_root``: a build cache folder whose compiled templates are
-    reused (and kept up to date), as a build does."""
+    one proof per language. ``cache_root``: a build cache folder (``OUT/.cache``). Its
+    compiled templates are reused, as a build does; and a face the build cache holds is one a
+    build rendered and drew from these very inputs (its key covers them), so it is taken as
+    the build takes it, with what rendering it reported, instead of being rendered again —
+    except where a comparison of line wraps between languages needs it rendered."""
     from .cache import cache_file
     from .draw import check_drawable  # here: cairo is needed only when faces are drawn
 
@@ -69,34 +77,73 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
     proofs: list[Proof] = []
     drawn: set[str] = set()
     english_wraps: list[tuple[str, str, str, str, int]] = []
-    for lang in wanted_languages(game, langs):
+    wanted = wanted_languages(game, langs)
+    for lang in wanted:
         tr = i18n.translator(game, lang)
         renderer = Renderer(game, lang, translate=tr, wraps=[], bytecode_db=db)
-        faces, keys = 0, set()
+        built = _BuiltFaces(game, lang, cache_root) if db is not None and db.is_file() and len(wanted) == 1 else None
+        faces, keys, reused = 0, set(), 0
         for comp in game.components.values():
-            for face in renderer.faces(comp):
-                faces += 1
-                keys.add(face.key)
-                if face.key not in drawn:
-                    check_drawable(face)
-                    drawn.add(face.key)
+            for card in comp.cards:
+                for side in ("front", "back") if comp.back else ("front",):
+                    faces += 1
+                    hit = built.get(comp, card, side) if built is not None else None
+                    if hit is not None:
+                        reused += 1
+                        keys.add(hit.svg_key)
+                        drawn.add(hit.svg_key)
+                        renderer.issues.extend(hit.issues)
+                        if tr is not None:
+                            tr.missing.update(hit.missing)
+                        continue
+                    face = renderer.face(comp, card, side)
+                    keys.add(face.key)
+                    if face.key not in drawn:
+                        check_drawable(face)
+                        drawn.add(face.key)
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(renderer.wraps or [])
         found = rendering_findings(game, renderer, tr, english_wraps, strict)
         findings.extend(found)
-        rendered.append(Rendered(game.id, lang, faces, len(keys)))
-        proofs.append(Proof(RULE, _claim(lang, faces, len(keys), found), faces, game.id, game.location))
+        rendered.append(Rendered(game.id, lang, faces, len(keys), reused))
+        proofs.append(Proof(RULE, _claim(lang, faces, len(keys), reused, found), faces, game.id, game.location))
     return findings, rendered, proofs
 
 
-def _claim(lang: str, faces: int, drawings: int, found: list[Finding]) -> str:
+class _BuiltFaces:
+    """The faces of one game and language that a build stored in its cache, looked up by the
+    keys a build gives them (:func:`cardgen.build.card_keys`: game, component, card, side)."""
+
+    def __init__(self, game: Game, lang: str, cache_root: Path) -> None:
+        from .cache import FaceCache, component_fingerprint, face_key, game_fingerprint
+
+        self._cache = FaceCache(cache_root)
+        self._face_key = face_key
+        self._game_fp = game_fingerprint(game, lang)
+        self._comp_fp = {cid: component_fingerprint(c) for cid, c in game.components.items()}
+        keys = [self._key(c, card, side) for c in game.components.values() for card in c.cards
+                for side in ("front", "back")]
+        self._present = self._cache.present(keys)
+
+    def _key(self, comp: Component, card: Card, side: str) -> str:
+        return self._face_key(self._game_fp, self._comp_fp[comp.id], card, side)
+
+    def get(self, comp: Component, card: Card, side: str) -> CachedFace | None:
+        key = self._key(comp, card, side)
+        return self._cache.get(key) if key in self._present else None
+
+
+def _claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding]) -> str:
     """The render pass's sentence for the report: what it did, and what held."""
     rules = {f.rule for f in found if f.severity == "error"}
-    held = ["no template errors", f"all {drawings} different faces drawn as print draws them"]
+    held = ["no template errors", f"all {drawings} different faces draw as print draws them"]
     if "text-fit" not in rules:
         held.append("no text overflow")
     if "glyph-coverage" not in rules:
         held.append("every character covered by a bundled font")
     if lang != i18n.SOURCE_LANG and not any(f.rule == "untranslated" for f in found):
         held.append("every string translated")
+    if reused:
+        return (f"{faces} faces in {lang} ({faces - reused} rendered now, {reused} as the last build rendered them from "
+                f"the same inputs, kept in its cache): " + ", ".join(held))
     return f"rendered {faces} faces in {lang}: " + ", ".join(held)
