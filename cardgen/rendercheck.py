@@ -106,7 +106,7 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         found = rendering_findings(game, renderer, tr, english_wraps, strict)
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, faces, len(keys), reused))
-        proofs.append(Proof(RULE, _claim(lang, faces, len(keys), reused, found), faces, game.id, game.location))
+        proofs.append(Proof(RULE, claim(lang, faces, len(keys), reused, found), faces, game.id, game.location))
     return findings, rendered, proofs
 
 
@@ -133,10 +133,13 @@ class _BuiltFaces:
         return self._cache.get(key) if key in self._present else None
 
 
-def _claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding]) -> str:
-    """The render pass's sentence for the report: what it did, and what held."""
+def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding], drawn: bool = True) -> str:
+    """The render pass's sentence for the report: what it did, and what held (``drawn``: each
+    different face was also drawn as print draws it; the preview only renders)."""
     rules = {f.rule for f in found if f.severity == "error"}
-    held = ["no template errors", f"all {drawings} different faces draw as print draws them"]
+    held = ["no template errors"]
+    if drawn:
+        held.append(f"all {drawings} different faces draw as print draws them")
     if "text-fit" not in rules:
         held.append("no text overflow")
     if "glyph-coverage" not in rules:
