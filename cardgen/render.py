@@ -298,11 +298,13 @@ class Renderer:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
         except CardgenError as exc:
-            if exc.location is not None:
-                raise
-            # a helper's complaint (text size -3): point at the template line and the card, as for any other error
-            raise TemplateError(f"{exc.message} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), exc.fix or "fix the call at this line") from None
+            if exc.location is None:
+                # a helper's complaint (text size -3): point at the template line and the card, as for any other error
+                what = self._what(component, card, side)
+                exc.location = _template_location(exc, name)
+                exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
+                exc.fix = exc.fix or "fix the call at this line"
+            raise
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
                                 _template_location(exc, name), "fix the template or add the missing field") from None

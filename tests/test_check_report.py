@@ -64,7 +64,7 @@ def test_a_template_a_build_fails_on_fails_the_check_with_the_same_message(game_
     if what in ("malformed SVG", "a dash cairo refuses"):
         assert f"{Path(FRONT).name}: error[input]:" in message         # the template file (markup has no line)
     else:
-        assert f"{Path(FRONT).name}:{line}:1: error[input]:" in message
+        assert f"{Path(FRONT).name}:{line}:1: error[" in message
     assert not list((tmp_path / "out").rglob("*.pdf")), "the check wrote a PDF"
     quick = cli("check", str(g.path), "--no-render")
     assert quick.returncode == 0 and "faces not rendered (--no-render)" in quick.stdout, quick.stderr
