@@ -85,7 +85,7 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         faces, keys, reused = 0, set(), 0
         for comp in game.components.values():
             for card in comp.cards:
-                for side in ("front", "back") if comp.back else ("front",):
+                for side in _sides(comp):
                     faces += 1
                     hit = built.get(comp, card, side) if built is not None else None
                     if hit is not None:
@@ -110,6 +110,11 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
     return findings, rendered, proofs
 
 
+def _sides(comp: Component) -> tuple[str, ...]:
+    """The printed sides of a component's cards, in the order a build renders them."""
+    return ("front", "back") if comp.back else ("front",)
+
+
 class _BuiltFaces:
     """The faces of one game and language that a build stored in its cache, looked up by the
     keys a build gives them (:func:`cardgen.build.card_keys`: game, component, card, side)."""
@@ -121,8 +126,7 @@ class _BuiltFaces:
         self._face_key = face_key
         self._game_fp = game_fingerprint(game, lang)
         self._comp_fp = {cid: component_fingerprint(c) for cid, c in game.components.items()}
-        keys = [self._key(c, card, side) for c in game.components.values() for card in c.cards
-                for side in ("front", "back")]
+        keys = [self._key(c, card, side) for c in game.components.values() for card in c.cards for side in _sides(c)]
         self._present = self._cache.present(keys)
 
     def _key(self, comp: Component, card: Card, side: str) -> str:
