@@ -9,8 +9,8 @@ work shares the machine. Target: under 2 s for all four games, rendering include
 
 * --no-render: the rules alone;
 * cold: every face rendered and drawn, templates compiled afresh (--no-cache);
-* compiled: every face rendered and drawn, compiled templates from OUT/.cache (the second
-  check onwards);
+* again: every face rendered, compiled templates from OUT/.cache and faces an earlier check
+  drew not drawn again (the second check onwards);
 * after a build: faces the build cache holds are taken from it (what a check after
   `cardgen build` costs).
 """
@@ -51,8 +51,8 @@ def main() -> None:
         out = str(Path(tmp) / "out")
         rows = [("rules only (--no-render)", median("check", "--no-render", "--out", out)),
                 ("cold: render + draw, templates compiled (--no-cache)", median("check", "--no-cache", "--out", out))]
-        timed("check", "--out", out)   # keeps the compiled templates in OUT/.cache
-        rows.append(("render + draw, compiled templates cached", median("check", "--out", out)))
+        timed("check", "--out", out)   # keeps the compiled templates and what it drew in OUT/.cache
+        rows.append(("again: render, templates and drawn faces from the cache", median("check", "--out", out)))
         subprocess.run([sys.executable, "-m", "cardgen", "build", "--out", out], check=True, capture_output=True,
                        cwd=ROOT)
         rows.append(("after a build: faces from its cache", median("check", "--out", out)))

@@ -363,6 +363,16 @@ def _scratch_file() -> Iterator[tuple[str, Callable[[], bytes]]]:
         yield path, lambda: Path(path).read_bytes()
 
 
+@functools.cache
+def drawing_fingerprint() -> str:
+    """What decides whether a face's SVG can be drawn besides the SVG itself: this module's
+    code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
+    import hashlib
+
+    code = Path(__file__).read_bytes()
+    return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
+
+
 def check_drawable(face: Face) -> None:
     """Draw ``face`` as :func:`render_pdf` does, into nothing: raises the error a build would
     raise for it, and writes no PDF (``cardgen check``)."""

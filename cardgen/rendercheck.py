@@ -14,6 +14,7 @@ what it established a :class:`~cardgen.proof.Proof` for the report.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -75,6 +76,7 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
     findings: list[Finding] = []
     rendered: list[Rendered] = []
     proofs: list[Proof] = []
+    verdicts = _DrawnFaces(db) if db is not None else None
     drawn: set[str] = set()
     english_wraps: list[tuple[str, str, str, str, int]] = []
     wanted = wanted_languages(game, langs)
@@ -99,7 +101,8 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
                     face = renderer.face(comp, card, side)
                     keys.add(face.key)
                     if face.key not in drawn:
-                        check_drawable(face)
+                        if verdicts is None or not verdicts.known(face.key):
+                            check_drawable(face)
                         drawn.add(face.key)
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(renderer.wraps or [])
@@ -107,7 +110,37 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, faces, len(keys), reused))
         proofs.append(Proof(RULE, claim(lang, faces, len(keys), reused, found), faces, game.id, game.location))
+    if verdicts is not None:
+        verdicts.remember(drawn)
     return findings, rendered, proofs
+
+
+class _DrawnFaces:
+    """Faces an earlier check drew without error, kept in the build cache: drawing is most of a
+    check's time, and a face with the same SVG drawn by the same code draws the same. Only
+    the verdict is kept (no PDF); the key covers the face's content and the drawing code
+    (:func:`cardgen.draw.drawing_fingerprint`)."""
+
+    def __init__(self, db: Path) -> None:
+        from .draw import drawing_fingerprint
+        from .store import open_store
+
+        self._store = open_store(db)
+        self._salt = drawing_fingerprint()
+        self._known: set[str] = set()
+
+    def _key(self, face_key: str) -> str:
+        return hashlib.sha256(f"{self._salt}\0{face_key}".encode()).hexdigest()
+
+    def known(self, face_key: str) -> bool:
+        key = self._key(face_key)
+        if self._store.present("drawn", [key]):
+            self._known.add(key)
+        return key in self._known
+
+    def remember(self, face_keys: Iterable[str]) -> None:
+        """Keep the verdicts of the faces drawn now, in one transaction."""
+        self._store.put("drawn", ((k, "", b"") for k in map(self._key, face_keys) if k not in self._known))
 
 
 def _sides(comp: Component) -> tuple[str, ...]:

@@ -103,6 +103,22 @@ def test_faces_a_build_cached_are_taken_from_it_and_a_changed_template_is_render
     assert res.returncode == 2 and "size must be a positive number, got -3" in res.stderr, res.stderr
 
 
+def test_a_check_remembers_what_it_drew_and_draws_a_changed_face_again(game_copy, cli, tmp_path):
+    import sqlite3
+
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    assert cli("check", str(g.path), "--out", str(out)).returncode == 0
+    with sqlite3.connect(out / ".cache" / "cache.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM drawn").fetchone()[0] == 26   # the different faces of QCD
+    old, new = BROKEN_TEMPLATES[-1][1:]
+    g.edit(FRONT, old, new)
+    again = cli("check", str(g.path), "--out", str(out))
+    built = cli("build", str(g.path), "--out", str(out), "--jobs", "1")
+    assert again.returncode == built.returncode == 2 and again.stderr == built.stderr
+    assert "CAIRO_STATUS_INVALID_DASH" in again.stderr
+
+
 def test_no_render_and_languages_cannot_go_together(cli):
     res = cli("check", "qcd", "--no-render", "--lang", "de")
     assert res.returncode == 2 and "rendering is off" in res.stderr
