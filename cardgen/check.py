@@ -67,8 +67,9 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     template a build would fail on raises the build's error here, and text that does
     not fit, uncovered characters and untranslated strings (errors with ``strict``) are
     findings. ``render=False`` runs the rules alone, in milliseconds (what ``cardgen build``
-    does before it renders anyway). ``cache``: a build cache folder (``OUT/.cache``) whose
-    compiled templates are reused; no PDF is ever written."""
+    does before it renders anyway). ``cache``: a build cache folder (``OUT/.cache``): its
+    compiled templates are reused, faces a build cached are taken from it, and which faces
+    drew without error is kept there for the next check; no PDF is ever written."""
     games = [games] if isinstance(games, Game) else list(games)
     langs = list(langs)
     if langs and not render:

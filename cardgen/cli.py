@@ -134,9 +134,9 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
 @click.option("--no-render", is_flag=True,
               help="Run the rules only; do not render every face (faster, but a template error shows only at build).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
-              help="Build folder whose cache (OUT/.cache) keeps compiled templates between runs. Nothing else is "
-                   "written.")
-@click.option("--no-cache", is_flag=True, help="Compile the templates afresh and keep them nowhere.")
+              help="Build folder whose cache (OUT/.cache) is reused: compiled templates, faces a build rendered, "
+                   "faces an earlier check drew. No PDF is written.")
+@click.option("--no-cache", is_flag=True, help="Render and draw every face afresh and keep nothing.")
 @handle_errors
 def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, proof_report: bool,
               langs: tuple[str, ...], strict: bool, no_render: bool, out: Path, no_cache: bool) -> None:
