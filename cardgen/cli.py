@@ -136,48 +136,57 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
 @main.command("check")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
 @games_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result as JSON: findings, and what was proved, chosen, assumed and rendered.")
+@click.option("--report", "proof_report", is_flag=True,
+              help="Print the proof report: per game, what each rule proved, the data's declared design choices "
+                   "and assumptions, then the findings.")
 @click.option("--lang", "langs", multiple=True,
               help="Also render in this language and report overflow, uncovered characters and untranslated "
                    "strings ('all' = every language with a catalog). Repeatable.")
 @click.option("--strict", is_flag=True, help="With --lang: untranslated strings are errors, not warnings.")
+@click.option("--no-render", is_flag=True,
+              help="Run the rules only; do not render every face (faster, but a template error shows only at build).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
+              help="Build folder whose cache (OUT/.cache) is reused: compiled templates, faces a build rendered, "
+                   "faces an earlier check drew. No PDF is written.")
+@click.option("--no-cache", is_flag=True, help="Render and draw every face afresh and keep nothing.")
 @font_dir_option
 @handle_errors
-def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, langs: tuple[str, ...],
-              strict: bool, font_dirs: tuple[Path, ...]) -> None:
-    """Prove decks complete and physically right. Exit 0 valid, 1 findings, 2 bad input."""
+def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, proof_report: bool,
+              langs: tuple[str, ...], strict: bool, no_render: bool, out: Path, no_cache: bool,
+              font_dirs: tuple[Path, ...]) -> None:
+    """Prove decks complete and physically right, and render every face as a build would.
+    Exit 0 valid, 1 findings, 2 bad input (a template error included)."""
+    from .proofreport import empty_json, report_json, report_text
+
     try:
         games = load_games(game_ids, games_dirs, font_dirs)
-        report = check(games)
-        if langs:
-            from .fitcheck import language_findings
-            from .i18n import available_languages
-
-            for game in games:
-                wanted = available_languages(game) if "all" in langs else list(langs)
-                for lang in wanted:
-                    report.extend(language_findings(game, lang, strict))
+        report = check(games, render=not no_render, langs=langs, strict=strict,
+                       cache=None if no_cache else out / ".cache")
     except CardgenError as exc:
         if as_json:
-            click.echo(json.dumps({"ok": False, "games": list(game_ids), "errors": [exc.as_dict()], "findings": []},
-                                  indent=2, ensure_ascii=False))
+            click.echo(json.dumps({**empty_json(list(game_ids)), "errors": [exc.as_dict()]}, indent=2,
+                                  ensure_ascii=False))
             sys.exit(exc.exit_code)
         raise
     if as_json:
-        click.echo(json.dumps({"ok": report.ok, "games": report.games, "errors": [],
-                               "findings": [f.as_dict() for f in report.findings]}, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+    elif proof_report:
+        click.echo(report_text(report), nl=False)
     else:
         for f in report.findings:
             click.echo(str(f))
         n = len(report.findings)
         errors = sum(1 for f in report.findings if f.severity == "error")
+        faces = sum(r.faces for r in report.rendered)
         summary = (f"checked {len(report.games)} game(s): " +
                    ("all rules pass" if report.ok else f"{errors} finding{'s' if errors != 1 else ''}") +
-                   (f", {n - errors} warning(s)" if n - errors else ""))
+                   (f", {n - errors} warning(s)" if n - errors else "") +
+                   (f"; rendered {faces} faces" if report.rendered else "; faces not rendered (--no-render)"
+                    if no_render else ""))
         click.echo(summary, err=not report.ok)
     sys.exit(0 if report.ok else EXIT_FINDINGS)
-
-
 
 
 def _parse_offset(value: str) -> tuple[float, float]:
@@ -237,7 +246,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
                    f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
     games = load_games(game_ids, games_dirs, font_dirs)
-    report = check(games)
+    report = check(games, render=False)   # the build renders every face itself, and fails as check would
     if not report.ok:
         for f in report.findings:
             click.echo(str(f), err=True)

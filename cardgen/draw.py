@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import types
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,8 @@ from cairosvg import parser as cairosvg_parser  # noqa: E402
 from cairosvg.parser import Node, Tree  # noqa: E402
 from cairosvg.url import safe_fetch  # noqa: E402
 
-from .render import Face  # noqa: E402
+from .errors import CardgenError, Location  # noqa: E402
+from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
 from .text.svg import PLACEHOLDER_NS, PlacedText  # noqa: E402
 
@@ -147,10 +149,17 @@ class _GlyphDrawing:
         super().__init__(*args, **kwargs)  # draws the whole tree
 
     def draw(self, node: Any) -> None:
-        if node.tag == _TAG:
-            self._draw_text(node)
-        else:
-            super().draw(node)  # type: ignore[misc]
+        try:
+            if node.tag == _TAG:
+                self._draw_text(node)
+            else:
+                super().draw(node)  # type: ignore[misc]
+        except _NeedsFullSvg:
+            raise
+        except Exception as exc:
+            if not hasattr(exc, _FAILED_AT):   # the innermost element: the one that could not be drawn
+                setattr(exc, _FAILED_AT, node)
+            raise
 
     def _draw_text(self, node: Any) -> None:
         try:
@@ -186,6 +195,14 @@ class _GlyphDrawing:
 
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
     pass
+
+
+class _RecordingSurface(_GlyphDrawing, cairosvg.surface.Surface):
+    """Draws what a PDF page would get (same units, same operations) into a cairo
+    recording surface that is then dropped: a face is proved drawable without a PDF."""
+
+    def _create_surface(self, width: float, height: float) -> tuple[Any, float, float]:
+        return cairocffi.RecordingSurface(cairocffi.CONTENT_COLOR_ALPHA, (0, 0, width, height)), width, height
 
 
 class _PNGSurface(_GlyphDrawing, cairosvg.surface.PNGSurface):
@@ -252,8 +269,55 @@ def _parse(body: bytes) -> Tree:
     return tree
 
 
+#: Where a drawing error notes the element it happened in (see :meth:`_GlyphDrawing.draw`).
+_FAILED_AT = "cardgen_element"
+#: What drawing raises for markup it cannot draw: a template wrote it, so it is reported like a
+#: template error (file, card, what to fix), never as cardgen's own failure.
+_MARKUP_ERRORS = (ET.ParseError, ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError,
+                  RecursionError, cairocffi.CairoError)
+
+
 def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> None:
-    """Draw ``face`` to ``output`` (a file name or a binary file object)."""
+    """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
+    be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
+    template, the card and the element."""
+    try:
+        _draw_face(face, surface_class, dpi, output)
+    except CardgenError:
+        raise
+    except _MARKUP_ERRORS as exc:
+        raise _markup_error(face, exc) from None
+
+
+def _markup_error(face: Face, exc: BaseException) -> TemplateError:
+    """The message for a face whose SVG cannot be drawn: what went wrong and where in the
+    face's SVG (the line for malformed XML, the element otherwise)."""
+    what = f"card '{face.card}' of component '{face.component}', {face.side}"
+    where = Location(face.template) if face.template else None
+    if isinstance(exc, ET.ParseError):
+        line, column = getattr(exc, "position", (0, 0))
+        lines = face.body.splitlines()
+        shown = lines[line - 1].strip()[:100] if 0 < line <= len(lines) else ""
+        return TemplateError(f"the template writes malformed SVG: {str(exc).partition(': line')[0]} at line "
+                             f"{line}, column {column} of the face ({shown!r}) (drawing {what})", where,
+                             "close every element the template opens and escape '<' and '&' in text")
+    detail = "the SVG nests too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
+    node = getattr(exc, _FAILED_AT, None)
+    element = f" in {_describe(node)}" if node is not None else ""
+    return TemplateError(f"cannot draw the face: {detail}{element} (drawing {what})", where,
+                         "fix that element's attribute values in the template")
+
+
+def _describe(node: Any) -> str:
+    """An element as the template wrote it: tag and attributes, shortened."""
+    element = getattr(getattr(node, "element", None), "etree_element", None)
+    attrs = dict(element.attrib) if element is not None else {}
+    tag = str(node.tag).rpartition("}")[2]
+    text = "<" + " ".join([tag, *(f'{k.rpartition("}")[2]}="{v}"' for k, v in attrs.items())]) + ">"
+    return text if len(text) <= 120 else text[:117] + "...>"
+
+
+def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
     tree = _parse(face.body.encode("utf-8"))
     if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
         _draw_svg(face, surface_class, dpi, output)
@@ -297,6 +361,22 @@ def _scratch_file() -> Iterator[tuple[str, Callable[[], bytes]]]:
     with tempfile.TemporaryDirectory(prefix="cardgen-face-") as folder:
         path = os.path.join(folder, "face.pdf")
         yield path, lambda: Path(path).read_bytes()
+
+
+@functools.cache
+def drawing_fingerprint() -> str:
+    """What decides whether a face's SVG can be drawn besides the SVG itself: this module's
+    code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
+    import hashlib
+
+    code = Path(__file__).read_bytes()
+    return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
+
+
+def check_drawable(face: Face) -> None:
+    """Draw ``face`` as :func:`render_pdf` does, into nothing: raises the error a build would
+    raise for it, and writes no PDF (``cardgen check``)."""
+    _draw(face, _RecordingSurface, 96, None)
 
 
 def render_png(face: Face, dpi: float = 150) -> bytes:

@@ -115,13 +115,16 @@ class Finding:
 class Report:
     """The checker's result for one or more games: what is wrong (``findings``), what was
     proved (``proofs``), which deviations the data declares on purpose (``choices``) and the
-    game's stated assumptions (``assumptions``, as (game, id, text, location))."""
+    game's stated assumptions (``assumptions``, as (game, id, text, location)); ``rendered``
+    holds what the check rendered (:class:`cardgen.rendercheck.Rendered`, one per game and
+    language; empty when it did not render)."""
 
     findings: list[Finding] = field(default_factory=list)
     games: list[str] = field(default_factory=list)
     proofs: list = field(default_factory=list)
     choices: list = field(default_factory=list)
     assumptions: list = field(default_factory=list)
+    rendered: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -19,7 +19,16 @@ def language_findings(game: Game, lang: str, strict: bool = False) -> list[Findi
             pass
         for _face in source.faces(comp):
             pass
-    findings: list[Finding] = list(_extra_wraps(game, lang, source.wraps or [], renderer.wraps or []))
+    return rendering_findings(game, renderer, tr, source.wraps or [], strict)
+
+
+def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | None,
+                       english_wraps: list[tuple[str, str, str, str, int]], strict: bool = False) -> list[Finding]:
+    """What a renderer that has rendered every face of ``game`` reported, as findings: text that
+    does not fit (or, in a box without height, wraps onto more lines than ``english_wraps``
+    say English does), characters no bundled font covers and strings without translation."""
+    lang = renderer.lang
+    findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, renderer.wraps or []))
     for issue in renderer.issues:
         card = game.components[issue.component].card(issue.card)
         loc = card.location if card else game.components[issue.component].location

@@ -86,6 +86,7 @@ class Face:
     width: float   # bleed box, mm
     height: float
     inline_glyphs: bool = True
+    template: str = ""   # the side's template file, as messages show it (a face that cannot be drawn names it)
 
     @cached_property
     def svg(self) -> str:
@@ -299,7 +300,13 @@ class Renderer:
         except jinja2.TemplateNotFound as exc:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
-        except CardgenError:
+        except CardgenError as exc:
+            if exc.location is None:
+                # a helper's complaint (text size -3): point at the template line and the card, as for any other error
+                what = self._what(component, card, side)
+                exc.location = _template_location(exc, name)
+                exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
+                exc.fix = exc.fix or "fix the call at this line"
             raise
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
@@ -311,7 +318,8 @@ class Renderer:
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
         face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
-                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs)
+                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs,
+                    display_path(template.filename or name))
         if not watch.read_card:
             self._shared[(component.id, side, template)] = _Shared(
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)

@@ -29,7 +29,8 @@ from urllib.parse import quote, unquote, urlsplit
 
 from . import loader
 from .check import check
-from .errors import CardgenError, InputError, did_you_mean
+from .errors import CardgenError, InputError, Report, did_you_mean
+from .fitcheck import rendering_findings
 from .i18n import translator
 from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
 from .loader import (
@@ -43,7 +44,10 @@ from .loader import (
 )
 from .model import Game
 from .paper import parse_paper
+from .proof import Proof
+from .proofreport import Section, sections, verdict
 from .render import Face, Renderer
+from .rendercheck import RULE as RENDER_RULE, Rendered, claim
 from .text import TextEngine
 from .text.fonts import BOLD_CHAIN, FONT_DIR, REGULAR_CHAIN, FontChain
 
@@ -71,6 +75,7 @@ class Snapshot:
     findings: tuple[tuple[str, str], ...] = ()                # (severity, one-line text)
     error: str | None = None
     locations: dict[str, str] = field(default_factory=dict)   # card id -> file:line
+    report: ProofReport | None = None                         # the proof report of the last good render
 
     @property
     def outline_key(self) -> str:
@@ -82,7 +87,27 @@ class Snapshot:
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game, "version": self.version, "error": self.error, "outline": self.outline_key,
-                "findings": [{"severity": s, "text": t} for s, t in self.findings], "faces": self.keys()}
+                "findings": [{"severity": s, "text": t} for s, t in self.findings], "faces": self.keys(),
+                "report": self.report.as_json() if self.report else None}
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    """One game's proof report as the page shows it (see :mod:`cardgen.proofreport`): the
+    verdict, then what was checked, chosen, assumed and found wrong."""
+
+    verdict: str
+    sections: tuple[Section, ...]
+
+    @classmethod
+    def of(cls, report: Report, game: str) -> ProofReport:
+        return cls(verdict(report, game), tuple(sections(report, game)))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "sections": [
+            {"title": sec.title, "empty": sec.empty,
+             "items": [{"kind": i.kind, "text": i.text, "where": i.where} for i in sec.items]}
+            for sec in self.sections]}
 
 
 def face_id(component: str, card: str, side: str) -> str:
@@ -227,15 +252,29 @@ class PreviewState:
             renderer = Renderer(game, self.lang, translate=translator(game, self.lang), engine=self.engine)
             faces = {face_id(f.component, f.card, f.side): f
                      for comp in game.components.values() for f in renderer.faces(comp)}
+            report = check(game, render=False)   # the faces were just rendered, above
             findings = tuple(("warning" if f.severity != "error" else "error", str(f))
-                             for f in check(game).findings)
+                             for f in report.findings)
             findings += tuple(("warning", str(issue)) for issue in renderer.issues)
+            proof = _report_with_render(report, game, renderer, faces)
         except CardgenError as exc:
             return replace(last, error=str(exc))
         except Exception as exc:  # noqa: BLE001 a bug must not take the preview down while the designer types
             return replace(last, error=f"internal error: {type(exc).__name__}: {exc}")
         locations = {card.id: str(card.location) for comp in game.components.values() for card in comp.cards}
-        return Snapshot(gid, game.name, last.version, faces, _outline(game), findings, None, locations)
+        return Snapshot(gid, game.name, last.version, faces, _outline(game), findings, None, locations, proof)
+
+
+def _report_with_render(report: Report, game: Game, renderer: Renderer, faces: dict[str, Face]) -> ProofReport:
+    """The proof report of a game, with what the preview's rendering of its faces proved
+    (the preview renders and shows them; it does not draw them as print would)."""
+    found = rendering_findings(game, renderer, renderer.translate, [])   # type: ignore[arg-type]
+    drawings = len({f.key for f in faces.values()})
+    report.extend(found)
+    report.rendered.append(Rendered(game.id, renderer.lang, len(faces), drawings))
+    report.proofs.append(Proof(RENDER_RULE, claim(renderer.lang, len(faces), drawings, 0, found, drawn=False),
+                               len(faces), game.id, game.location))
+    return ProofReport.of(report, game.id)
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -252,7 +291,8 @@ def change_event(before: Snapshot, after: Snapshot) -> dict[str, Any] | None:
     changed = [{"id": fid, "key": key} for fid, key in after.keys().items() if old.get(fid) != key]
     return {"game": after.game, "version": after.version, "outline": after.outline_key, "error": after.error,
             "findings": [{"severity": s, "text": t} for s, t in after.findings], "changed": changed,
-            "cards": sorted({c["id"].split("/")[1] for c in changed})}
+            "cards": sorted({c["id"].split("/")[1] for c in changed}),
+            "report": after.report.as_json() if after.report else None}
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -333,10 +373,29 @@ def _findings_html(findings: Iterable[tuple[str, str]]) -> str:
     return f'<ul id="findings">{rows or "<li class=ok>all rules pass</li>"}</ul>'
 
 
+_REPORT_MARKS = {"proved": "✓", "ran": "✓", "choice": "•", "assumption": "•", "error": "✗", "warning": "!"}
+
+
+def _report_html(report: ProofReport | None) -> str:
+    """The proof report section; the page's script rebuilds it the same way after each change."""
+    if report is None:
+        return '<section id="report"></section>'
+    parts = [f'<p class="verdict">{html.escape(report.verdict)}</p>']
+    for sec in report.sections:
+        items = "".join(f'<li class="{html.escape(i.kind)}">{_REPORT_MARKS.get(i.kind, "•")} {html.escape(i.text)}'
+                        + (f" <small>{html.escape(i.where)}</small>" if i.where else "") + "</li>"
+                        for i in sec.items)
+        parts.append(f"<h3>{html.escape(sec.title)}</h3><ul>{items or f'<li class=empty>{html.escape(sec.empty)}</li>'}</ul>")
+    return f'<section id="report">{"".join(parts)}</section>'
+
+
 def game_html(snap: Snapshot) -> str:
-    """The whole page of one game: banner, findings, then per component its cards and a sheet."""
+    """The whole page of one game: banner, findings, the proof report, then per component its
+    cards and a sheet."""
     parts = [f'<p><a href="/">all games</a></p><h1>{html.escape(snap.name or snap.game)}</h1>',
-             _banner(snap.error), "<h2>Findings</h2>", _findings_html(snap.findings)]
+             _banner(snap.error), "<h2>Findings</h2>", _findings_html(snap.findings),
+             "<details open><summary><h2>Proof report: is this deck right?</h2></summary>",
+             _report_html(snap.report), "</details>"]
     for comp in snap.outline:
         parts.append(f'<section class="component"><h2>{html.escape(comp.name)} <small>{html.escape(comp.id)} · '
                      f'{comp.width:g} × {comp.height:g} mm {html.escape(comp.kind)}</small></h2><div class="cards">')

@@ -23,8 +23,8 @@ import weakref
 from pathlib import Path
 from typing import Iterable
 
-#: The kinds of entry, one table each.
-KINDS = ("faces", "templates")
+#: The kinds of entry, one table each ("drawn": faces ``cardgen check`` drew without error, no data).
+KINDS = ("faces", "templates", "drawn")
 #: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
 SCHEMA = 2
 #: Errors saying the file is no usable database: it is replaced by an empty one.

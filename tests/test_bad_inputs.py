@@ -60,7 +60,7 @@ def materialize(case: dict[str, Any], root: Path) -> Path:
 def outcome(game: Path) -> dict[str, Any]:
     """What the library answers for a game folder, in the shape of a case's `expect`."""
     try:
-        report = cardgen.check(cardgen.load_game(game))
+        report = cardgen.check(cardgen.load_game(game), render=False)
     except CardgenError as err:
         return {"exit": err.exit_code, **_where(err.location, game), "message": err.message, "fix": err.fix}
     errors = [f for f in report.findings if f.severity == "error"]

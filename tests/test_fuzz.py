@@ -281,7 +281,7 @@ def load_and_check(game_dir: Path) -> str:
     """Load and check a game; return 'ok', 'findings' or 'error'. Any other exception escapes and
     fails the calling test — that is a cardgen bug."""
     try:
-        report = cardgen.check(cardgen.load_game(game_dir))
+        report = cardgen.check(cardgen.load_game(game_dir), render=False)
     except CardgenError as err:
         _one_line(str(err))
         assert err.location is not None and err.location.file, f"error without a location: {err}"

@@ -10,12 +10,13 @@ from typing import Iterator
 from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Game
+from ..proof import Proof
 from . import declared
 from .common import card_key, component_param, particle_field, typed_field
 
 
 @declared("deck-size")
-def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
+def deck_size(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """``total`` cards in the component and, with ``by`` + ``counts``, the split by a card field
     (``by: line``) or a particle property (``by: particle.category``)."""
     comp = component_param(game, params)
@@ -27,11 +28,13 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
     counts = params.get("counts", S.mapping, None)
     if (by is None) != (counts is None):
         raise InputError("'by' and 'counts' go together", params.loc, "give both or neither")
-    if total is not None and comp.total != total:
+    total_ok = total is None or comp.total == total
+    if not total_ok:
         yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
                       comp.location, f"adjust the card counts so they add up to {total}, or, if the new size is "
                       f"intended, change 'total: {total}' on line {params.map.where('total').line} of "
                       f"{Path(params.map.where('total').file).name}", game.id)
+    split_ok = True
     if by is not None and counts is not None:
         head = by.partition(".")[0]
         if head not in comp.fields:
@@ -45,15 +48,21 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding]:
             if not isinstance(want, int) or isinstance(want, bool) or want < 0:
                 raise InputError(f"count for '{S.shown(key)}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
             if actual[key] != want:
+                split_ok = False
                 where = counts.where(key) if key in counts else params.map.where("counts")
                 yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
                               f"the game needs {want}", counts.where(key) if key in counts else comp.location,
                               f"make the cards with {by} = {key} add up to {want}, or, if intended, change "
                               f"'{key}: {want}' in the counts on line {where.line} of {Path(where.file).name}", game.id)
+    if total_ok and split_ok and (total is not None or by is not None):
+        split = "".join(f", {n} {key}" for key, n in counts.items()) if by is not None and counts else ""
+        kind = comp.kind if comp.total == 1 else f"{comp.kind}s"
+        yield Proof("deck-size", f"{comp.id}: {comp.total} {kind}{split}, as declared", comp.total, game.id,
+                    params.loc)
 
 
 @declared("antiparticles-present")
-def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding]:
+def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Every fermion card's antiparticle is in the deck (with ``balanced``, as often as the card
     itself; with ``match_colour``, in the anti-colour: a red u needs an anti-red ū)."""
     comp = component_param(game, params)
@@ -70,23 +79,30 @@ def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding]:
             continue
         colour = card.fields.get(colour_field) if colour_field else None
         counts[(p.id, colour.id if colour else None)] += card.count
+    fermions, missing = 0, False
     for card in comp.cards:
         p = card.fields.get(field)
         if p is None or not p.is_fermion:
             continue
+        fermions += card.count
         colour = card.fields.get(colour_field) if colour_field else None
         anti_key = (p.antiparticle, physics.colours[colour.anti].id if colour else None)
         own = counts[(p.id, colour.id if colour else None)]
         needed = own if balanced else 1
         if counts[anti_key] < needed:
+            missing = True
             what = physics.particles[p.antiparticle].name + (f" ({anti_key[1]})" if anti_key[1] else "")
             yield Finding("antiparticles-present", f"card '{card.id}' ({p.name}) has no matching antiparticle card: "
                           f"{counts[anti_key]} × {what} for {own} × {p.name}", card.where(field),
                           f"add {needed - counts[anti_key]} card(s) of {what}", game.id)
+    if not missing:
+        how = (" as often as itself" if balanced else "") + (", in the anti-colour" if colour_field else "")
+        yield Proof("antiparticles-present", f"{comp.id}: each of the {fermions} fermion cards has its antiparticle "
+                    f"in the deck{how}", fermions, game.id, params.loc)
 
 
 @declared("colour-balance")
-def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
+def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Colour-charged cards carry a colour of the right sort (quarks a colour, antiquarks an
     anti-colour), colourless cards carry none, and each flavour comes in all three colours
     equally often."""
@@ -95,20 +111,25 @@ def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
     colour_field = typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
     colours = game.physics.colours
     by_particle: dict[str, Counter[str]] = defaultdict(Counter)
+    colourless, wrong = 0, False
     for card in comp.cards:
         p, c = card.fields.get(field), card.fields.get(colour_field)
         if p is None:
             continue
         if not p.colour_charged:
+            colourless += card.count
             if c is not None:
+                wrong = True
                 yield Finding("colour-balance", f"card '{card.id}': {p.name} has no colour charge but is given "
                               f"'{c.id}'", card.where(colour_field), f"remove '{colour_field}'", game.id)
             continue
         if c is None:
+            wrong = True
             yield Finding("colour-balance", f"card '{card.id}': {p.name} carries colour charge but has no colour",
                           card.location, f"add '{colour_field}: red' (or green, blue)", game.id)
             continue
         if c.is_anti != p.is_anti:
+            wrong = True
             right = "an anti-colour" if p.is_anti else "a colour"
             yield Finding("colour-balance", f"card '{card.id}': {p.name} must carry {right}, not '{c.id}'",
                           card.where(colour_field), f"use {right} ({', '.join(x.id for x in colours.values() if x.is_anti == p.is_anti)})",
@@ -120,32 +141,50 @@ def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding]:
         expected = [c.id for c in colours.values() if c.is_anti == p.is_anti]
         amounts = {c: per_colour.get(c, 0) for c in expected}
         if len(set(amounts.values())) != 1:
+            wrong = True
             listing = ", ".join(f"{c} {n}" for c, n in amounts.items())
             most = max(amounts.values())
             yield Finding("colour-balance", f"{p.name} cards are not spread evenly over the colours ({listing})",
                           comp.location, f"give each colour {most} card(s) of {p.name}", game.id)
+    if not wrong:
+        coloured = sum(sum(per.values()) for per in by_particle.values())
+        yield Proof("colour-balance", f"{comp.id}: {coloured} colour-charged cards carry a colour of the right sort "
+                    f"(quarks a colour, anti-quarks an anti-colour), each of their {len(by_particle)} particles "
+                    f"equally often in all three; {colourless} colourless cards carry none", coloured + colourless,
+                    game.id, params.loc)
 
 
 @declared("colour-wheel")
-def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding]:
+def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Each anti-colour sits opposite its colour on the colour wheel (so a meson pairs opposite
     colours) and is the additive mix of the two other colours (how anti-quarks are printed)."""
     comp = component_param(game, params) if params.has("component") else None
     colours = game.physics.colours
+    wrong = False
     for c in colours.values():
         a = colours[c.anti]
         if abs(((a.hue - c.hue) % 360) - 180) > 0.5:
+            wrong = True
             yield Finding("colour-wheel", f"'{a.id}' (hue {a.hue:g}°) is not opposite '{c.id}' (hue {c.hue:g}°) on "
                           f"the colour wheel", a.location, f"set hue: {(c.hue + 180) % 360:g} on '{a.id}'", game.id)
         if any(x + y != 1 for x, y in zip(c.additive, a.additive)):
+            wrong = True
             yield Finding("colour-wheel", f"'{a.id}' {list(a.additive)} is not the mix of the two colours other than "
                           f"'{c.id}' {list(c.additive)}", a.location,
                           f"set additive: {[1 - x for x in c.additive]} on '{a.id}'", game.id)
+    used: set[str] = set()
     if comp is not None:
         field = typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
         used = {card.fields[field].id for card in comp.cards if card.fields.get(field) is not None}
         for cid in sorted(used):
             if colours[cid].anti not in used:
+                wrong = True
                 yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
                               f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
                               f"add cards in '{colours[cid].anti}'", game.id)
+    if not wrong:
+        partners = f"; '{comp.id}' uses {len(used)} of them, each with its partner" if comp is not None else ""
+        yield Proof("colour-wheel", f"each of the {len(colours)} colours sits opposite its anti-colour on the colour "
+                    f"wheel and the anti-colour is printed as the mix of the two other colours{partners}",
+                    len(colours), game.id, params.loc)
+
