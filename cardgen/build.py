@@ -20,7 +20,7 @@ from . import i18n, schedule
 from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
-                         plan_grid)
+                         plan_sheet)
 from .loader import load_game
 from .model import Component, Game
 from .output import BuildLock, atomic_write, commit, discard, source_date_epoch, stage
@@ -111,8 +111,10 @@ class GameBuild:
 
 
 def _geometry(comp: Component) -> CardGeometry:
+    straight = comp.shape.type in ("lozenge", "hexagon")
     return CardGeometry(comp.width, comp.height, comp.bleed, comp.shape.cut_path(comp.width, comp.height),
-                        comp.shape.is_rectangular)
+                        comp.shape.is_rectangular,
+                        tuple(comp.shape.vertices(comp.width, comp.height)) if straight else None)
 
 
 def _page_count(pdf: bytes) -> int:
@@ -277,7 +279,7 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
             # print-and-cut: the cutter finds the sheet by registration squares beside the block
             margin = max(options.margin, REGISTRATION_SIZE + REGISTRATION_GAP + 1) if cutting else options.margin
             try:
-                plan = plan_grid(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
+                plan = plan_sheet(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
                                  bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
                                  paper_label=paper.label, count=len(placements))
             except ImpositionError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import unicodedata
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +30,9 @@ from .imposition import (
     Duplex,
     GridPlan,
     Placement,
+    Polygon,
     Rect,
+    Segment,
     Tile,
     apply,
     compose,
@@ -46,6 +49,13 @@ K = float(PT_PER_MM)
 
 MARK_WIDTH_PT = 0.3
 """Cut-mark stroke: thick enough to print on any home printer (hairlines vanish)."""
+
+CUT_LINE_PT = 0.25
+"""Hairline drawn exactly on a shaped piece's cut line: a guide for scissors that never
+strays onto the artwork (it is the line itself)."""
+
+CUT_LINE_GRAY = 0.45
+"""Mid grey: shows on light and dark artwork alike."""
 
 MARK_GAP = 2.0
 """Distance from the block's bleed edge to the start of a tick mark, mm."""
@@ -78,7 +88,7 @@ def deflate(data: bytes) -> bytes:
     """``data`` as a zlib stream (PDF's FlateDecode), at :data:`FLATE_LEVEL`."""
     return _flate.compress(data, FLATE_LEVEL)
 
-_MAGENTA_RGB = "#ff00ff"
+_CUT_LINE_RGB = "#737373"   # CUT_LINE_GRAY as an SVG colour
 
 
 class PdfWriteError(ValueError):
@@ -128,18 +138,32 @@ def write_sheets(
     reg_marks = plan.registration_marks() if registration else ()
     footer_y = _footer_baseline(plan) if footer is not None else None
 
+    tessellated = plan.layout == "tessellated"
     for number, sheet in enumerate(sheets, start=1):
         canvas = _Canvas(plan.paper_w, plan.paper_h)
         if marks == "lines":
-            _cut_lines(canvas, plan, footer_y)
-        for slot, placement in zip(plan.slots, sheet):
-            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
-            canvas.form(face, plan.front_transform(slot), slot.clip)
-        if outline is not None:
-            for slot, _ in zip(plan.slots, sheet):
+            _cut_lines(canvas, plan, footer_y, len(sheet))
+        pieces = list(zip(plan.slots, sheet))
+        if tessellated:
+            # bleed beyond the block's outer edges first; each piece's own outline on top,
+            # so no piece's bleed ever covers a neighbour
+            for slot, placement in pieces:
+                if slot.bleed_polygon != slot.polygon:
+                    face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                    canvas.form(face, plan.front_transform(slot), slot.clip, slot.bleed_polygon)
+            for slot, placement in pieces:
+                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                canvas.form(face, plan.front_transform(slot), slot.clip, slot.polygon)
+            canvas.lines(plan.cut_lines(len(sheet)), CUT_LINE_PT, gray=CUT_LINE_GRAY)
+        else:
+            for slot, placement in pieces:
+                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                canvas.form(face, plan.front_transform(slot), slot.clip)
+        if outline is not None and not tessellated:
+            for slot, _ in pieces:
                 canvas.form(outline, plan.front_transform(slot), None)
         if marks != "none":
-            _ticks(canvas, plan, footer_y)
+            _ticks(canvas, plan, footer_y, len(sheet))
         for square in reg_marks:
             canvas.fill_rect(square)
         _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
@@ -147,12 +171,17 @@ def write_sheets(
 
         if with_backs:
             canvas = _Canvas(plan.paper_w, plan.paper_h)
-            for slot, placement in zip(plan.slots, sheet):
-                if placement.back is None:
-                    continue
-                face = doc.face(placement.back, faces[placement.back], card.art_width, card.art_height)
-                transform = plan.back_transform(slot, duplex, back_offset)
-                canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset))
+            backs = [(slot, p.back) for slot, p in zip(plan.slots, sheet) if p.back is not None]
+            passes = ("bleed_polygon", "polygon") if tessellated else (None,)
+            for outline_of in passes:
+                for slot, key in backs:
+                    shape = getattr(slot, outline_of) if outline_of else None
+                    if outline_of == "bleed_polygon" and slot.bleed_polygon == slot.polygon:
+                        continue
+                    face = doc.face(key, faces[key], card.art_width, card.art_height)
+                    transform = plan.back_transform(slot, duplex, back_offset)
+                    canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset),
+                                plan.back_polygon(shape, duplex, back_offset) if shape else None)
             _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
             doc.add_page(canvas)
 
@@ -350,11 +379,11 @@ class _Doc:
     def outline(self, card: CardGeometry) -> _Form:
         """The card's cut path as a stroked form (rendered by cairosvg, which parses SVG paths)."""
         b = card.bleed
-        stroke = MARK_WIDTH_PT / K
+        stroke = CUT_LINE_PT / K
         svg = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{card.art_width}mm" height="{card.art_height}mm" '
             f'viewBox="{-b} {-b} {card.art_width} {card.art_height}">'
-            f'<path d="{_xml_attr(card.cut_path)}" fill="none" stroke="{_MAGENTA_RGB}" stroke-width="{stroke}"/>'
+            f'<path d="{_xml_attr(card.cut_path)}" fill="none" stroke="{_CUT_LINE_RGB}" stroke-width="{stroke}"/>'
             "</svg>"
         )
         try:
@@ -437,13 +466,19 @@ class _Canvas:
         """Sheet mm (y down) -> PDF points (y up)."""
         return (K, 0.0, 0.0, -K, 0.0, self.h * K)
 
-    def form(self, form: _Form, placement: Affine, clip: Rect | None) -> None:
-        """Draw a form with artwork mm mapped onto the sheet by `placement`, optionally clipped."""
+    def form(self, form: _Form, placement: Affine, clip: Rect | None, shape: Polygon | None = None) -> None:
+        """Draw a form with artwork mm mapped onto the sheet by `placement`, optionally
+        clipped to a rectangle and (within it) to a polygon."""
         self.forms[form.name] = form
         cm = compose(self.to_pt(), compose(placement, form.to_art))
         ops = "q "
         if clip is not None:
             ops += f"{self._rect(clip)} re W n "
+        if shape:
+            x0, y0 = shape[0]
+            ops += f"{_num(x0 * K)} {_num((self.h - y0) * K)} m "
+            ops += " ".join(f"{_num(x * K)} {_num((self.h - y) * K)} l" for x, y in shape[1:])
+            ops += " h W n "
         ops += f"{' '.join(_num(v) for v in cm)} cm {form.name} Do Q"
         self._ops.append(ops.encode("ascii"))
 
@@ -558,7 +593,7 @@ def _footer(
     canvas.text(x, baseline, FOOTER_PT, text)
 
 
-def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
+def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
     """Short marks in the margin on the extension of every trim line, outside the bleed.
 
     Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards; where the
@@ -568,6 +603,9 @@ def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
     floor = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
+    if plan.layout == "tessellated":
+        canvas.lines(_line_ticks(plan, floor, used), MARK_WIDTH_PT)
+        return
     top = _span(blk.y - MARK_GAP, -1, EDGE_KEEP_OUT)
     bottom = _span(blk.bottom + MARK_GAP, +1, floor)
     left = _span(blk.x - MARK_GAP, -1, EDGE_KEEP_OUT)
@@ -575,6 +613,63 @@ def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
     segs = [(x, a, x, b) for x in plan.cut_xs for a, b in (top, bottom) if a is not None]
     segs += [(a, y, b, y) for y in plan.cut_ys for a, b in (left, right) if a is not None]
     canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
+    """Ticks on both extensions of every slanted cut line, beyond all printed artwork.
+
+    Along the line, the art of every piece (its outline grown by the printed bleed) is
+    measured; a tick starts MARK_GAP past the last of it and runs MARK_LENGTH outwards,
+    stopped before the paper's keep-out and the footer."""
+    slots = plan.slots[: plan.per_sheet if used is None else used]
+    art = [s.bleed_polygon or s.polygon for s in slots if s.polygon]
+    area = Rect(EDGE_KEEP_OUT, EDGE_KEEP_OUT, plan.paper_w - 2 * EDGE_KEEP_OUT, floor - EDGE_KEEP_OUT)
+    segs: list[Segment] = []
+    for x1, y1, x2, y2 in plan.cut_lines(used):
+        length = math.hypot(x2 - x1, y2 - y1)
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        spans = [_line_through(poly, x1, y1, ux, uy) for poly in art]
+        spans = [sp for sp in spans if sp is not None]
+        lo = min([0.0] + [sp[0] for sp in spans])
+        hi = max([length] + [sp[1] for sp in spans])
+        inside = _line_through(_rect_polygon(area), x1, y1, ux, uy)
+        if inside is None:
+            continue
+        for start, direction, limit in ((hi + MARK_GAP, 1, inside[1]), (lo - MARK_GAP, -1, inside[0])):
+            end = start + direction * MARK_LENGTH
+            end = min(end, limit) if direction > 0 else max(end, limit)
+            if (end - start) * direction >= 1.0:
+                segs.append((x1 + ux * start, y1 + uy * start, x1 + ux * end, y1 + uy * end))
+    return segs
+
+
+def _rect_polygon(r: Rect) -> Polygon:
+    return ((r.x, r.y), (r.right, r.y), (r.right, r.bottom), (r.x, r.bottom))
+
+
+def _line_through(poly: Polygon, x: float, y: float, ux: float, uy: float) -> tuple[float, float] | None:
+    """Parameters (along the unit direction from (x, y)) where a line enters and leaves a
+    convex polygon, or None if it misses it."""
+    lo, hi = -math.inf, math.inf
+    n = len(poly)
+    cx, cy = sum(p[0] for p in poly) / n, sum(p[1] for p in poly) / n
+    for k in range(n):
+        (ax, ay), (bx, by) = poly[k], poly[(k + 1) % n]
+        nx, ny = by - ay, -(bx - ax)                 # a normal of the edge...
+        if (cx - ax) * nx + (cy - ay) * ny > 0:
+            nx, ny = -nx, -ny                        # ...pointing outwards
+        denom = ux * nx + uy * ny
+        dist = (ax - x) * nx + (ay - y) * ny         # inside where (p − a)·n <= 0
+        if abs(denom) < 1e-12:
+            if dist < 0:
+                return None
+            continue
+        t = dist / denom
+        if denom > 0:
+            hi = min(hi, t)
+        else:
+            lo = max(lo, t)
+    return (lo, hi) if lo <= hi else None
 
 
 def _span(start: float, direction: int, limit: float) -> tuple[float, float] | tuple[None, None]:
@@ -586,11 +681,15 @@ def _span(start: float, direction: int, limit: float) -> tuple[float, float] | t
     return (start, end)
 
 
-def _cut_lines(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
-    """Full-length guillotine lines through every trim line, drawn before the artwork."""
+def _cut_lines(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
+    """Full-length guillotine lines through every trim line, drawn before the artwork
+    (tessellated pieces: their cut lines, run on to the ticks' reach)."""
     bottom = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         bottom = footer_y - 0.75 * FOOTER_PT / K - 0.5
+    if plan.layout == "tessellated":
+        canvas.lines(plan.cut_lines(used), MARK_WIDTH_PT)
+        return
     segs = [(x, EDGE_KEEP_OUT, x, bottom) for x in plan.cut_xs]
     segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in plan.cut_ys]
     canvas.lines(segs, MARK_WIDTH_PT)
