@@ -860,6 +860,11 @@ class TilePlan:
     cols: int
     tiles: tuple[Tile, ...]
 
+    def cuts(self) -> int:
+        """Straight cuts to trim the tiles: each page is trimmed to its printed area on all
+        four sides (the tiles then overlap by the glue strips)."""
+        return 4 * len(self.tiles)
+
     def describe(self) -> str:
         orientation = "landscape" if self.paper_w > self.paper_h else "portrait"
         return (
@@ -873,9 +878,10 @@ def plan_tiles(
 ) -> TilePlan:
     """Split a width × height mm sheet into the fewest pages, neighbours sharing `overlap` mm.
 
-    Tiles advance by (printable size − overlap) so every pair of neighbours shares exactly
-    `overlap` mm to glue; the last column/row is simply narrower.  Both paper
-    orientations are tried; ties keep the paper as given.
+    The fewest tiles along each axis are found first; then the sheet is shared out equally
+    among them (every pair of neighbours still overlapping by exactly `overlap` mm), so no
+    tile is a sliver on a page of its own.  Both paper orientations are tried; ties keep
+    the paper as given.
     """
     check_size(width, height, what="tiled sheet")
     check_size(paper_w, paper_h, what="paper")
@@ -909,12 +915,14 @@ def plan_tiles(
 
 
 def _tile_axis(total: float, printable: float, overlap: float) -> tuple[int, list[tuple[float, float]]]:
-    """Start and length of each tile along one axis."""
+    """Start and length of each tile along one axis: the fewest that cover `total`, all of
+    one length (total + (count − 1) × overlap) / count."""
     if total <= printable + 1e-9:
         return 1, [(0.0, float(total))]
     step = printable - overlap
     count = math.ceil((exact(total) - exact(overlap)) / exact(step))
-    spans = [(i * step, min(printable, total - i * step)) for i in range(count)]
+    length = (total + (count - 1) * overlap) / count
+    spans = [(i * (length - overlap), length) for i in range(count)]
     return count, spans
 
 

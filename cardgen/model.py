@@ -80,6 +80,8 @@ class Component:
     file: Path
     location: Location
     key_locations: Mapping[str, Location] = field(default_factory=dict)
+    #: Components of which playing this one's level needs a spare set (printed with it).
+    spares: tuple[str, ...] = ()
 
     def where(self, key: str) -> Location:
         """Location of one of the component's own keys (front, back, size...)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import unicodedata
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -221,8 +220,22 @@ def write_single(
     return doc.save("none")
 
 
+@dataclass(frozen=True)
+class TileLabels:
+    """The words printed on tiled pages (the build passes them translated).
+
+    ``tile`` has {name}, {cols} and {rows}; ``right`` and ``below`` have {name}; ``prefix``
+    (game · component · language) starts the label line."""
+
+    tile: str = "tile {name} of {cols}×{rows}"
+    right: str = "{name} goes on the right"
+    below: str = "{name} goes below"
+    glue: str = "glue here"
+    prefix: str = ""
+
+
 def write_tiled(
-    face_pdf: bytes,
+    face_pdf: bytes | Sequence[bytes],
     width: float,
     height: float,
     paper_w: float,
@@ -232,39 +245,67 @@ def write_tiled(
     overlap: float = 10.0,
     creation_epoch: int | None = None,
     title: str = "",
+    labels: TileLabels = TileLabels(),
 ) -> bytes:
     """Print a large sheet (e.g. an A3 game mat) over several smaller pages to glue together.
 
     Each page shows its region of the sheet clipped to the printable area.  Strips that a
     neighbour will cover get a dashed "glue here" outline; crosshairs at the same sheet
     positions appear on both neighbours so the tiles can be aligned; crop ticks in the
-    margin mark where to trim; every page is labelled A1, A2, … (row letter, column).
+    margin mark where to trim; every page is labelled A1, A2, … (row letter, column), the
+    label inside the printable area where the tile leaves room, clear of the crop ticks.
+    Several faces (class sets of a mat) are tiled one after the other.
     """
     tiles = plan_tiles(width, height, paper_w, paper_h, margin=margin, overlap=overlap)
     doc = _Doc(title, creation_epoch)
-    face = doc.face("tiled sheet", face_pdf, width, height)
     names = {(t.row, t.col): t.name for t in tiles.tiles}
-    for tile in tiles.tiles:
-        canvas = _Canvas(tiles.paper_w, tiles.paper_h)
-        shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
-        area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
-        canvas.form(face, shift, area)
-        for band in (tile.glue_right, tile.glue_below):
-            if band is not None:
-                _glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right)
-        for x, y in _tile_crosshairs(tile, tiles.tiles):
-            canvas.crosshair(x + shift[4], y + shift[5], 3.0)
-        _crop_ticks(canvas, area)
-        right = names.get((tile.row, tile.col + 1))
-        below = names.get((tile.row + 1, tile.col))
-        hint = f"tile {tile.name} of {tiles.cols}x{tiles.rows}"
-        if right:
-            hint += f" - {right} goes on the right"
-        if below:
-            hint += f" - {below} goes below"
-        canvas.text(margin, max(margin - 1.5, 2.5), FOOTER_PT + 2, hint)
-        doc.add_page(canvas)
+    sources = [face_pdf] if isinstance(face_pdf, bytes) else list(face_pdf)
+    if not sources:
+        raise PdfWriteError("no sheet to tile")
+    for copy, source in enumerate(sources):
+        face = doc.face(f"tiled sheet {copy}", source, width, height)
+        for tile in tiles.tiles:
+            canvas = _Canvas(tiles.paper_w, tiles.paper_h)
+            shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
+            area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
+            canvas.form(face, shift, area)
+            for band in (tile.glue_right, tile.glue_below):
+                if band is not None:
+                    _glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right,
+                               words=labels.glue)
+            for x, y in _tile_crosshairs(tile, tiles.tiles):
+                canvas.crosshair(x + shift[4], y + shift[5], 3.0)
+            _crop_ticks(canvas, area)
+            right = names.get((tile.row, tile.col + 1))
+            below = names.get((tile.row + 1, tile.col))
+            parts = [labels.prefix] if labels.prefix else []
+            parts.append(labels.tile.format(name=tile.name, cols=tiles.cols, rows=tiles.rows))
+            if right:
+                parts.append(labels.right.format(name=right))
+            if below:
+                parts.append(labels.below.format(name=below))
+            x, y = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
+            line = " · ".join(parts)
+            _footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT)
+            doc.add_page(canvas)
     return doc.save("none")
+
+
+TILE_LABEL_PT = FOOTER_PT + 2
+"""Tile labels are read while assembling: a little larger than the footer."""
+
+
+def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: float) -> tuple[float, float]:
+    """Start of a tile label's baseline (mm): below the tile inside the printable area when
+    the tile leaves room there, else above it, else in the bottom margin; always starting
+    6 mm in from the tile's left edge, clear of the corner crop ticks (which reach 4 mm)."""
+    size = TILE_LABEL_PT / K
+    x = area.x + 6.0
+    if paper_h - margin - area.bottom >= 1.0 + size:
+        return x, area.bottom + 1.0 + 0.8 * size
+    if area.y - margin >= 1.0 + size:
+        return x, area.y - 1.0 - 0.2 * size
+    return x, min(paper_h - EDGE_KEEP_OUT - 0.25 * size, area.bottom + 1.0 + 0.8 * size)
 
 
 def write_calibration(
@@ -346,14 +387,6 @@ class _Doc:
         self._sources: list[pikepdf.Pdf] = []  # foreign streams are read at save time
         self._by_key: dict[str, _Form] = {}
         self._by_digest: dict[bytes, _Form] = {}
-        self._font = self.pdf.make_indirect(
-            Dictionary(
-                Type=Name.Font,
-                Subtype=Name.Type1,
-                BaseFont=Name.Helvetica,
-                Encoding=Name.WinAnsiEncoding,
-            )
-        )
 
     def face(self, key: str, data: bytes, art_w: float, art_h: float) -> _Form:
         """Import a face once (by key, and by content so identical PDFs are shared)."""
@@ -411,8 +444,6 @@ class _Doc:
         resources = Dictionary()
         if canvas.forms:
             resources.XObject = Dictionary({f.name: f.obj for f in canvas.forms.values()})
-        if canvas.uses_font:
-            resources.Font = Dictionary(Helv=self._font)
         page = pikepdf.Page(
             Dictionary(
                 Type=Name.Page,
@@ -459,7 +490,6 @@ class _Canvas:
     def __init__(self, w: float, h: float) -> None:
         self.w, self.h = w, h
         self.forms: dict[str, _Form] = {}
-        self.uses_font = False
         self._ops: list[bytes] = []
 
     def to_pt(self) -> Affine:
@@ -510,11 +540,14 @@ class _Canvas:
         self.lines(segs, MARK_WIDTH_PT)
 
     def text(self, x: float, y: float, size_pt: float, text: str, *, vertical: bool = False) -> None:
-        """Helvetica text with its baseline starting at (x, y) mm; vertical reads bottom to top."""
-        self.uses_font = True
-        a, b, c, d = (0, 1, -1, 0) if vertical else (1, 0, 0, 1)
-        head = f"q 0 g BT /Helv {_num(size_pt)} Tf {a} {b} {c} {d} {_num(x * K)} {_num((self.h - y) * K)} Tm "
-        self._ops.append(head.encode("ascii") + _pdf_string(text) + b" Tj ET Q")
+        """Text with its baseline starting at (x, y) mm (vertical: reading bottom to top),
+        drawn as the outlines of the bundled Noto fonts the cards use — shaped, in every
+        script — so a page carries no font a print shop's preflight could find unembedded."""
+        self._ops.append(_glyph_ops(text, x, y, size_pt / K, vertical, self.h))
+
+    def text_width(self, size_pt: float, text: str) -> float:
+        """Advance width of one line of text, mm."""
+        return _engine().measure(_one_line(text), size=size_pt / K)
 
     def content(self) -> bytes:
         return b"\n".join(self._ops) + b"\n"
@@ -523,35 +556,61 @@ class _Canvas:
         return f"{_num(r.x * K)} {_num((self.h - r.bottom) * K)} {_num(r.w * K)} {_num(r.h * K)}"
 
 
+def _engine():
+    from .text import TextEngine   # here: the font chain loads only when a page has text
+
+    return TextEngine.default()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _glyph_ops(text: str, x: float, y: float, size: float, vertical: bool, page_h: float) -> bytes:
+    """PDF path operators filling the glyph outlines of ``text`` (size = em in mm)."""
+    from fontTools.pens.basePen import BasePen
+
+    from .text.svg import place
+
+    result = _engine().layout(_one_line(text), size=size, valign="baseline")
+    placed = place(result, 0.0, 0.0, "#000")
+    ops: list[str] = ["q 0 g"]
+
+    def to_page(dx: float, dy: float) -> tuple[float, float]:
+        px, py = (x + dy, y - dx) if vertical else (x + dx, y + dy)
+        return px * K, (page_h - py) * K
+
+    class Pen(BasePen):
+        def __init__(self, glyph) -> None:  # type: ignore[no-untyped-def]
+            super().__init__(glyph.face.glyph_set)   # composite glyphs draw their parts through it
+            self.g = glyph
+
+        def _pt(self, p: tuple[float, float]) -> str:
+            px, py = to_page(self.g.x + p[0] * self.g.scale, self.g.y - p[1] * self.g.scale)
+            return f"{_num(px)} {_num(py)}"
+
+        def _moveTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} m")
+
+        def _lineTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} l")
+
+        def _curveToOne(self, p1, p2, p3):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p1)} {self._pt(p2)} {self._pt(p3)} c")
+
+        def _closePath(self) -> None:
+            ops.append("h")
+
+    for glyph in placed.glyphs:
+        glyph.face.draw_glyph(glyph.gid, Pen(glyph))
+    ops.append("f Q")
+    return " ".join(ops).encode("ascii")
+
+
 def _num(v: float) -> str:
     """Compact fixed-point number: 5 decimals of a point is 0.0000035 mm."""
     text = f"{v:.5f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
-
-
-def _pdf_string(text: str) -> bytes:
-    """Encode text for a base-14 font with WinAnsiEncoding, replacing what it cannot show.
-
-    Accented letters outside the encoding fall back to their base letter (é stays é,
-    ő becomes o); anything else becomes "?", so no input can break the content stream.
-    """
-    out = bytearray()
-    for ch in text:
-        if ch in "\r\n\t":
-            ch = " "
-        try:
-            encoded = ch.encode("cp1252")
-        except UnicodeEncodeError:
-            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
-            try:
-                encoded = base.encode("cp1252") if base else b"?"
-            except UnicodeEncodeError:
-                encoded = b"?"
-        if not encoded or encoded[0] < 0x20:
-            encoded = b"?"
-        out += encoded
-    escaped = bytes(out).replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
-    return b"(" + escaped + b")"
 
 
 def _xml_attr(text: str) -> str:
@@ -578,7 +637,8 @@ def _footer_baseline(plan: GridPlan) -> float | None:
 
 
 def _footer(
-    canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str
+    canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str,
+    size_pt: float = FOOTER_PT,
 ) -> None:
     """Footer text starting at x (the block's left edge, clear of registration squares)."""
     if footer is None or baseline is None:
@@ -586,11 +646,10 @@ def _footer(
     text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
     if not text:
         return
-    # Helvetica averages about half an em per character; cut long text rather than overflow.
-    max_chars = int((canvas.w - x - EDGE_KEEP_OUT) / (0.55 * FOOTER_PT / K))
-    if len(text) > max_chars:
-        text = text[: max_chars - 3] + "..."
-    canvas.text(x, baseline, FOOTER_PT, text)
+    room = canvas.w - x - EDGE_KEEP_OUT
+    while len(text) > 4 and canvas.text_width(size_pt, text) > room:   # cut long text rather than overflow
+        text = text[: max(4, int(len(text) * room / canvas.text_width(size_pt, text))) - 2] + "…"
+    canvas.text(x, baseline, size_pt, text)
 
 
 def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
@@ -695,15 +754,14 @@ def _cut_lines(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: in
     canvas.lines(segs, MARK_WIDTH_PT)
 
 
-def _glue_band(canvas: _Canvas, band: Rect, *, vertical: bool) -> None:
+def _glue_band(canvas: _Canvas, band: Rect, *, vertical: bool, words: str = "glue here") -> None:
     canvas.dashed_rect(band, MARK_WIDTH_PT)
     size = FOOTER_PT + 1
+    half = canvas.text_width(size, words) / 2
     if vertical:
-        canvas.text(
-            band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2, size, "glue here", vertical=True
-        )
+        canvas.text(band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2 + half, size, words, vertical=True)
     else:
-        canvas.text(band.x + band.w / 2 - 8, band.y + band.h / 2 + 0.35 * size / K, size, "glue here")
+        canvas.text(band.x + band.w / 2 - half, band.y + band.h / 2 + 0.35 * size / K, size, words)
 
 
 def _tile_crosshairs(tile: Tile, tiles: Sequence[Tile]) -> list[tuple[float, float]]:
