@@ -338,12 +338,12 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, c
         for front, back, count in chunk.order:
             placements.extend([Placement(front, back)] * count)
     geometry = _geometry(comp)
-    tr = i18n.translator(game, options.lang)
-    name = _(tr, comp.name, "component")
+    _ = _translating(i18n.translator(game, options.lang))
+    name = _(comp.name, "component")
     if job.spare_level is not None:
-        name = _(tr, "{name}, spare set").format(name=name)
-    footer = _Footer(f"{_(tr, game.name, 'game')} · {name} · {options.lang}", _(tr, "sheet {sheet}/{sheets}"),
-                     _(tr, "fronts"), _(tr, "backs"))
+        name = _("{name}, spare set").format(name=name)
+    footer = _Footer(f"{_(game.name, 'game')} · {name} · {options.lang}", _("sheet {sheet}/{sheets}"),
+                     _("fronts"), _("backs"))
     title = f"{game.name} – {comp.name} ({options.lang})"
     sheets, cuts, double, note = 0, 0, False, ""
     try:
@@ -367,7 +367,7 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, c
                 tiles = plan_tiles(comp.width, comp.height, paper.width, paper.height, margin=options.margin)
                 data = write_tiled([pdfs[p.front] for p in placements], comp.width, comp.height, paper.width,
                                    paper.height, margin=options.margin, creation_epoch=epoch, title=title,
-                                   labels=_tile_labels(tr, footer.prefix))
+                                   labels=_tile_labels(_, footer.prefix))
                 layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets "
                                      f"({tiles.describe()})"), 0
                 sheets = len(placements) * len(tiles.tiles)
@@ -395,9 +395,10 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, c
                      level_mark=marks[0].level if marks[0] else None, bleed_note=note), staged
 
 
-def _(tr: i18n.Translator | None, msgid: str, context: str | None = None) -> str:
-    """A printed string in the build's language (English without a translator)."""
-    return tr(msgid, context) if tr else msgid
+def _translating(tr: i18n.Translator | None) -> Callable[..., str]:
+    """``_(msgid, context)``: a printed string in the build's language (English without a
+    translator); named ``_`` where it is used, so ``cardgen i18n extract`` finds the strings."""
+    return lambda msgid, context=None: tr(msgid, context) if tr else msgid
 
 
 @dataclass(frozen=True)
@@ -415,10 +416,10 @@ class _Footer:
         return f"{self.prefix} · {self.sheet.format(sheet=number, sheets=count)} · {which}"
 
 
-def _tile_labels(tr: i18n.Translator | None, prefix: str) -> TileLabels:
+def _tile_labels(_: Callable[..., str], prefix: str) -> TileLabels:
     """The words printed on tiled pages, in the build's language."""
-    return TileLabels(tile=_(tr, "tile {name} of {cols}×{rows}"), right=_(tr, "{name} goes on the right"),
-                      below=_(tr, "{name} goes below"), glue=_(tr, "glue here"), prefix=prefix)
+    return TileLabels(tile=_("tile {name} of {cols}×{rows}"), right=_("{name} goes on the right"),
+                      below=_("{name} goes below"), glue=_("glue here"), prefix=prefix)
 
 
 def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:

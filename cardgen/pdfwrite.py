@@ -387,6 +387,7 @@ class _Doc:
         self._sources: list[pikepdf.Pdf] = []  # foreign streams are read at save time
         self._by_key: dict[str, _Form] = {}
         self._by_digest: dict[bytes, _Form] = {}
+        self.fonts = _GlyphFonts(self.pdf)
 
     def face(self, key: str, data: bytes, art_w: float, art_h: float) -> _Form:
         """Import a face once (by key, and by content so identical PDFs are shared)."""
@@ -444,18 +445,23 @@ class _Doc:
         resources = Dictionary()
         if canvas.forms:
             resources.XObject = Dictionary({f.name: f.obj for f in canvas.forms.values()})
+        content = canvas.content(self.fonts)
+        if self.fonts.used_on_page:
+            resources.Font = Dictionary({f"/{name}": self.fonts.fonts[name] for name in sorted(self.fonts.used_on_page)})
+            self.fonts.used_on_page.clear()
         page = pikepdf.Page(
             Dictionary(
                 Type=Name.Page,
                 MediaBox=Array([0, 0, canvas.w * K, canvas.h * K]),
                 Resources=resources,
-                Contents=self.pdf.make_stream(canvas.content()),
+                Contents=self.pdf.make_stream(content),
             )
         )
         self.pdf.pages.append(page)
         return self.pdf.pages[-1]
 
     def save(self, duplex: Duplex) -> bytes:
+        self.fonts.finish()
         prefs = Dictionary(PrintScaling=Name("/None"))
         if duplex == "long":
             prefs.Duplex = Name.DuplexFlipLongEdge
@@ -490,7 +496,7 @@ class _Canvas:
     def __init__(self, w: float, h: float) -> None:
         self.w, self.h = w, h
         self.forms: dict[str, _Form] = {}
-        self._ops: list[bytes] = []
+        self._ops: list[bytes | _TextItem] = []
 
     def to_pt(self) -> Affine:
         """Sheet mm (y down) -> PDF points (y up)."""
@@ -541,16 +547,27 @@ class _Canvas:
 
     def text(self, x: float, y: float, size_pt: float, text: str, *, vertical: bool = False) -> None:
         """Text with its baseline starting at (x, y) mm (vertical: reading bottom to top),
-        drawn as the outlines of the bundled Noto fonts the cards use — shaped, in every
-        script — so a page carries no font a print shop's preflight could find unembedded."""
-        self._ops.append(_glyph_ops(text, x, y, size_pt / K, vertical, self.h))
+        shaped by the text engine in the bundled Noto fonts the cards use, in every script.
+        Its glyphs go into a Type 3 font embedded in the file (see :class:`_GlyphFonts`), so
+        no page names a font a print shop's preflight would find missing, and the text can
+        still be searched and copied."""
+        self._ops.append(_TextItem(x, y, size_pt, _one_line(text), vertical))
 
     def text_width(self, size_pt: float, text: str) -> float:
         """Advance width of one line of text, mm."""
         return _engine().measure(_one_line(text), size=size_pt / K)
 
-    def content(self) -> bytes:
-        return b"\n".join(self._ops) + b"\n"
+    def content(self, fonts: _GlyphFonts | None = None) -> bytes:
+        """The page's content stream; its text's glyphs are registered with ``fonts``."""
+        parts = []
+        for op in self._ops:
+            if isinstance(op, _TextItem):
+                if fonts is None:
+                    raise PdfWriteError("a page with text needs the document's fonts")
+                parts.append(fonts.show(op, self.h))
+            else:
+                parts.append(op)
+        return b"\n".join(parts) + b"\n"
 
     def _rect(self, r: Rect) -> str:
         return f"{_num(r.x * K)} {_num((self.h - r.bottom) * K)} {_num(r.w * K)} {_num(r.h * K)}"
@@ -566,28 +583,104 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _glyph_ops(text: str, x: float, y: float, size: float, vertical: bool, page_h: float) -> bytes:
-    """PDF path operators filling the glyph outlines of ``text`` (size = em in mm)."""
+@dataclass(frozen=True)
+class _TextItem:
+    """Text waiting for the document's fonts (a page's glyphs are numbered when it is added)."""
+
+    x: float
+    y: float
+    size_pt: float
+    text: str
+    vertical: bool
+
+
+class _GlyphFonts:
+    """Type 3 fonts holding the outlines of every glyph a document's page text uses.
+
+    A Type 3 font's glyphs are drawing procedures stored in the file itself: the outlines of
+    the bundled Noto faces, whatever face (Latin, Arabic, CJK) each glyph came from, 255 to a
+    font. A ToUnicode map gives each code its characters, so text extracts and searches."""
+
+    PER_FONT = 255
+
+    def __init__(self, pdf: pikepdf.Pdf) -> None:
+        self.pdf = pdf
+        self.fonts: dict[str, pikepdf.Object] = {}
+        self.used_on_page: set[str] = set()
+        self._codes: dict[tuple[int, int], tuple[str, int]] = {}
+        self._glyphs: dict[str, list[tuple[str, bytes, float, str]]] = {}   # name → (glyph name, proc, width, text)
+
+    def show(self, item: _TextItem, page_h: float) -> bytes:
+        """Content-stream operators drawing ``item``: one positioned glyph at a time."""
+        if not item.text:
+            return b""
+        result = _engine().layout(item.text, size=item.size_pt / K, valign="baseline")
+        text = item.text
+        fs = result.size * K
+        ops = ["q 0 g BT"]
+        current = None
+        for line in result.lines:
+            clusters = sorted({g.cluster for run in line.runs for g in run.glyphs})
+            ends = {c: (clusters[i + 1] if i + 1 < len(clusters) else line.end) for i, c in enumerate(clusters)}
+            seen: set[int] = set()
+            for run in line.runs:
+                for glyph in run.glyphs:
+                    chars = "" if glyph.cluster in seen else text[glyph.cluster:ends[glyph.cluster]]
+                    seen.add(glyph.cluster)
+                    name, code = self._code(run.face, glyph.gid, glyph.advance / result.size, chars)
+                    if name != current:
+                        ops.append(f"/{name} 1 Tf")
+                        current = name
+                    self.used_on_page.add(name)
+                    dx, dy = line.x + glyph.x, line.baseline - glyph.y
+                    px, py = (item.x + dy, item.y - dx) if item.vertical else (item.x + dx, item.y + dy)
+                    a, b, c, d = (0.0, fs, -fs, 0.0) if item.vertical else (fs, 0.0, 0.0, fs)
+                    ops.append(f"{_num(a)} {_num(b)} {_num(c)} {_num(d)} {_num(px * K)} {_num((page_h - py) * K)} Tm "
+                               f"<{code:02x}> Tj")
+        ops.append("ET Q")
+        return " ".join(ops).encode("ascii")
+
+    def _code(self, face, gid: int, advance_em: float, chars: str) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+        key = (face.index, gid)
+        if key in self._codes:
+            return self._codes[key]
+        if not self.fonts or len(self._glyphs[list(self.fonts)[-1]]) >= self.PER_FONT:
+            name = f"G{len(self.fonts)}"
+            self.fonts[name] = self.pdf.make_indirect(Dictionary(Type=Name.Font, Subtype=Name.Type3))
+            self._glyphs[name] = []
+        name = list(self.fonts)[-1]
+        glyphs = self._glyphs[name]
+        code = len(glyphs) + 1
+        width = advance_em * 1000
+        glyphs.append((f"g{face.index}-{gid}", _glyph_proc(face, gid, width), width, chars))
+        self._codes[key] = (name, code)
+        return name, code
+
+    def finish(self) -> None:
+        """Complete every font dictionary (they grow as pages are added)."""
+        for name, font in self.fonts.items():
+            glyphs = self._glyphs[name]
+            font.FontMatrix = Array([0.001, 0, 0, 0.001, 0, 0])
+            font.FontBBox = Array([-1000, -1000, 2000, 2000])
+            font.Resources = Dictionary()
+            font.CharProcs = Dictionary({f"/{g}": self.pdf.make_stream(proc) for g, proc, _w, _t in glyphs})
+            font.Encoding = Dictionary(Type=Name.Encoding,
+                                       Differences=Array([1] + [Name(f"/{g}") for g, _p, _w, _t in glyphs]))
+            font.FirstChar, font.LastChar = 1, len(glyphs)
+            font.Widths = Array([round(w, 2) for _g, _p, w, _t in glyphs])
+            font.ToUnicode = self.pdf.make_stream(_to_unicode([t for _g, _p, _w, t in glyphs]))
+
+
+def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyped-def]
+    """A Type 3 glyph procedure: the glyph's outline in 1/1000 em, filled in the current colour."""
     from fontTools.pens.basePen import BasePen
 
-    from .text.svg import place
-
-    result = _engine().layout(_one_line(text), size=size, valign="baseline")
-    placed = place(result, 0.0, 0.0, "#000")
-    ops: list[str] = ["q 0 g"]
-
-    def to_page(dx: float, dy: float) -> tuple[float, float]:
-        px, py = (x + dy, y - dx) if vertical else (x + dx, y + dy)
-        return px * K, (page_h - py) * K
+    scale = 1000.0 / face.upem
+    ops = [f"{_num(width)} 0 d0"]
 
     class Pen(BasePen):
-        def __init__(self, glyph) -> None:  # type: ignore[no-untyped-def]
-            super().__init__(glyph.face.glyph_set)   # composite glyphs draw their parts through it
-            self.g = glyph
-
         def _pt(self, p: tuple[float, float]) -> str:
-            px, py = to_page(self.g.x + p[0] * self.g.scale, self.g.y - p[1] * self.g.scale)
-            return f"{_num(px)} {_num(py)}"
+            return f"{_num(p[0] * scale)} {_num(p[1] * scale)}"
 
         def _moveTo(self, p):  # type: ignore[no-untyped-def]
             ops.append(f"{self._pt(p)} m")
@@ -601,10 +694,23 @@ def _glyph_ops(text: str, x: float, y: float, size: float, vertical: bool, page_
         def _closePath(self) -> None:
             ops.append("h")
 
-    for glyph in placed.glyphs:
-        glyph.face.draw_glyph(glyph.gid, Pen(glyph))
-    ops.append("f Q")
+    if face.has_outline(gid):   # a space has none: it is still a glyph, so text keeps its spaces
+        face.draw_glyph(gid, Pen(face.glyph_set))   # the glyph set resolves composite glyphs
+        ops.append("f")
     return " ".join(ops).encode("ascii")
+
+
+def _to_unicode(texts: list[str]) -> bytes:
+    """A ToUnicode CMap: code i + 1 stands for texts[i] (codes of a ligature's later glyphs
+    stand for nothing)."""
+    entries = [f"<{i + 1:02x}> <{t.encode('utf-16-be').hex()}>" for i, t in enumerate(texts) if t]
+    body = "".join(f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar\n"
+                   for chunk in (entries[i:i + 100] for i in range(0, len(entries), 100)))
+    return ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+            "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+            "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+            "1 begincodespacerange <00> <ff> endcodespacerange\n" + body +
+            "endcmap CMapName currentdict /CMap defineresource pop end end\n").encode("ascii")
 
 
 def _num(v: float) -> str:

@@ -220,9 +220,33 @@ def test_a3_mat_tiles_onto_four_a4_pages_with_overlap():
     assert a1.region.right - a2.region.x == pytest.approx(10)
     assert a1.region.bottom - b1.region.y == pytest.approx(10)
     assert a2.region.right == pytest.approx(297) and b1.region.bottom == pytest.approx(420)
-    assert close(a1.glue_right, Rect(190, 0, 10, 287))
+    # the mat is shared out equally: (297 + 10) / 2 wide, (420 + 10) / 2 high
+    assert close(a1.glue_right, Rect(143.5, 0, 10, 215))
+    assert all(close(t.region, Rect(t.region.x, t.region.y, 153.5, 215)) for t in tiles.tiles)
     assert a2.glue_right is None
     assert tiles.describe() == "A4 portrait, 2×2 = 4 tiles with 10 mm overlap"
+    assert tiles.cuts() == 16
+
+
+def test_the_particle_builder_mat_tiles_into_three_equal_strips_not_two_and_a_sliver():
+    tiles = plan_tiles(400, 277, *A4, margin=5, overlap=10)
+    assert (tiles.cols, tiles.rows) == (3, 1)
+    assert [round(t.region.w, 3) for t in tiles.tiles] == [140, 140, 140]
+    assert tiles.tiles[-1].region.right == pytest.approx(400)
+
+
+@settings(max_examples=120, deadline=None)
+@given(w=st.floats(150, 1200), h=st.floats(150, 900), overlap=st.sampled_from([0, 5, 10]),
+       paper=st.sampled_from([A4, A3, (215.9, 279.4)]))
+def test_no_tile_is_a_sliver(w, h, overlap, paper):
+    """Whatever the board grows to, its tiles are equal: none under 40 % of another's area."""
+    tiles = plan_tiles(w, h, *paper, margin=5, overlap=overlap)
+    areas = [t.region.w * t.region.h for t in tiles.tiles]
+    assert min(areas) >= 0.4 * max(areas)
+    for t in tiles.tiles:
+        assert t.region.w <= tiles.paper_w - 10 + 1e-6 and t.region.h <= tiles.paper_h - 10 + 1e-6
+    assert max(t.region.right for t in tiles.tiles) == pytest.approx(w)
+    assert max(t.region.bottom for t in tiles.tiles) == pytest.approx(h)
 
 
 def test_small_sheet_is_one_tile_and_bad_overlap_raises():
