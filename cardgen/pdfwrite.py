@@ -284,9 +284,9 @@ def write_tiled(
                 parts.append(labels.right.format(name=right))
             if below:
                 parts.append(labels.below.format(name=below))
-            x, y = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
+            x, y, room = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
             line = " · ".join(parts)
-            _footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT)
+            _footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT, room)
             doc.add_page(canvas)
     return doc.save("none")
 
@@ -295,17 +295,18 @@ TILE_LABEL_PT = FOOTER_PT + 2
 """Tile labels are read while assembling: a little larger than the footer."""
 
 
-def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: float) -> tuple[float, float]:
-    """Start of a tile label's baseline (mm): below the tile inside the printable area when
-    the tile leaves room there, else above it, else in the bottom margin; always starting
-    6 mm in from the tile's left edge, clear of the corner crop ticks (which reach 4 mm)."""
+def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: float) -> tuple[float, float, float]:
+    """Start of a tile label's baseline (mm) and the width it may take: inside the printable
+    area below the tile, past the reach of the crop ticks, when the tile leaves room there;
+    else above it; else between the corner ticks (starting 6 mm in, the ticks reach 4 mm)."""
     size = TILE_LABEL_PT / K
-    x = area.x + 6.0
-    if paper_h - margin - area.bottom >= 1.0 + size:
-        return x, area.bottom + 1.0 + 0.8 * size
-    if area.y - margin >= 1.0 + size:
-        return x, area.y - 1.0 - 0.2 * size
-    return x, min(paper_h - EDGE_KEEP_OUT - 0.25 * size, area.bottom + 1.0 + 0.8 * size)
+    reach = CROP_TICK_REACH + 0.5
+    if paper_h - margin - area.bottom >= reach + size:
+        return area.x, area.bottom + reach + 0.8 * size, paper_w - margin - area.x
+    if area.y - margin >= reach + size:
+        return area.x, area.y - reach - 0.2 * size, paper_w - margin - area.x
+    baseline = min(paper_h - EDGE_KEEP_OUT - 0.25 * size, area.bottom + 1.0 + 0.8 * size)
+    return area.x + CROP_TICK_REACH + 2.0, baseline, area.w - 2 * (CROP_TICK_REACH + 2.0)
 
 
 def write_calibration(
@@ -744,7 +745,7 @@ def _footer_baseline(plan: GridPlan) -> float | None:
 
 def _footer(
     canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str,
-    size_pt: float = FOOTER_PT,
+    size_pt: float = FOOTER_PT, room: float | None = None,
 ) -> None:
     """Footer text starting at x (the block's left edge, clear of registration squares)."""
     if footer is None or baseline is None:
@@ -752,7 +753,7 @@ def _footer(
     text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
     if not text:
         return
-    room = canvas.w - x - EDGE_KEEP_OUT
+    room = canvas.w - x - EDGE_KEEP_OUT if room is None else room
     while len(text) > 4 and canvas.text_width(size_pt, text) > room:   # cut long text rather than overflow
         text = text[: max(4, int(len(text) * room / canvas.text_width(size_pt, text))) - 2] + "…"
     canvas.text(x, baseline, size_pt, text)
@@ -892,21 +893,25 @@ def _inside(r: Rect, x: float, y: float) -> bool:
     return r.x <= x <= r.right and r.y <= y <= r.bottom
 
 
+CROP_TICK_REACH = 4.0
+"""How far a tile's corner crop ticks reach out from its printed area, mm."""
+
+
 def _crop_ticks(canvas: _Canvas, area: Rect) -> None:
     """Corner ticks in the margin marking the printed area's edges (where to trim)."""
     segs = []
-    lo = EDGE_KEEP_OUT
+    lo, reach = EDGE_KEEP_OUT, CROP_TICK_REACH
     for x in (area.x, area.right):
         for y0, y1 in (
-            (area.y - 1.0, max(area.y - 4.0, lo)),
-            (area.bottom + 1.0, min(area.bottom + 4.0, canvas.h - lo)),
+            (area.y - 1.0, max(area.y - reach, lo)),
+            (area.bottom + 1.0, min(area.bottom + reach, canvas.h - lo)),
         ):
             if abs(y1 - y0) >= 1.0:
                 segs.append((x, y0, x, y1))
     for y in (area.y, area.bottom):
         for x0, x1 in (
-            (area.x - 1.0, max(area.x - 4.0, lo)),
-            (area.right + 1.0, min(area.right + 4.0, canvas.w - lo)),
+            (area.x - 1.0, max(area.x - reach, lo)),
+            (area.right + 1.0, min(area.right + reach, canvas.w - lo)),
         ):
             if abs(x1 - x0) >= 1.0:
                 segs.append((x0, y, x1, y))
