@@ -20,12 +20,13 @@ from . import i18n, schedule
 from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
-                         plan_sheet, plan_tiles)
+                         band_plan, plan_sheet, plan_tiles, share_sheets, stack_bands)
 from .loader import load_game
 from .model import Component, Game
 from .output import BuildLock, atomic_write, commit, discard, source_date_epoch, stage
 from .paper import Paper, PaperError, parse_paper
-from .pdfwrite import PdfWriteError, TileLabels, write_calibration, write_sheets, write_single, write_tiled
+from .pdfwrite import (PdfWriteError, TileLabels, write_calibration, write_shared, write_sheets, write_single,
+                       write_tiled)
 from . import setmark
 from .render import Renderer, TextIssue
 from .setmark import MAX_SETS, SetMark
@@ -110,6 +111,7 @@ class BuiltFile:
     spare_of: str = ""    # a spare set of this component, needed from level `level_mark` on
     level_mark: int | None = None   # the level printed on the pieces ("5+"), if any
     bleed_note: str = ""  # why the cards are edge to edge rather than each with its bleed
+    members: tuple[str, ...] = ()   # components sharing this file's sheet (small pieces)
 
 
 @dataclass
@@ -151,27 +153,58 @@ class PrintJob:
     id: str
     comp: Component
     spare_level: int | None = None
+    members: tuple[Component, ...] = ()   # small components sharing this file's one sheet
+
+    @property
+    def components(self) -> tuple[Component, ...]:
+        return self.members or (self.comp,)
 
 
-def print_jobs(game: Game, level: int | None) -> list[PrintJob]:
+def print_jobs(game: Game, level: int | None, options: BuildOptions | None = None) -> list[PrintJob]:
     """The files a build writes for a game, in game order, each spare set after the
-    component that asks for it (once, however many components ask)."""
+    component that asks for it (once, however many components ask). Given the build's
+    options, small components whose pieces fit one sheet share sheets where their blocks
+    fit together (see :func:`cardgen.imposition.share_sheets`); such a file is named after
+    its components joined by '+' (reference+pawn.pdf)."""
     jobs: list[PrintJob] = []
     for comp in components_for(game, level):
         jobs.append(PrintJob(comp.id, comp))
         for spare in comp.spares:
             if all(j.id != f"{spare}-spare" for j in jobs):
                 jobs.append(PrintJob(f"{spare}-spare", game.components[spare], comp.level))
-    return jobs
+    if options is None or options.mode != "sheets" or options.cut_file:
+        return jobs
+    paper = options.sheet()
+    bands = [(_band_plan(job.comp, paper, options) if job.spare_level is None else None,
+              job.comp.total * options.sets) for job in jobs]
+    shared = []
+    for group in share_sheets(bands, margin=options.margin):
+        if len(group) == 1:
+            shared.append(jobs[group[0]])
+        else:
+            members = tuple(jobs[i].comp for i in group)
+            shared.append(PrintJob("+".join(c.id for c in members), members[0], None, members))
+    return shared
 
 
-def job_marks(game: Game, job: PrintJob, sets: int) -> list[SetMark | None]:
-    """The mark of each set of a job's pieces (None: nothing to mark). A single set carries
-    no set mark (nothing to sort it from); level marks are printed whatever the count."""
-    level = setmark.level_mark(game, job.comp, spare=job.spare_level is not None)
-    if job.spare_level is not None:
-        level = job.spare_level
-    return [setmark.place(job.comp, n if sets > 1 else None, level) for n in range(1, sets + 1)]
+def _band_plan(comp: Component, paper: Paper, options: BuildOptions) -> GridPlan | None:
+    """The flattest one-sheet grid of a component's pieces, if they fit one sheet."""
+    try:
+        return band_plan(paper.width, paper.height, _geometry(comp), comp.total * options.sets,
+                         margin=options.margin, gutter=options.gutter,
+                         bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
+                         paper_label=paper.label)
+    except ImpositionError:
+        return None
+
+
+def job_marks(game: Game, job: PrintJob, sets: int, comp: Component | None = None) -> list[SetMark | None]:
+    """The mark of each set of a job's pieces (of ``comp``, one of its components; None:
+    nothing to mark). A single set carries no set mark (nothing to sort it from); level
+    marks are printed whatever the count."""
+    comp = comp or job.comp
+    level = job.spare_level if job.spare_level is not None else setmark.level_mark(game, comp)
+    return [setmark.place(comp, n if sets > 1 else None, level) for n in range(1, sets + 1)]
 
 
 #: One card of one set, as a piece of work: (card id, copies, front key, back key, its mark).
@@ -327,16 +360,20 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, c
     (and cut file) are staged, not yet renamed into place (see :func:`cardgen.output.commit`)."""
     staged: list[tuple[Path, Path]] = []
     game = _game(game_ref, games_dirs)
-    job = next(j for j in print_jobs(game, None) if j.id == job_id)
+    job = next(j for j in print_jobs(game, options.level, options) if j.id == job_id)
     comp = job.comp
     paper, epoch = options.sheet(), source_date_epoch()
     folder = options.out / game.id / options.lang
     pdfs: dict[str, bytes] = {}
     placements: list[Placement] = []
+    by_component: dict[str, list[Placement]] = {}
     for chunk in chunks:
         pdfs.update(chunk.pdfs)
         for front, back, count in chunk.order:
             placements.extend([Placement(front, back)] * count)
+            by_component.setdefault(chunk.component, []).extend([Placement(front, back)] * count)
+    if job.members:
+        return _write_shared_job(game, job, by_component, pdfs, options, inputs)
     geometry = _geometry(comp)
     _ = _translating(i18n.translator(game, options.lang))
     name = _(comp.name, "component")
@@ -422,6 +459,37 @@ def _tile_labels(_: Callable[..., str], prefix: str) -> TileLabels:
                       below=_("{name} goes below"), glue=_("glue here"), prefix=prefix)
 
 
+def _write_shared_job(game: Game, job: PrintJob, placements: dict[str, list[Placement]], pdfs: dict[str, bytes],
+                      options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+    """Small components on one shared sheet: each block stacked under the previous one."""
+    paper = options.sheet()
+    _ = _translating(i18n.translator(game, options.lang))
+    bands = stack_bands([(_band_plan(c, paper, options), len(placements[c.id])) for c in job.members],
+                        margin=options.margin)
+    names = " + ".join(_(c.name, "component") for c in job.members)
+    footer = _Footer(f"{_(game.name, 'game')} · {names} · {options.lang}", _("sheet {sheet}/{sheets}"),
+                     _("fronts"), _("backs"))
+    try:
+        data = write_shared([(plan, placements[c.id]) for plan, c in zip(bands, job.members)], pdfs,
+                            duplex=options.duplex, marks=options.marks, back_offset=options.back_offset,
+                            footer=footer, title=f"{game.name} – {names} ({options.lang})",
+                            creation_epoch=source_date_epoch())
+    except (ImpositionError, PdfWriteError) as exc:
+        raise InputError(f"{game.id}/{job.id}: {exc}", job.comp.location, "choose a larger --paper") from None
+    path = options.out / game.id / options.lang / f"{job.id}.pdf"
+    layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
+        f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
+    double = options.duplex != "none" and any(p.back for ps in placements.values() for p in ps)
+    levels = [m.level for c in job.members for m in job_marks(game, job, options.sets, c)[:1] if m]
+    pieces = sum(len(ps) for ps in placements.values())
+    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, _page_count(data), pieces,
+                      pieces, len(pdfs), hashlib.sha256(data).hexdigest(), inputs,
+                      sheets=1, double_sided=double, cuts=sum(p.cuts(p.per_sheet) for p in bands), sets=options.sets,
+                      level_mark=max((lv for lv in levels if lv), default=None),
+                      members=tuple(c.id for c in job.members))
+    return built, [stage(path, data)]
+
+
 def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:
     from .cutfile import write_cut_svg
 
@@ -484,11 +552,17 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
     if any(f.bleed_note for f in result.files):
         lines.append(_("Cards edge to edge with shared cuts: one cut separates two neighbours and saves paper, but "
                        "each card has no bleed of its own. For separate bleed use --paper a3 or --bleed 0."))
+    if any(f.members for f in result.files):
+        lines.append(_("Small pieces share sheets: a file named after several components (a+b.pdf) prints the "
+                       "pieces of all of them on one sheet."))
     lines.append("")
     comps = game.components
     for f in result.files:
-        comp = comps[f.spare_of or f.component]
+        members = [comps[m] for m in f.members]
+        comp = members[0] if members else comps[f.spare_of or f.component]
         name = _(comp.name, "component")
+        if members:
+            name = " + ".join(_(m.name, "component") for m in members)
         if f.spare_of:
             name = _("{name}, spare set").format(name=name)
         lines.append(_("{file}: {name} — {cards} piece(s) on {sheets} sheet(s), {pages} page(s); {layout}.").format(
@@ -498,14 +572,19 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
                                     "backs."))
         else:
             lines.append("    " + _("Single-sided: every page is a front."))
-        lines.append("    " + _cutting(comp, f, _))
+        if members:
+            lines.append("    " + _("Cut: {cuts} cuts in all, straight ones from tick to tick, shaped pieces along "
+                                    "their grey outline.").format(cuts=f.cuts))
+        else:
+            lines.append("    " + _cutting(comp, f, _))
         if f.level_mark:
             lines.append("    " + _("Marked \"{level}+\": needed from level {level} on; keep these apart from the "
                                     "base set.").format(level=f.level_mark))
         elif comp.level > 1:
             lines.append("    " + _("Needed from level {level} on.").format(level=comp.level))
-        if comp.print_note and not f.spare_of:
-            lines.append("    " + _(comp.print_note, "component.print_note"))
+        for part in members or [comp]:
+            if part.print_note and not f.spare_of:
+                lines.append("    " + _(part.print_note, "component.print_note"))
     return "\n".join(lines) + "\n"
 
 
@@ -553,23 +632,27 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     tasks = []
     misses = 0   # faces to render (not in the cache)
     all_keys: dict[tuple[str, str], list[MarkedKeys]] = {}
-    jobs_of = {g.id: print_jobs(g, options.level) for g in games}
+    jobs_of = {g.id: print_jobs(g, options.level, options) for g in games}
+    parts: dict[tuple[str, str], list[tuple[str, list[MarkedKeys]]]] = {}   # job → its components' keys
     for g in games:
         game_fp = game_fingerprint(g, options.lang)
         for job in jobs_of[g.id]:
-            comp = job.comp
-            if len(comp.cards) > MAX_DISTINCT_FACES:
-                raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at most "
-                                 f"{MAX_DISTINCT_FACES} per component", comp.location,
-                                 "split it into several components (copies of one card are not limited)")
-            all_keys[(g.id, job.id)] = marked_keys(card_keys(g, comp, options.lang, game_fp),
-                                                   job_marks(g, job, options.sets))
+            for comp in job.components:
+                if len(comp.cards) > MAX_DISTINCT_FACES:
+                    raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at "
+                                     f"most {MAX_DISTINCT_FACES} per component", comp.location,
+                                     "split it into several components (copies of one card are not limited)")
+                parts.setdefault((g.id, job.id), []).append(
+                    (comp.id, marked_keys(card_keys(g, comp, options.lang, game_fp),
+                                          job_marks(g, job, options.sets, comp))))
+            all_keys[(g.id, job.id)] = [k for _cid, keys in parts[(g.id, job.id)] for k in keys]
     present = frozenset(cache.present(k for keys in all_keys.values() for k in _face_keys(keys)))
     for g in games:
         previous = _previous_files(results[g.id].folder)
         for job in jobs_of[g.id]:
             keys = all_keys[(g.id, job.id)]
-            digests[(g.id, job.id)] = inputs_digest(_face_keys(keys), _settings(options, job.comp))
+            digests[(g.id, job.id)] = inputs_digest(_face_keys(keys), {c.id: _settings(options, c)
+                                                                         for c in job.components})
             old = previous.get(job.id)
             if options.cache and old and old.inputs == digests[(g.id, job.id)] and _intact(options.out / old.path, old):
                 cached = [cache.get(k) for k in _face_keys(keys)]
@@ -579,13 +662,14 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                         results[g.id].issues.extend(hit.issues)
                         results[g.id].untranslated.extend(hit.missing)
                     continue
-            for chunk in _chunks(keys, jobs):
-                chunk_keys = set(_face_keys(chunk))
-                chunk_misses = len(chunk_keys - present)
-                misses += chunk_misses
-                tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, job.comp.id, chunk, options.cache_root,
-                                                 frozenset(chunk_keys & present)),
-                                  group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, job.id)))
+            for comp_id, comp_keys in parts[(g.id, job.id)]:
+                for chunk in _chunks(comp_keys, jobs):
+                    chunk_keys = set(_face_keys(chunk))
+                    chunk_misses = len(chunk_keys - present)
+                    misses += chunk_misses
+                    tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp_id, chunk,
+                                                     options.cache_root, frozenset(chunk_keys & present)),
+                                      group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, job.id)))
     staged: list[tuple[Path, Path]] = []
     try:
         pending = Counter(t.tag[1:] for t in tasks)

@@ -137,54 +137,106 @@ def write_sheets(
     reg_marks = plan.registration_marks() if registration else ()
     footer_y = _footer_baseline(plan) if footer is not None else None
 
-    tessellated = plan.layout == "tessellated"
     for number, sheet in enumerate(sheets, start=1):
         canvas = _Canvas(plan.paper_w, plan.paper_h)
-        if marks == "lines":
-            _cut_lines(canvas, plan, footer_y, len(sheet))
-        pieces = list(zip(plan.slots, sheet))
-        if tessellated:
-            # bleed beyond the block's outer edges first; each piece's own outline on top,
-            # so no piece's bleed ever covers a neighbour
-            for slot, placement in pieces:
-                if slot.bleed_polygon != slot.polygon:
-                    face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
-                    canvas.form(face, plan.front_transform(slot), slot.clip, slot.bleed_polygon)
-            for slot, placement in pieces:
-                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
-                canvas.form(face, plan.front_transform(slot), slot.clip, slot.polygon)
-            canvas.lines(plan.cut_lines(len(sheet)), CUT_LINE_PT, gray=CUT_LINE_GRAY)
-        else:
-            for slot, placement in pieces:
-                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
-                canvas.form(face, plan.front_transform(slot), slot.clip)
-        if outline is not None and not tessellated:
-            for slot, _ in pieces:
-                canvas.form(outline, plan.front_transform(slot), None)
-        if marks != "none":
-            _ticks(canvas, plan, footer_y, len(sheet))
+        _fronts(doc, canvas, plan, sheet, faces, outline, marks, footer_y)
         for square in reg_marks:
             canvas.fill_rect(square)
         _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
         doc.add_page(canvas)
-
         if with_backs:
             canvas = _Canvas(plan.paper_w, plan.paper_h)
-            backs = [(slot, p.back) for slot, p in zip(plan.slots, sheet) if p.back is not None]
-            passes = ("bleed_polygon", "polygon") if tessellated else (None,)
-            for outline_of in passes:
-                for slot, key in backs:
-                    shape = getattr(slot, outline_of) if outline_of else None
-                    if outline_of == "bleed_polygon" and slot.bleed_polygon == slot.polygon:
-                        continue
-                    face = doc.face(key, faces[key], card.art_width, card.art_height)
-                    transform = plan.back_transform(slot, duplex, back_offset)
-                    canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset),
-                                plan.back_polygon(shape, duplex, back_offset) if shape else None)
+            _backs(doc, canvas, plan, sheet, faces, duplex, back_offset)
             _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
             doc.add_page(canvas)
 
     return doc.save(duplex if with_backs else "none")
+
+
+def write_shared(
+    bands: Sequence[tuple[GridPlan, Sequence[Placement]]],
+    faces: Mapping[str, bytes],
+    *,
+    duplex: Duplex = "long",
+    marks: Marks = "ticks",
+    back_offset: tuple[float, float] = (0.0, 0.0),
+    footer: Footer = None,
+    title: str = "",
+    creation_epoch: int | None = None,
+) -> bytes:
+    """One sheet shared by the pieces of several small components, each component's block
+    where its plan puts it (see :func:`cardgen.imposition.stack_bands`), with its own marks;
+    a backs page follows if any of them has backs."""
+    if not bands or any(not placements for _plan, placements in bands):
+        raise PdfWriteError("no pieces to print on the shared sheet")
+    for plan, placements in bands:
+        _check_faces(placements, faces)
+        if len(placements) > plan.per_sheet:
+            raise PdfWriteError("a component sharing a sheet must fit on it")
+    doc = _Doc(title, creation_epoch)
+    lowest = max((plan for plan, _ in bands), key=lambda p: p.block_bleed.bottom)
+    first = bands[0][0]
+    footer_y = _footer_baseline(lowest) if footer is not None else None
+    with_backs = duplex != "none" and any(p.back is not None for _plan, ps in bands for p in ps)
+    canvas = _Canvas(first.paper_w, first.paper_h)
+    for plan, placements in bands:
+        outline = None if plan.card.is_rectangular else doc.outline(plan.card)
+        _fronts(doc, canvas, plan, placements, faces, outline, marks, footer_y)
+    _footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "fronts")
+    doc.add_page(canvas)
+    if with_backs:
+        canvas = _Canvas(first.paper_w, first.paper_h)
+        for plan, placements in bands:
+            _backs(doc, canvas, plan, placements, faces, duplex, back_offset)
+        _footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
+        doc.add_page(canvas)
+    return doc.save(duplex if with_backs else "none")
+
+
+def _fronts(doc: _Doc, canvas: _Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
+            outline: _Form | None, marks: Marks, footer_y: float | None) -> None:
+    """One sheet's fronts of one plan: artwork, cut guides and tick marks."""
+    card = plan.card
+    if marks == "lines":
+        _cut_lines(canvas, plan, footer_y, len(sheet))
+    pieces = list(zip(plan.slots, sheet))
+    if plan.layout == "tessellated":
+        # bleed beyond the block's outer edges first; each piece's own outline on top,
+        # so no piece's bleed ever covers a neighbour
+        for slot, placement in pieces:
+            if slot.bleed_polygon != slot.polygon:
+                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                canvas.form(face, plan.front_transform(slot), slot.clip, slot.bleed_polygon)
+        for slot, placement in pieces:
+            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            canvas.form(face, plan.front_transform(slot), slot.clip, slot.polygon)
+        canvas.lines(plan.cut_lines(len(sheet)), CUT_LINE_PT, gray=CUT_LINE_GRAY)
+    else:
+        for slot, placement in pieces:
+            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            canvas.form(face, plan.front_transform(slot), slot.clip)
+        if outline is not None:
+            for slot, _ in pieces:
+                canvas.form(outline, plan.front_transform(slot), None)
+    if marks != "none":
+        _ticks(canvas, plan, footer_y, len(sheet))
+
+
+def _backs(doc: _Doc, canvas: _Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
+           duplex: Duplex, back_offset: tuple[float, float]) -> None:
+    """One sheet's backs of one plan, each behind its front."""
+    card = plan.card
+    backs = [(slot, p.back) for slot, p in zip(plan.slots, sheet) if p.back is not None]
+    passes = ("bleed_polygon", "polygon") if plan.layout == "tessellated" else (None,)
+    for outline_of in passes:
+        for slot, key in backs:
+            shape = getattr(slot, outline_of) if outline_of else None
+            if outline_of == "bleed_polygon" and slot.bleed_polygon == slot.polygon:
+                continue
+            face = doc.face(key, faces[key], card.art_width, card.art_height)
+            transform = plan.back_transform(slot, duplex, back_offset)
+            canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset),
+                        plan.back_polygon(shape, duplex, back_offset) if shape else None)
 
 
 def write_single(
@@ -1014,6 +1066,7 @@ def _box_size_mm(box: tuple[float, float, float, float]) -> tuple[float, float]:
 __all__ = [
     "PdfWriteError",
     "write_calibration",
+    "write_shared",
     "write_sheets",
     "write_single",
     "write_tiled",
