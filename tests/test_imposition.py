@@ -11,8 +11,11 @@ from cardgen.imposition import (
     ImpositionError,
     Rect,
     apply,
+    band_plan,
     plan_grid,
     plan_sheet,
+    share_sheets,
+    stack_bands,
     plan_tessellation,
     plan_tiles,
     sheet_flip,
@@ -405,3 +408,23 @@ def test_grid_cut_lines_count_shared_cuts_once():
     hexagon = CardGeometry(25, 21.651, 2, "", False, tuple(Shape("hexagon").vertices(25, 21.651)))
     hexes = plan_grid(*A4, hexagon, count=42)
     assert hexes.cut_lines() == () and hexes.cuts(42) == 42 * 6
+
+
+def test_small_components_share_a_sheet_where_their_blocks_fit():
+    reference = CardGeometry(88, 63, 3, "", True)
+    tokens = CardGeometry(25, 21.651, 2, "", False, tuple(Shape("hexagon").vertices(25, 21.651)))
+    pawn = CardGeometry(40, 90, 2, "", True)
+    bands = [(band_plan(*A4, reference, 4), 4), (band_plan(*A4, tokens, 42), 42), (band_plan(*A4, pawn, 1), 1),
+             (band_plan(*A4, POKER, 36), 36)]
+    assert bands[3][0] is None                          # 36 poker cards need more than a sheet
+    assert bands[2][0].rotated                          # the pawn lies flat: its block is 44 mm, not 94
+    assert share_sheets(bands) == [[0, 2], [1], [3]]    # the pawn joins the reference cards' sheet
+    stacked = stack_bands([bands[0], bands[2]])
+    top, below = stacked
+    assert below.block_bleed.y - top.block_bleed.bottom == pytest.approx(14)
+    assert below.block_bleed.bottom <= 297 - 5
+    pieces = [s.trim for band in stacked for s in band.slots]
+    assert len(pieces) == 5
+    for i, a in enumerate(pieces):
+        for b in pieces[i + 1:]:
+            assert not a.overlaps(b)

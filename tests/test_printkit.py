@@ -12,9 +12,9 @@ import pytest
 
 import cardgen
 from cardgen import setmark
-from cardgen.build import BuildOptions, _geometry, build, job_marks, print_jobs
-from cardgen.imposition import apply, plan_sheet
-from cardgen.paper import PT_PER_MM
+from cardgen.build import BuildOptions, _band_plan, _geometry, build, job_marks, print_jobs
+from cardgen.imposition import apply, plan_sheet, stack_bands
+from cardgen.paper import PT_PER_MM, parse_paper
 
 K = float(PT_PER_MM)
 
@@ -117,16 +117,21 @@ def test_level_five_extras_and_the_spare_set_carry_set_and_level_marks(three_set
 
 def test_sheets_and_cuts_in_the_manifest_follow_the_sets(three_sets, one_set):
     for game_id in ("tutti-quantum", "particle-builder"):
-        one, three = manifest(one_set / game_id / "en"), manifest(three_sets / game_id / "en")
-        assert set(three) == set(one)
-        for cid, f in three.items():
-            assert f["cards"] == 3 * one[cid]["cards"]
-            if f["cards_per_sheet"]:
-                assert f["sheets"] == math.ceil(f["cards"] / f["cards_per_sheet"])
-                assert f["pages"] == f["sheets"] * (2 if f["double_sided"] else 1)
-            else:                                   # tiled: one page per tile, tiles per copy
-                assert f["sheets"] == f["pages"] == 3 * one[cid]["pages"]
-            assert f["cuts"] > 0
+        game = cardgen.load_game(game_id)
+        for sets, folder in ((1, one_set), (3, three_sets)):
+            files = manifest(folder / game_id / "en")
+            printed = Counter()
+            for f in files.values():
+                parts = f["members"] or [f["spare_of"] or f["component"]]
+                assert f["cards"] == sets * sum(game.components[c].total for c in parts)
+                printed.update(c for c in parts if not f["spare_of"])
+                if f["cards_per_sheet"]:
+                    assert f["sheets"] == math.ceil(f["cards"] / f["cards_per_sheet"])
+                    assert f["pages"] == f["sheets"] * (2 if f["double_sided"] else 1)
+                else:                               # tiled: one page per tile, tiles per copy
+                    assert f["sheets"] == f["pages"] and f["pages"] % sets == 0
+                assert f["cuts"] > 0
+            assert printed == Counter(list(game.components))   # every component printed, once
     text = (three_sets / "particle-builder/en/PRINTING.txt").read_text()
     total = sum(f["sheets"] for f in manifest(three_sets / "particle-builder/en").values())
     assert f"Sheets of paper: {total} in all, for 3 set(s) of the game." in text
@@ -235,14 +240,24 @@ def strictly_inside(poly, x, y, margin=0.05) -> bool:
     return True
 
 
+def trim_polygons(plan):
+    return [s.polygon or ((s.trim.x, s.trim.y), (s.trim.right, s.trim.y), (s.trim.right, s.trim.bottom),
+                          (s.trim.x, s.trim.bottom)) for s in plan.slots]
+
+
 @pytest.mark.parametrize("game_id,comp_id", [("tutti-quantum", "particles"), ("particle-builder", "particles"),
-                                             ("tutti-quantum", "score-tokens"), ("tutti-quantum", "reference")])
+                                             ("tutti-quantum", "score-tokens"), ("tutti-quantum", "reference+pawn"),
+                                             ("particle-builder", "colour-tokens")])
 def test_no_cut_guide_crosses_a_piece(one_set, game_id, comp_id):
     game = cardgen.load_game(game_id)
-    comp = game.components[comp_id]
-    plan = plan_for(comp, comp.total)
-    trims = [s.polygon or ((s.trim.x, s.trim.y), (s.trim.right, s.trim.y), (s.trim.right, s.trim.bottom),
-                           (s.trim.x, s.trim.bottom)) for s in plan.slots]
+    if "+" in comp_id:
+        comps = [game.components[c] for c in comp_id.split("+")]
+        bands = stack_bands([(_band_plan(c, parse_paper("a4"), BuildOptions()), c.total) for c in comps])
+        trims = [t for band in bands for t in trim_polygons(band)]
+        plan = bands[0]
+    else:
+        plan = plan_for(game.components[comp_id], game.components[comp_id].total)
+        trims = trim_polygons(plan)
     pdf = pikepdf.open(one_set / game_id / "en" / f"{comp_id}.pdf")
     segs = stroked_segments(pdf.pages[0])
     assert segs
@@ -366,3 +381,18 @@ def test_glyphs_are_distinct_for_every_set_number():
 def test_sets_out_of_range_is_a_clear_error(tmp_path, cli):
     res = cli("build", "qcd", "--sets", "40", "--out", str(tmp_path))
     assert res.returncode == 2 and "--sets" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_small_pieces_share_a_sheet_instead_of_a_page_each(one_set):
+    files = manifest(one_set / "tutti-quantum/en")
+    shared = files["reference+pawn"]
+    assert shared["members"] == ["reference", "pawn"] and shared["sheets"] == 1 and shared["pages"] == 2
+    assert shared["cards"] == 4 + 1 and "pawn" not in files and "reference" not in files
+    assert sum(f["sheets"] for f in files.values()) == 5          # 3 + 1 + 1 instead of 3 + 1 + 1 + 1
+    pdf = pikepdf.open(one_set / "tutti-quantum/en/reference+pawn.pdf")
+    drawn = Counter(str(name) for _ops, op in pikepdf.parse_content_stream(pdf.pages[0]) if str(op) == "Do"
+                    for name in _ops)
+    assert sum(drawn.values()) >= 5                               # 4 reference fronts + the pawn (+ outline)
+    text = (one_set / "tutti-quantum/en/PRINTING.txt").read_text()
+    assert "reference+pawn.pdf: Reference cards + First-player pawn — 5 piece(s) on 1 sheet(s), 2 page(s)" in text
+    assert "Small pieces share sheets: a file named after several components (a+b.pdf)" in text
