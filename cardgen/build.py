@@ -726,7 +726,7 @@ def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:
     return {"component": comp.id, "count": [c.count for c in comp.cards], "paper": options.paper,
             "duplex": options.duplex, "bleed": options.bleed, "gutter": options.gutter, "margin": options.margin,
             "marks": options.marks, "back_offset": list(options.back_offset), "mode": options.mode,
-            "cut_file": options.cut_file, "epoch": source_date_epoch()}
+            "cut_file": options.cut_file, "sets": options.sets, "epoch": source_date_epoch()}
 
 
 def _previous_files(folder: Path) -> dict[str, BuiltFile]:
