@@ -428,3 +428,17 @@ def test_small_components_share_a_sheet_where_their_blocks_fit():
     for i, a in enumerate(pieces):
         for b in pieces[i + 1:]:
             assert not a.overlaps(b)
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_lozenge_backs_land_behind_their_fronts(duplex):
+    plan = plan_tessellation(*A4, lozenge())
+    flip = sheet_flip(plan.paper_w, plan.paper_h, duplex)
+    for slot in plan.slots:
+        back = plan.back_polygon(slot.polygon, duplex, (0, 0))
+        assert [v for x, y in back for v in apply(flip, x, y)] == pytest.approx([v for p in slot.polygon for v in p])
+        # the back artwork's outline (its trim inside the art box) covers exactly that polygon
+        art = transform_rect(plan.back_transform(slot, duplex, (0, 0)), Rect(0, 0, 56, 92.603))
+        xs = [x for x, _ in back]
+        ys = [y for _, y in back]
+        assert art.x + 3 == pytest.approx(min(xs)) and art.y + 3 == pytest.approx(min(ys))
