@@ -1,6 +1,5 @@
 """Class sets, shaped packing, cut guides and the words for a teacher, read back from built PDFs."""
 
-import io
 import json
 import math
 from collections import Counter
