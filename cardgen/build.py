@@ -21,13 +21,16 @@ from . import i18n, schedule
 from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
-                         plan_grid)
+                         band_plan, plan_sheet, plan_tiles, share_sheets, stack_bands)
 from .loader import load_game
 from .model import Component, Game
 from .output import BuildLock, atomic_write, commit, discard, source_date_epoch, stage
 from .paper import Paper, PaperError, parse_paper
-from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
+from .pdfwrite import (PdfWriteError, TileLabels, write_calibration, write_shared, write_sheets, write_single,
+                       write_tiled)
+from . import setmark
 from .render import Renderer, TextIssue
+from .setmark import MAX_SETS, SetMark
 from .schedule import Task
 from .userconfig import MAX_OFFSET_MM, saved_back_offset
 
@@ -58,6 +61,7 @@ class BuildOptions:
     games_dirs: tuple[Path, ...] = ()
     strict: bool = False             # untranslated strings are errors
     cache: bool = True               # reuse rendered faces from <out>/.cache (--no-cache: off)
+    sets: int = 1                    # class sets: every component printed this many times, each set marked
 
     @property
     def cache_root(self) -> Path | None:
@@ -74,6 +78,9 @@ class BuildOptions:
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
+        if not isinstance(self.sets, int) or not 1 <= self.sets <= MAX_SETS:
+            raise InputError(f"--sets {self.sets} is out of range", None,
+                             f"give --sets between 1 and {MAX_SETS} (one mark shape per set)")
         if self.back_offset is None:
             saved = saved_back_offset(self.duplex) if self.duplex != "none" else None
             return replace(self, back_offset=saved or (0.0, 0.0)).validated()
@@ -103,6 +110,14 @@ class BuiltFile:
     distinct_faces: int
     sha256: str
     inputs: str = ""      # digest of the faces and options it was made from (incremental builds)
+    sheets: int = 0       # sheets of paper to print (a double-sided sheet counts once)
+    double_sided: bool = False   # pages alternate front, back (odd pages fronts, even pages backs)
+    cuts: int = 0         # straight cuts (or outlines cut out) to separate every piece
+    sets: int = 1         # class sets in the file (each marked, see cardgen.setmark)
+    spare_of: str = ""    # a spare set of this component, needed from level `level_mark` on
+    level_mark: int | None = None   # the level printed on the pieces ("5+"), if any
+    bleed_note: str = ""  # why the cards are edge to edge rather than each with its bleed
+    members: tuple[str, ...] = ()   # components sharing this file's sheet (small pieces)
 
 
 @dataclass
@@ -117,8 +132,10 @@ class GameBuild:
 
 
 def _geometry(comp: Component) -> CardGeometry:
+    straight = comp.shape.type in ("lozenge", "hexagon")
     return CardGeometry(comp.width, comp.height, comp.bleed, comp.shape.cut_path(comp.width, comp.height),
-                        comp.shape.is_rectangular)
+                        comp.shape.is_rectangular,
+                        tuple(comp.shape.vertices(comp.width, comp.height)) if straight else None)
 
 
 def _page_count(pdf: bytes) -> int:
@@ -132,6 +149,93 @@ def _page_count(pdf: bytes) -> int:
 
 def components_for(game: Game, level: int | None) -> list[Component]:
     return [c for c in game.components.values() if level is None or c.level <= level]
+
+
+@dataclass(frozen=True)
+class PrintJob:
+    """One file to print: a component, or a spare set of one that a later level asks for
+    (``spare_level``: the level that needs it; its pieces then carry that level's mark)."""
+
+    id: str
+    comp: Component
+    spare_level: int | None = None
+    members: tuple[Component, ...] = ()   # small components sharing this file's one sheet
+
+    @property
+    def components(self) -> tuple[Component, ...]:
+        return self.members or (self.comp,)
+
+
+def print_jobs(game: Game, level: int | None, options: BuildOptions | None = None) -> list[PrintJob]:
+    """The files a build writes for a game, in game order, each spare set after the
+    component that asks for it (once, however many components ask). Given the build's
+    options, small components whose pieces fit one sheet share sheets where their blocks
+    fit together (see :func:`cardgen.imposition.share_sheets`); such a file is named after
+    its components joined by '+' (reference+pawn.pdf)."""
+    jobs: list[PrintJob] = []
+    for comp in components_for(game, level):
+        jobs.append(PrintJob(comp.id, comp))
+        for spare in comp.spares:
+            if all(j.id != f"{spare}-spare" for j in jobs):
+                jobs.append(PrintJob(f"{spare}-spare", game.components[spare], comp.level))
+    if options is None or options.mode != "sheets" or options.cut_file:
+        return jobs
+    paper = options.sheet()
+    bands = [(_band_plan(job.comp, paper, options) if job.spare_level is None else None,
+              job.comp.total * options.sets) for job in jobs]
+    shared = []
+    for group in share_sheets(bands, margin=options.margin):
+        if len(group) == 1:
+            shared.append(jobs[group[0]])
+        else:
+            members = tuple(jobs[i].comp for i in group)
+            shared.append(PrintJob("+".join(c.id for c in members), members[0], None, members))
+    return shared
+
+
+def _band_plan(comp: Component, paper: Paper, options: BuildOptions) -> GridPlan | None:
+    """The flattest one-sheet grid of a component's pieces, if they fit one sheet."""
+    try:
+        return band_plan(paper.width, paper.height, _geometry(comp), comp.total * options.sets,
+                         margin=options.margin, gutter=options.gutter,
+                         bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
+                         paper_label=paper.label)
+    except ImpositionError:
+        return None
+
+
+def job_marks(game: Game, job: PrintJob, sets: int, comp: Component | None = None) -> list[SetMark | None]:
+    """The mark of each set of a job's pieces (of ``comp``, one of its components; None:
+    nothing to mark). A single set carries no set mark (nothing to sort it from); level
+    marks are printed whatever the count."""
+    comp = comp or job.comp
+    level = job.spare_level if job.spare_level is not None else setmark.level_mark(game, comp)
+    return [setmark.place(comp, n if sets > 1 else None, level) for n in range(1, sets + 1)]
+
+
+#: One card of one set, as a piece of work: (card id, copies, front key, back key, its mark).
+MarkedKeys = tuple[str, int, str, str | None, "SetMark | None"]
+
+
+def marked_keys(keys: list["CardKeys"], marks: list[SetMark | None]) -> list[MarkedKeys]:
+    """Every set's cards in order, their cache keys extended by the mark they carry."""
+    out: list[MarkedKeys] = []
+    for mark in marks:
+        for card_id, count, front, back in keys:
+            if mark is None:
+                out.append((card_id, count, front, back, None))
+                continue
+            tag = mark.key()
+            out.append((card_id, count, _with_mark(front, tag), _with_mark(back, tag) if back else None, mark))
+    return out
+
+
+def _with_mark(key: str, tag: str) -> str:
+    return hashlib.sha256(f"{key}\n{tag}".encode()).hexdigest()
+
+
+def _face_keys(keys: Iterable[MarkedKeys]) -> Iterable[str]:
+    return (k for _c, _n, front, back, _m in keys for k in (front, back) if k)
 
 
 @dataclass
@@ -179,7 +283,7 @@ CardKeys = tuple[str, int, str, str | None]
 
 
 def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id: str,
-                 cards: tuple[CardKeys, ...], cache_root: Path | None,
+                 cards: tuple[MarkedKeys, ...], cache_root: Path | None,
                  cached: frozenset[str] | None = None) -> FaceChunk:
     """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
     ``cached``: the keys the cache held when the build looked (None: look each one up);
@@ -193,7 +297,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     missing: set[tuple[str, str]] = set()
     rendered: list[tuple[str, CachedFace]] = []
     renderer_state = None
-    for card_id, count, front_ck, back_ck in cards:
+    for card_id, count, front_ck, back_ck, mark in cards:
         keys = []
         for side, ck in (("front", front_ck), ("back", back_ck)):
             if ck is None:
@@ -208,7 +312,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                 if tr is not None:
                     tr.missing.clear()
                 comp = game.components[comp_id]
-                face = renderer.face(comp, comp.card(card_id), side)
+                face = renderer.face(comp, comp.card(card_id), side, mark)
                 hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
                                  tuple(sorted(tr.missing)) if tr else ())
                 rendered.append((ck, hit))
@@ -230,7 +334,7 @@ def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None
              face_key(game_fp, comp_fp, c, "back") if comp.back else None) for c in comp.cards]
 
 
-def _chunks(keys: list[CardKeys], jobs: int) -> list[tuple[CardKeys, ...]]:
+def _chunks(keys: list[MarkedKeys], jobs: int) -> list[tuple[MarkedKeys, ...]]:
     """Split a component's cards into pieces of work of similar size."""
     size = max(4, -(-len(keys) // (jobs * 3)))
     return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
@@ -256,57 +360,140 @@ class UntranslatedError(CardgenError):
     exit_code = 1
 
 
-def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, chunks: list[FaceChunk],
+def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, chunks: list[FaceChunk],
                      options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
-    """Impose one component's rendered faces; its PDF (and cut file) are staged, not yet
-    renamed into place (see :func:`cardgen.output.commit`)."""
+    """Impose one print job's rendered faces (a component, or a spare set of one); its PDF
+    (and cut file) are staged, not yet renamed into place (see :func:`cardgen.output.commit`)."""
     staged: list[tuple[Path, Path]] = []
     game = _game(game_ref, games_dirs)
-    comp = game.components[comp_id]
+    job = next(j for j in print_jobs(game, options.level, options) if j.id == job_id)
+    comp = job.comp
     paper, epoch = options.sheet(), source_date_epoch()
     folder = options.out / game.id / options.lang
     pdfs: dict[str, bytes] = {}
     placements: list[Placement] = []
+    by_component: dict[str, list[Placement]] = {}
     for chunk in chunks:
         pdfs.update(chunk.pdfs)
         for front, back, count in chunk.order:
             placements.extend([Placement(front, back)] * count)
+            by_component.setdefault(chunk.component, []).extend([Placement(front, back)] * count)
+    if job.members:
+        return _write_shared_job(game, job, by_component, pdfs, options, inputs)
     geometry = _geometry(comp)
-    footer = f"{game.name} · {comp.name} · {options.lang}"
+    _ = _translating(i18n.translator(game, options.lang))
+    name = _(comp.name, "component")
+    if job.spare_level is not None:
+        name = _("{name}, spare set").format(name=name)
+    footer = _Footer(f"{_(game.name, 'game')} · {name} · {options.lang}", _("sheet {sheet}/{sheets}"),
+                     _("fronts"), _("backs"))
     title = f"{game.name} – {comp.name} ({options.lang})"
+    sheets, cuts, double, note = 0, 0, False, ""
     try:
         if options.mode == "single":
             data = write_single(placements, pdfs, geometry, creation_epoch=epoch, title=title)
             layout, per_sheet = "one card per page, bleed box = page, TrimBox/BleedBox set", 1
+            double = any(p.back for p in placements)
+            sheets = len(placements)
+            cuts = len(placements) * (4 if comp.shape.is_rectangular else len(geometry.outline or ()) or 1)
         else:
             cutting = options.cut_file and not geometry.is_rectangular
             # print-and-cut: the cutter finds the sheet by registration squares beside the block
             margin = max(options.margin, REGISTRATION_SIZE + REGISTRATION_GAP + 1) if cutting else options.margin
             try:
-                plan = plan_grid(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
+                plan = plan_sheet(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
                                  bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
                                  paper_label=paper.label, count=len(placements))
             except ImpositionError:
                 if len(comp.cards) != 1:
                     raise
-                data = write_tiled(pdfs[placements[0].front], comp.width, comp.height, paper.width, paper.height,
-                                   margin=options.margin, creation_epoch=epoch, title=title)
-                larger = "" if paper.name == "a3" else " (or build with --paper a3 for fewer, larger sheets)"
-                layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets with "
-                                     f"overlap and glue marks{larger}"), 0
+                tiles = plan_tiles(comp.width, comp.height, paper.width, paper.height, margin=options.margin)
+                data = write_tiled([pdfs[p.front] for p in placements], comp.width, comp.height, paper.width,
+                                   paper.height, margin=options.margin, creation_epoch=epoch, title=title,
+                                   labels=_tile_labels(_, footer.prefix))
+                layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets "
+                                     f"({tiles.describe()})"), 0
+                sheets = len(placements) * len(tiles.tiles)
+                cuts = len(placements) * tiles.cuts()
             else:
                 data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex, marks=options.marks,
                                     back_offset=options.back_offset, footer=footer, title=title,
                                     creation_epoch=epoch, registration=cutting)
                 layout, per_sheet = plan.describe(), plan.per_sheet
+                sheets = -(-len(placements) // plan.per_sheet)
+                double = options.duplex != "none" and any(p.back for p in placements)
+                cuts = plan.cuts(len(placements))
+                note = plan.note if plan.bleed_given_up else ""
                 if cutting:
-                    staged.append(_stage_cut_file(folder / f"{comp.id}-cut.svg", geometry, plan, len(placements)))
+                    staged.append(_stage_cut_file(folder / f"{job.id}-cut.svg", geometry, plan, len(placements)))
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
-    path = folder / f"{comp.id}.pdf"
+    path = folder / f"{job.id}.pdf"
     staged.append(stage(path, data))
-    return BuiltFile(str(path.relative_to(options.out)), comp.id, paper.label, layout, _page_count(data), per_sheet,
-                     len(placements), len(pdfs), hashlib.sha256(data).hexdigest(), inputs), staged
+    marks = job_marks(game, job, options.sets)
+    return BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, _page_count(data), per_sheet,
+                     len(placements), len(pdfs), hashlib.sha256(data).hexdigest(), inputs, sheets=sheets,
+                     double_sided=double, cuts=cuts, sets=options.sets,
+                     spare_of=comp.id if job.spare_level is not None else "",
+                     level_mark=marks[0].level if marks[0] else None, bleed_note=note), staged
+
+
+def _translating(tr: i18n.Translator | None) -> Callable[..., str]:
+    """``_(msgid, context)``: a printed string in the build's language (English without a
+    translator); named ``_`` where it is used, so ``cardgen i18n extract`` finds the strings."""
+    return lambda msgid, context=None: tr(msgid, context) if tr else msgid
+
+
+@dataclass(frozen=True)
+class _Footer:
+    """The line under each sheet: "<game> · <component> · <lang> · sheet 2/4 · fronts",
+    its words from the catalogs (pdfwrite calls it with the sheet number, count and side)."""
+
+    prefix: str
+    sheet: str
+    fronts: str
+    backs: str
+
+    def __call__(self, number: int, count: int, side: str) -> str:
+        which = self.fronts if side == "fronts" else self.backs
+        return f"{self.prefix} · {self.sheet.format(sheet=number, sheets=count)} · {which}"
+
+
+def _tile_labels(_: Callable[..., str], prefix: str) -> TileLabels:
+    """The words printed on tiled pages, in the build's language."""
+    return TileLabels(tile=_("tile {name} of {cols}×{rows}"), right=_("{name} goes on the right"),
+                      below=_("{name} goes below"), glue=_("glue here"), prefix=prefix)
+
+
+def _write_shared_job(game: Game, job: PrintJob, placements: dict[str, list[Placement]], pdfs: dict[str, bytes],
+                      options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+    """Small components on one shared sheet: each block stacked under the previous one."""
+    paper = options.sheet()
+    _ = _translating(i18n.translator(game, options.lang))
+    bands = stack_bands([(_band_plan(c, paper, options), len(placements[c.id])) for c in job.members],
+                        margin=options.margin)
+    names = " + ".join(_(c.name, "component") for c in job.members)
+    footer = _Footer(f"{_(game.name, 'game')} · {names} · {options.lang}", _("sheet {sheet}/{sheets}"),
+                     _("fronts"), _("backs"))
+    try:
+        data = write_shared([(plan, placements[c.id]) for plan, c in zip(bands, job.members)], pdfs,
+                            duplex=options.duplex, marks=options.marks, back_offset=options.back_offset,
+                            footer=footer, title=f"{game.name} – {names} ({options.lang})",
+                            creation_epoch=source_date_epoch())
+    except (ImpositionError, PdfWriteError) as exc:
+        raise InputError(f"{game.id}/{job.id}: {exc}", job.comp.location, "choose a larger --paper") from None
+    path = options.out / game.id / options.lang / f"{job.id}.pdf"
+    layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
+        f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
+    double = options.duplex != "none" and any(p.back for ps in placements.values() for p in ps)
+    levels = [m.level for c in job.members for m in job_marks(game, job, options.sets, c)[:1] if m]
+    pieces = sum(len(ps) for ps in placements.values())
+    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, _page_count(data), pieces,
+                      pieces, len(pdfs), hashlib.sha256(data).hexdigest(), inputs,
+                      sheets=1, double_sided=double, cuts=sum(p.cuts(p.per_sheet) for p in bands), sets=options.sets,
+                      level_mark=max((lv for lv in levels if lv), default=None),
+                      members=tuple(c.id for c in job.members))
+    return built, [stage(path, data)]
 
 
 def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:
@@ -346,29 +533,78 @@ def text_report(result: GameBuild) -> str:
 
 def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
                           tr: i18n.Translator | None = None) -> str:
-    """Plain-language instructions that travel with the PDFs (for the teacher at the copier)."""
+    """Plain-language instructions that travel with the PDFs (for the teacher at the copier):
+    per file single- or double-sided and which pages are fronts and backs, sheets for the
+    class sets asked for, how to cut each shape; why cards are edge to edge is said once."""
     def _(msgid: str, context: str | None = None) -> str:
         return tr(msgid, context) if tr else msgid
 
     flip = {"long": _("flip on the LONG edge"), "short": _("flip on the SHORT edge"),
             "none": _("single-sided")}[options.duplex]
+    sheets = sum(f.sheets for f in result.files)
     lines = [_("{game} — printing instructions ({lang})").format(game=_(game.name, "game"), lang=options.lang), "",
              _("Paper: {paper}. Print at 100 % / actual size, never 'fit to page': the cards must measure what "
                "the files say.").format(paper=options.sheet().label),
-             _("Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper {paper}' and "
-               "rebuild with --back-offset X,Y.").format(flip=flip, paper=options.paper), ""]
-    comps = {c.id: c for c in game.components.values()}
+             _("Sheets of paper: {sheets} in all, for {sets} set(s) of the game.").format(sheets=sheets,
+                                                                                        sets=options.sets)]
+    if any(f.double_sided for f in result.files):
+        lines.append(_("Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper {paper}' "
+                       "and rebuild with --back-offset X,Y.").format(flip=flip, paper=options.paper))
+    if options.sets > 1:
+        glyphs = ", ".join(f"{n} {setmark.GLYPH_NAMES[setmark.glyph_for(n)[0]]}" + (" ●" if setmark.glyph_for(n)[1] else "")
+                           for n in range(1, options.sets + 1))
+        lines.append(_("Class sets: every piece carries its set's mark on both sides, the set number inside a shape "
+                       "({marks}); after a lesson, sort mixed pieces back into sets by that mark.").format(marks=glyphs))
+    if any(f.bleed_note for f in result.files):
+        lines.append(_("Cards edge to edge with shared cuts: one cut separates two neighbours and saves paper, but "
+                       "each card has no bleed of its own. For separate bleed use --paper a3 or --bleed 0."))
+    if any(f.members for f in result.files):
+        lines.append(_("Small pieces share sheets: a file named after several components (a+b.pdf) prints the "
+                       "pieces of all of them on one sheet."))
+    lines.append("")
+    comps = game.components
     for f in result.files:
-        comp = comps[f.component]
-        lines.append(_("{file}: {name} — {cards} piece(s), {pages} page(s); {layout}.").format(
-            file=Path(f.path).name, name=_(comp.name, "component"), cards=f.cards, pages=f.pages, layout=f.layout))
-        if comp.print_note:
-            lines.append("    " + _(comp.print_note, "component.print_note"))
-        if comp.level > 1:
+        members = [comps[m] for m in f.members]
+        comp = members[0] if members else comps[f.spare_of or f.component]
+        name = _(comp.name, "component")
+        if members:
+            name = " + ".join(_(m.name, "component") for m in members)
+        if f.spare_of:
+            name = _("{name}, spare set").format(name=name)
+        lines.append(_("{file}: {name} — {cards} piece(s) on {sheets} sheet(s), {pages} page(s); {layout}.").format(
+            file=Path(f.path).name, name=name, cards=f.cards, sheets=f.sheets, pages=f.pages, layout=f.layout))
+        if f.double_sided:
+            lines.append("    " + _("Double-sided: odd pages (1, 3, …) are fronts, even pages (2, 4, …) are their "
+                                    "backs."))
+        else:
+            lines.append("    " + _("Single-sided: every page is a front."))
+        if members:
+            lines.append("    " + _("Cut: {cuts} cuts in all, straight ones from tick to tick, shaped pieces along "
+                                    "their grey outline.").format(cuts=f.cuts))
+        else:
+            lines.append("    " + _cutting(comp, f, _))
+        if f.level_mark:
+            lines.append("    " + _("Marked \"{level}+\": needed from level {level} on; keep these apart from the "
+                                    "base set.").format(level=f.level_mark))
+        elif comp.level > 1:
             lines.append("    " + _("Needed from level {level} on.").format(level=comp.level))
-        if not comp.shape.is_rectangular:
-            lines.append("    " + _("Cut along the printed outline."))
+        for part in members or [comp]:
+            if part.print_note and not f.spare_of:
+                lines.append("    " + _(part.print_note, "component.print_note"))
     return "\n".join(lines) + "\n"
+
+
+def _cutting(comp: Component, built: BuiltFile, _: Callable[..., str]) -> str:
+    """How to cut one file's pieces, in one sentence."""
+    if built.cards_per_sheet == 0:
+        return _("Tiled: trim each page at its corner ticks ({cuts} cuts), then glue each page over the strip marked "
+                 "'glue here' of the page its label names.").format(cuts=built.cuts)
+    if "interlocking" in built.layout:
+        return _("Cut: {cuts} straight cuts along the grey lines, each line from tick to tick across the sheet; "
+                 "neighbouring pieces share every cut.").format(cuts=built.cuts)
+    if comp.shape.is_rectangular:
+        return _("Cut: {cuts} straight cuts (guillotine or ruler) from tick to tick.").format(cuts=built.cuts)
+    return _("Cut out each piece along its grey outline with scissors ({cuts} cuts).").format(cuts=built.cuts)
 
 
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
@@ -401,38 +637,45 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     digests: dict[tuple[str, str], str] = {}
     tasks = []
     misses = 0   # faces to render (not in the cache)
-    all_keys: dict[tuple[str, str], list[CardKeys]] = {}
+    all_keys: dict[tuple[str, str], list[MarkedKeys]] = {}
+    jobs_of = {g.id: print_jobs(g, options.level, options) for g in games}
+    parts: dict[tuple[str, str], list[tuple[str, list[MarkedKeys]]]] = {}   # job → its components' keys
     for g in games:
         game_fp = game_fingerprint(g, options.lang)
-        for comp in components_for(g, options.level):
-            if len(comp.cards) > MAX_DISTINCT_FACES:
-                raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at most "
-                                 f"{MAX_DISTINCT_FACES} per component", comp.location,
-                                 "split it into several components (copies of one card are not limited)")
-            all_keys[(g.id, comp.id)] = card_keys(g, comp, options.lang, game_fp)
-    present = frozenset(cache.present(k for keys in all_keys.values() for _c, _n, *ks in keys for k in ks if k))
+        for job in jobs_of[g.id]:
+            for comp in job.components:
+                if len(comp.cards) > MAX_DISTINCT_FACES:
+                    raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at "
+                                     f"most {MAX_DISTINCT_FACES} per component", comp.location,
+                                     "split it into several components (copies of one card are not limited)")
+                parts.setdefault((g.id, job.id), []).append(
+                    (comp.id, marked_keys(card_keys(g, comp, options.lang, game_fp),
+                                          job_marks(g, job, options.sets, comp))))
+            all_keys[(g.id, job.id)] = [k for _cid, keys in parts[(g.id, job.id)] for k in keys]
+    present = frozenset(cache.present(k for keys in all_keys.values() for k in _face_keys(keys)))
     for g in games:
         previous = _previous_files(results[g.id].folder)
-        for comp in components_for(g, options.level):
-            keys = all_keys[(g.id, comp.id)]
-            digests[(g.id, comp.id)] = inputs_digest((k for _c, _n, *ks in keys for k in ks if k),
-                                                     _settings(options, comp))
-            old = previous.get(comp.id)
-            if options.cache and old and old.inputs == digests[(g.id, comp.id)] and _intact(options.out / old.path, old):
-                cached = [cache.get(k) for _c, _n, *ks in keys for k in ks if k]
+        for job in jobs_of[g.id]:
+            keys = all_keys[(g.id, job.id)]
+            digests[(g.id, job.id)] = inputs_digest(_face_keys(keys), {c.id: _settings(options, c)
+                                                                         for c in job.components})
+            old = previous.get(job.id)
+            if options.cache and old and old.inputs == digests[(g.id, job.id)] and _intact(options.out / old.path, old):
+                cached = [cache.get(k) for k in _face_keys(keys)]
                 if all(cached):
-                    reused[(g.id, comp.id)] = old
+                    reused[(g.id, job.id)] = old
                     for hit in cached:
                         results[g.id].issues.extend(hit.issues)
                         results[g.id].untranslated.extend(hit.missing)
                     continue
-            for chunk in _chunks(keys, jobs):
-                chunk_keys = {k for _c, _n, *ks in chunk for k in ks if k}
-                chunk_misses = len(chunk_keys - present)
-                misses += chunk_misses
-                tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root,
-                                                 frozenset(chunk_keys & present)),
-                                  group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, comp.id)))
+            for comp_id, comp_keys in parts[(g.id, job.id)]:
+                for chunk in _chunks(comp_keys, jobs):
+                    chunk_keys = set(_face_keys(chunk))
+                    chunk_misses = len(chunk_keys - present)
+                    misses += chunk_misses
+                    tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp_id, chunk,
+                                                     options.cache_root, frozenset(chunk_keys & present)),
+                                      group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, job.id)))
     staged: list[tuple[Path, Path]] = []
     try:
         pending = Counter(t.tag[1:] for t in tasks)
@@ -445,15 +688,15 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                 outcomes[task.tag] = result  # type: ignore[assignment]
                 staged.extend(result[1])  # type: ignore[index]  # discarded if anything fails later
                 return []
-            seq, gid, comp_id = task.tag
-            chunks.setdefault((gid, comp_id), []).append((seq, result))  # type: ignore[arg-type]
-            pending[(gid, comp_id)] -= 1
-            if pending[(gid, comp_id)]:
+            seq, gid, job_id = task.tag
+            chunks.setdefault((gid, job_id), []).append((seq, result))  # type: ignore[arg-type]
+            pending[(gid, job_id)] -= 1
+            if pending[(gid, job_id)]:
                 return []
             # every card of the component is rendered: impose it while other cards still render
-            parts = [chunk for _seq, chunk in sorted(chunks[(gid, comp_id)], key=lambda p: p[0])]
-            return [Task(_write_component, (refs[gid], dirs, comp_id, parts, options, digests[(gid, comp_id)]),
-                         group=gid, tag=(gid, comp_id))]
+            parts = [chunk for _seq, chunk in sorted(chunks[(gid, job_id)], key=lambda p: p[0])]
+            return [Task(_write_component, (refs[gid], dirs, job_id, parts, options, digests[(gid, job_id)]),
+                         group=gid, tag=(gid, job_id))]
 
         # worker processes pay off only when there is real rendering to share out
         workers = jobs if misses >= 8 else 1
@@ -465,14 +708,14 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
         schedule.run(tasks, workers, on_result, mp_context=context, initializer=_worker_init, initargs=(lock_fd,))
         for g in games:
             res = results[g.id]
-            for comp in components_for(g, options.level):
-                for _seq, chunk in sorted(chunks.get((g.id, comp.id), []), key=lambda p: p[0]):
+            for job in jobs_of[g.id]:
+                for _seq, chunk in sorted(chunks.get((g.id, job.id), []), key=lambda p: p[0]):
                     res.issues.extend(chunk.issues)
                     res.untranslated.extend(chunk.missing)
             res.issues = list(dict.fromkeys(res.issues))
             res.untranslated = sorted(set(res.untranslated))
             _check_strict(g, res, options)   # raises before anything replaces the old files
-            res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)]
+            res.files = [outcomes[(g.id, job.id)][0] for job in jobs_of[g.id]]
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
         staged = []
@@ -489,7 +732,7 @@ def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:
     return {"component": comp.id, "count": [c.count for c in comp.cards], "paper": options.paper,
             "duplex": options.duplex, "bleed": options.bleed, "gutter": options.gutter, "margin": options.margin,
             "marks": options.marks, "back_offset": list(options.back_offset), "mode": options.mode,
-            "cut_file": options.cut_file, "epoch": source_date_epoch()}
+            "cut_file": options.cut_file, "sets": options.sets, "epoch": source_date_epoch()}
 
 
 def _previous_files(folder: Path) -> dict[str, BuiltFile]:

@@ -221,6 +221,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
               show_default=True, help="Output folder.")
 @click.option("--level", type=click.IntRange(1, 99), default=None, help="Only components up to this game level.")
 @click.option("--cut-file", is_flag=True, help="Also write cut paths as SVG for cutting machines (shaped pieces).")
+@click.option("--sets", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Class sets: print every component N times, each set marked (shape + number) for sorting.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
 @games_dir_option
@@ -228,7 +230,7 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
-              level: int | None, cut_file: bool, jobs: int | None, no_cache: bool,
+              level: int | None, cut_file: bool, sets: int, jobs: int | None, no_cache: bool,
               games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
@@ -239,7 +241,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
                         marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
                         mode=mode, level=level,
                         cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
-                        cache=not no_cache).validated()
+                        cache=not no_cache, sets=sets).validated()
     if back_offset is None and base.back_offset != (0.0, 0.0):
         from .userconfig import config_path
 
@@ -263,7 +265,8 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         for r in results:
             click.echo(f"{r.game} ({r.lang}) → {r.folder}")
             for f in r.files:
-                click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.cards:>4} piece(s)  {f.layout}")
+                click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.sheets:>3} sheet(s)  "
+                           f"{f.cards:>4} piece(s)  {f.cuts:>4} cut(s)  {f.layout}")
             for issue in r.issues:
                 click.echo(f"    warning: {issue}", err=True)
             for msgid, context in r.untranslated:

@@ -12,17 +12,21 @@ binary-float rounding error must not cost a card.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Literal
 
 from .paper import STANDARD_SIZES, PaperError, check_size, exact, fmt_mm, label_for_size
 
-LayoutKind = Literal["bleed", "edge"]
+LayoutKind = Literal["bleed", "edge", "tessellated"]
 Duplex = Literal["long", "short", "none"]
 
 # An affine map in PDF's convention: (x, y) -> (a·x + c·y + e, b·x + d·y + f).
 Affine = tuple[float, float, float, float, float, float]
+
+Point = tuple[float, float]
+Polygon = tuple[Point, ...]
+Segment = tuple[float, float, float, float]
 
 IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
@@ -46,6 +50,9 @@ class CardGeometry:
     bleed: float
     cut_path: str
     is_rectangular: bool
+    outline: Polygon | None = None
+    """Corners of the cut outline in trim millimetres (top-left origin), for straight-edged
+    shapes; the planner packs parallelograms (lozenges) by it, edges shared."""
 
     def __post_init__(self) -> None:
         try:
@@ -123,6 +130,10 @@ class Slot:
     trim: Rect
     clip: Rect
     rotated: bool
+    polygon: Polygon | None = None
+    """Tessellated layouts: the piece's cut outline on the sheet (its trim is the bounding box)."""
+    bleed_polygon: Polygon | None = None
+    """Tessellated layouts: the outline pushed out by the bleed on the edges no neighbour shares."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +162,7 @@ class GridPlan:
 
     @property
     def per_sheet(self) -> int:
-        return self.rows * self.cols
+        return len(self.slots)
 
     @property
     def block(self) -> Rect:
@@ -174,20 +185,72 @@ class GridPlan:
         return _distinct([v for s in self.slots for v in (s.trim.y, s.trim.bottom)])
 
     def describe(self) -> str:
-        """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …"."""
-        text = f"{self.paper_label} {self.orientation}, {self.cols}×{self.rows} = {self.per_sheet} "
-        text += "card per sheet" if self.per_sheet == 1 else "cards per sheet"
+        """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …".
+
+        Why the bleed gave way (``note``) is not part of it: a build says that once, with
+        the alternatives, rather than on every file's line."""
+        if self.layout == "tessellated":
+            text = f"{self.paper_label} {self.orientation}, {self.per_sheet} "
+            text += "piece per sheet" if self.per_sheet == 1 else "pieces per sheet"
+            text += f" in {self.rows} interlocking rows"
+        else:
+            text = f"{self.paper_label} {self.orientation}, {self.cols}×{self.rows} = {self.per_sheet} "
+            text += "card per sheet" if self.per_sheet == 1 else "cards per sheet"
         if self.rotated:
             text += ", cards turned 90°"
-        if self.layout == "edge":
+        if self.layout in ("edge", "tessellated"):
             text += ", edge to edge with shared cuts"
         elif self.bleed > 0:
             text += f", with {fmt_mm(self.bleed)} mm bleed"
         else:
             text += ", no bleed"
-        if self.note:
-            text += f" ({self.note})"
         return text
+
+    @property
+    def bleed_given_up(self) -> bool:
+        """The cards have bleed artwork this layout does not print between neighbours."""
+        return self.layout in ("edge", "tessellated") and self.card.bleed > 0
+
+    def cut_lines(self, used: int | None = None) -> tuple[Segment, ...]:
+        """Straight cuts that separate the first ``used`` pieces of a sheet (all by default).
+
+        Grids are cut along every trim line, each one full length across the pieces it
+        touches (a shared cut counts once). Tessellated pieces are cut along the lines
+        their edges lie on: neighbours share every inner edge, so each line is one cut.
+        Other shapes (circles, hexagons in a grid) have no straight shared cuts: ()."""
+        slots = self.slots[: self.per_sheet if used is None else used]
+        if not slots:
+            return ()
+        if self.layout == "tessellated":
+            return _edge_lines([s.polygon for s in slots if s.polygon])
+        if not self.card.is_rectangular:
+            return ()
+        segs: list[Segment] = []
+        for x in _distinct([v for s in slots for v in (s.trim.x, s.trim.right)]):
+            touching = [s.trim for s in slots if abs(s.trim.x - x) < 1e-6 or abs(s.trim.right - x) < 1e-6]
+            segs.append((x, min(r.y for r in touching), x, max(r.bottom for r in touching)))
+        for y in _distinct([v for s in slots for v in (s.trim.y, s.trim.bottom)]):
+            touching = [s.trim for s in slots if abs(s.trim.y - y) < 1e-6 or abs(s.trim.bottom - y) < 1e-6]
+            segs.append((min(r.x for r in touching), y, max(r.right for r in touching), y))
+        return tuple(segs)
+
+    def cuts(self, pieces: int) -> int:
+        """How many cuts ``pieces`` pieces laid out with this plan take, over all sheets.
+
+        A straight cut is one pass of a blade or ruler along a line; a piece that has to be
+        cut out on its own costs one cut per straight edge of its outline (one for a curve)."""
+        full, rest = divmod(pieces, self.per_sheet)
+        total = 0
+        for used, sheets in ((self.per_sheet, full), (rest, 1 if rest else 0)):
+            if not sheets:
+                continue
+            lines = self.cut_lines(used)
+            if lines or self.card.is_rectangular:
+                total += sheets * len(lines)
+            else:
+                edges = len(self.card.outline) if self.card.outline else 1
+                total += sheets * used * edges
+        return total
 
     def art_rect(self, slot: Slot) -> Rect:
         """Footprint of the full face artwork (trim plus the card's own bleed) on the sheet."""
@@ -225,6 +288,11 @@ class GridPlan:
     def back_clip(self, slot: Slot, duplex: Duplex, offset: tuple[float, float]) -> Rect:
         """Printed area of the back: the mirror of the front's clip, shifted with the back."""
         return transform_rect(self.flip(duplex), slot.clip).moved(*offset)
+
+    def back_polygon(self, polygon: Polygon, duplex: Duplex, offset: tuple[float, float]) -> Polygon:
+        """Where a front-page outline lies on the back page (flipped, then shifted)."""
+        flip = self.flip(duplex)
+        return tuple((px + offset[0], py + offset[1]) for px, py in (apply(flip, x, y) for x, y in polygon))
 
     def flip(self, duplex: Duplex) -> Affine:
         """Reflection taking a front-page position to the back-page position behind it."""
@@ -266,6 +334,7 @@ def plan_grid(
     orientation: Literal["auto", "portrait", "landscape"] = "auto",
     paper_label: str | None = None,
     count: int | None = None,
+    turned: bool | None = None,
 ) -> GridPlan:
     """Choose the sheet orientation, card rotation and layout that print the most cards.
 
@@ -282,7 +351,7 @@ def plan_grid(
 
     With ``count`` (the pieces to print) the planner minimises *sheets* rather than cards
     per sheet: 36 tokens fit one A4 sheet with bleed as well as edge to edge, so they keep
-    their bleed.
+    their bleed. ``turned`` True or False pins the cards' rotation.
     """
     label = paper_label or label_for_size(paper_w, paper_h)
     try:
@@ -315,7 +384,8 @@ def plan_grid(
     kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
     best: tuple[tuple, _Candidate] | None = None
     for turn_sheet, (sw, sh) in enumerate(sheets):
-        for rotated in (False, True) if allow_rotate else (False,):
+        turns = (turned,) if turned is not None else ((False, True) if allow_rotate else (False,))
+        for rotated in turns:
             for kind in kinds:
                 cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
                 if cand.count == 0:
@@ -329,6 +399,321 @@ def plan_grid(
         raise ImpositionError(_no_fit_message(paper_w, paper_h, card, margin, b, label))
     cand = best[1]
     return _build(cand, card, label, float(margin), b, g)
+
+
+def plan_sheet(
+    paper_w: float,
+    paper_h: float,
+    card: CardGeometry,
+    *,
+    margin: float = 5.0,
+    gutter: float | None = None,
+    bleed: float | None = None,
+    paper_label: str | None = None,
+    count: int | None = None,
+) -> GridPlan:
+    """The best layout for a piece: a grid, or for a parallelogram outline (a lozenge) the
+    interlocking rows of :func:`plan_tessellation` when they need fewer sheets (or hold
+    more per sheet) — every edge then a shared straight cut."""
+    grid = plan_grid(paper_w, paper_h, card, margin=margin, gutter=gutter, bleed=bleed,
+                     paper_label=paper_label, count=count)
+    if card.outline is None or _lattice_vectors(card.outline) is None or (gutter or 0) > 0:
+        return grid
+    tess = plan_tessellation(paper_w, paper_h, card, margin=margin, bleed=bleed, paper_label=paper_label)
+    if tess is None:
+        return grid
+    n = count or 1
+    if (-(-n // tess.per_sheet), -tess.per_sheet) <= (-(-n // grid.per_sheet), -grid.per_sheet):
+        return tess
+    return grid
+
+
+def plan_tessellation(
+    paper_w: float,
+    paper_h: float,
+    card: CardGeometry,
+    *,
+    margin: float = 5.0,
+    bleed: float | None = None,
+    paper_label: str | None = None,
+) -> GridPlan | None:
+    """Pack a parallelogram piece (a lozenge) edge to edge by its outline.
+
+    A parallelogram tiles the plane by translations along its own two edges, so pieces
+    placed on that lattice share every inner edge and each line their edges lie on is one
+    straight cut. (A lozenge turned 180° is the same lozenge, so alternating rows turned
+    half a turn are this same lattice.) Every sheet orientation and both card turns are
+    tried, with the lattice shifted so pieces touch the printable area's top and left edges;
+    the block is then centred. The bleed is printed only beyond the block's outer edges
+    (and within the printable area). None when no piece fits or the outline is no
+    parallelogram."""
+    if card.outline is None or _lattice_vectors(card.outline) is None:
+        return None
+    label = paper_label or label_for_size(paper_w, paper_h)
+    b = card.bleed if bleed is None else bleed
+    if not 0 <= b <= card.bleed:
+        raise ImpositionError(
+            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed ({fmt_mm(card.bleed)} mm)"
+        )
+    best: tuple[tuple, tuple] | None = None
+    for turn_sheet, (sw, sh) in enumerate(((paper_w, paper_h), (paper_h, paper_w))):
+        for rotated in (False, True):
+            outline = _turned(card.outline, card.width) if rotated else tuple(card.outline)
+            offsets = _lattice_fit(outline, sw - 2 * margin, sh - 2 * margin)
+            if not offsets:
+                continue
+            rank = (len(offsets), not rotated, not turn_sheet)
+            if best is None or rank > best[0]:
+                best = (rank, (sw, sh, rotated, outline, offsets))
+    if best is None:
+        return None
+    sw, sh, rotated, outline, offsets = best[1]
+    pw, ph = (card.height, card.width) if rotated else (card.width, card.height)
+    xs = [ox for ox, _ in offsets]
+    ys = [oy for _, oy in offsets]
+    dx = (sw - (max(xs) + pw - min(xs))) / 2 - min(xs)
+    dy = (sh - (max(ys) + ph - min(ys))) / 2 - min(ys)
+    row_ys = _distinct([oy + dy for _, oy in offsets], tol=1e-3)
+
+    def row_of(y: float) -> int:
+        return min(range(len(row_ys)), key=lambda r: abs(row_ys[r] - y))
+
+    placed = sorted(((ox + dx, oy + dy) for ox, oy in offsets), key=lambda p: (row_of(p[1]), p[0]))
+    polygons = [tuple((x + ox, y + oy) for x, y in outline) for ox, oy in placed]
+    printable = Rect(margin, margin, sw - 2 * margin, sh - 2 * margin)
+    slots = []
+    for index, ((ox, oy), poly) in enumerate(zip(placed, polygons)):
+        row = row_of(oy)
+        col = sum(1 for x2, y2 in placed if row_of(y2) == row and x2 < ox - 1e-6)
+        grown = _offset_polygon(poly, [0.0 if _shares_edge(poly, k, polygons) else b for k in range(len(poly))])
+        slots.append(Slot(index, row, col, Rect(ox, oy, pw, ph), _clip_to(_poly_bbox(grown), printable), rotated,
+                          poly, grown))
+    note = ""
+    if b > 0:
+        note = f"{fmt_mm(b)} mm bleed printed around the block only"
+    return GridPlan(
+        paper_w=float(sw), paper_h=float(sh), paper_label=label,
+        orientation="landscape" if sw > sh else "portrait",
+        rows=len(row_ys), cols=max(s.col for s in slots) + 1, layout="tessellated", rotated=rotated,
+        card=card, bleed=float(b), gutter=0.0, margin=float(margin), slots=tuple(slots), note=note,
+    )
+
+
+def _poly_bbox(poly: Polygon) -> Rect:
+    xs, ys = [x for x, _ in poly], [y for _, y in poly]
+    return Rect(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+
+
+def _clip_to(r: Rect, bounds: Rect) -> Rect:
+    """The part of r inside bounds."""
+    x0, y0 = max(r.x, bounds.x), max(r.y, bounds.y)
+    x1, y1 = min(r.right, bounds.right), min(r.bottom, bounds.bottom)
+    return Rect(x0, y0, max(x1 - x0, 0.0), max(y1 - y0, 0.0))
+
+
+def _turned(outline: Polygon, width: float) -> Polygon:
+    """The outline of a card turned a quarter turn counter-clockwise (its top on the left),
+    as :meth:`GridPlan.front_transform` turns the artwork: (u, v) -> (v, width − u)."""
+    return tuple((v, width - u) for u, v in outline)
+
+
+def _lattice_vectors(outline: Polygon) -> tuple[Point, Point] | None:
+    """The two edge vectors of a parallelogram (which tile the plane), or None."""
+    if len(outline) != 4:
+        return None
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = outline
+    e1, e2 = (x1 - x0, y1 - y0), (x3 - x0, y3 - y0)
+    if abs((x2 - x1) - e2[0]) > 1e-6 or abs((y2 - y1) - e2[1]) > 1e-6:
+        return None
+    if abs(e1[0] * e2[1] - e1[1] * e2[0]) < 1e-9:
+        return None
+    return e1, e2
+
+
+def _lattice_fit(outline: Polygon, avail_w: float, avail_h: float) -> list[Point]:
+    """Offsets (of the outline's bounding-box corner) of the most lattice pieces whose
+    bounding boxes fit an avail_w × avail_h area with its top-left at (0, 0).
+
+    The best shifts put some piece against the left edge and some piece against the top
+    edge, so only those shifts are tried: one per lattice point near the origin."""
+    vectors = _lattice_vectors(outline)
+    if vectors is None:
+        return []
+    (ax, ay), (bx, by) = vectors
+    minx, miny = min(x for x, _ in outline), min(y for _, y in outline)
+    pw, ph = max(x for x, _ in outline) - minx, max(y for _, y in outline) - miny
+    if pw > avail_w + 1e-9 or ph > avail_h + 1e-9:
+        return []
+    det = ax * by - ay * bx
+    near = [(i * ax + j * bx, i * ay + j * by) for i in range(-2, 3) for j in range(-2, 3)]
+    shift_xs = _distinct([-px for px, _ in near], tol=1e-6)
+    shift_ys = _distinct([-py for _, py in near], tol=1e-6)
+    corners = [(0.0, 0.0), (avail_w, 0.0), (0.0, avail_h), (avail_w, avail_h)]
+    best: list[Point] = []
+    for sx in shift_xs:
+        for sy in shift_ys:
+            # lattice indices whose offsets can land in the area: the area's corners in lattice
+            # coordinates (the inverse of the 2×2 lattice matrix) bound them
+            ij = [(((cx - sx) * by - (cy - sy) * bx) / det, ((cy - sy) * ax - (cx - sx) * ay) / det)
+                  for cx, cy in corners]
+            i_lo, i_hi = math.floor(min(v[0] for v in ij)) - 1, math.ceil(max(v[0] for v in ij)) + 1
+            j_lo, j_hi = math.floor(min(v[1] for v in ij)) - 1, math.ceil(max(v[1] for v in ij)) + 1
+            found = []
+            for i in range(i_lo, i_hi + 1):
+                for j in range(j_lo, j_hi + 1):
+                    ox, oy = sx + i * ax + j * bx, sy + i * ay + j * by
+                    if ox >= -1e-6 and oy >= -1e-6 and ox + pw <= avail_w + 1e-6 and oy + ph <= avail_h + 1e-6:
+                        found.append((ox, oy))
+            if len(found) > len(best):
+                best = found
+    return [(ox - minx, oy - miny) for ox, oy in best]
+
+
+def _shares_edge(poly: Polygon, k: int, polygons: list[Polygon], tol: float = 1e-3) -> bool:
+    """Edge k of ``poly`` (corner k to corner k+1) is also an edge of another piece."""
+    a, b = poly[k], poly[(k + 1) % len(poly)]
+    for other in polygons:
+        if other is poly:
+            continue
+        for m in range(len(other)):
+            c, d = other[m], other[(m + 1) % len(other)]
+            if (_near(a, d, tol) and _near(b, c, tol)) or (_near(a, c, tol) and _near(b, d, tol)):
+                return True
+    return False
+
+
+def _near(p: Point, q: Point, tol: float) -> bool:
+    return abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol
+
+
+def _offset_polygon(poly: Polygon, amounts: list[float]) -> Polygon:
+    """A convex polygon with edge k pushed outwards by amounts[k] (corners re-intersected)."""
+    n = len(poly)
+    cx, cy = sum(x for x, _ in poly) / n, sum(y for _, y in poly) / n
+    lines = []
+    for k in range(n):
+        (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % n]
+        length = math.hypot(x2 - x1, y2 - y1)
+        nx, ny = (y2 - y1) / length, -(x2 - x1) / length
+        if (x1 - cx) * nx + (y1 - cy) * ny < 0:
+            nx, ny = -nx, -ny
+        d = amounts[k]
+        lines.append(((x1 + nx * d, y1 + ny * d), (x2 - x1, y2 - y1)))
+    out = []
+    for k in range(n):
+        (p, r), (q, s) = lines[k - 1], lines[k]
+        cross = r[0] * s[1] - r[1] * s[0]
+        t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
+        out.append((p[0] + t * r[0], p[1] + t * r[1]))
+    return tuple(out)
+
+
+def _edge_lines(polygons: list[Polygon], tol: float = 1e-3) -> tuple[Segment, ...]:
+    """The distinct straight lines the polygons' edges lie on, each as the segment from
+    the first to the last edge point on it: one full-length cut per line."""
+    groups: list[tuple[float, float, float, list[float]]] = []   # unit direction, offset, params
+    for poly in polygons:
+        for k in range(len(poly)):
+            (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % len(poly)]
+            length = math.hypot(x2 - x1, y2 - y1)
+            ux, uy = (x2 - x1) / length, (y2 - y1) / length
+            if ux < -1e-9 or (abs(ux) <= 1e-9 and uy < 0):
+                ux, uy = -ux, -uy
+            offset = x1 * uy - y1 * ux          # signed distance of the line from the origin
+            params = [x1 * ux + y1 * uy, x2 * ux + y2 * uy]
+            for gx, gy, goff, gparams in groups:
+                if abs(gx - ux) < 1e-6 and abs(gy - uy) < 1e-6 and abs(goff - offset) < tol:
+                    gparams.extend(params)
+                    break
+            else:
+                groups.append((ux, uy, offset, params))
+    segs = []
+    for ux, uy, offset, params in groups:
+        # the point of the line nearest the origin is offset·(uy, −ux)
+        bx, by = offset * uy, -offset * ux
+        lo, hi = min(params), max(params)
+        segs.append((bx + ux * lo, by + uy * lo, bx + ux * hi, by + uy * hi))
+    return tuple(sorted(segs, key=lambda s: (round(s[1], 3), round(s[0], 3), round(s[3], 3), round(s[2], 3))))
+
+
+BAND_GAP = 14.0
+"""Space between the blocks of components sharing a sheet, mm: room for both blocks' tick
+marks (2 mm gap + 4.5 mm tick each) and a millimetre between them."""
+
+
+def plan_band(plan: GridPlan, count: int, top: float) -> GridPlan:
+    """The slots of a plan that ``count`` pieces use, moved up or down so their printed
+    block starts ``top`` mm from the sheet's top edge (for components sharing a sheet)."""
+    used = plan.slots[:count]
+    dy = top - _bbox([s.clip for s in used]).y
+    moved = []
+    for s in used:
+        poly = tuple((x, y + dy) for x, y in s.polygon) if s.polygon else None
+        grown = tuple((x, y + dy) for x, y in s.bleed_polygon) if s.bleed_polygon else None
+        moved.append(replace(s, trim=s.trim.moved(0, dy), clip=s.clip.moved(0, dy), polygon=poly, bleed_polygon=grown))
+    rows = len({s.row for s in used})
+    return replace(plan, slots=tuple(moved), rows=rows)
+
+
+def band_plan(paper_w: float, paper_h: float, card: CardGeometry, count: int, *, margin: float = 5.0,
+              gutter: float | None = None, bleed: float | None = None, paper_label: str | None = None) -> GridPlan | None:
+    """The flattest grid holding all ``count`` pieces on one sheet as given (upright or
+    turned), for a component that shares its sheet; None if they need more than a sheet."""
+    best: tuple[float, GridPlan] | None = None
+    for rotate in (False, True):
+        try:
+            plan = plan_grid(paper_w, paper_h, card, margin=margin, gutter=gutter, bleed=bleed,
+                             orientation="portrait" if paper_w <= paper_h else "landscape",
+                             turned=rotate, paper_label=paper_label, count=count)
+        except ImpositionError:
+            continue
+        if plan.per_sheet < count:
+            continue
+        height = _bbox([s.clip for s in plan.slots[:count]]).h
+        if best is None or height < best[0] - 1e-6:
+            best = (height, plan)
+    return best[1] if best else None
+
+
+def share_sheets(bands: list[tuple[GridPlan | None, int]], *, margin: float = 5.0,
+                 footer: float = 8.0) -> list[list[int]]:
+    """Which components share a sheet. A component whose pieces fit one sheet (a band plan,
+    see :func:`band_plan`) joins the first sheet begun by an earlier such component that
+    still has room for its block under the others (BAND_GAP apart, `footer` mm kept at the
+    bottom); the others print alone. The answer lists groups of indices into ``bands``, in
+    order (a group of one prints alone)."""
+    groups: list[list[int]] = []
+    room: dict[int, float] = {}      # group index → height still free on its sheet
+    for index, (plan, count) in enumerate(bands):
+        if plan is None:
+            groups.append([index])
+            continue
+        height = _bbox([s.clip for s in plan.slots[:count]]).h
+        for g, free in room.items():
+            first = bands[groups[g][0]][0]
+            if first is not None and _same_paper(plan, first) and height + BAND_GAP <= free:
+                groups[g].append(index)
+                room[g] = free - height - BAND_GAP
+                break
+        else:
+            groups.append([index])
+            room[len(groups) - 1] = plan.paper_h - 2 * margin - footer - height
+    return groups
+
+
+def _same_paper(a: GridPlan, b: GridPlan) -> bool:
+    return abs(a.paper_w - b.paper_w) < 1e-6 and abs(a.paper_h - b.paper_h) < 1e-6
+
+
+def stack_bands(bands: list[tuple[GridPlan, int]], *, margin: float = 5.0) -> list[GridPlan]:
+    """Plans of components sharing one sheet, each moved to its place, top to bottom."""
+    top = margin + 1.0
+    out = []
+    for plan, count in bands:
+        band = plan_band(plan, count, top)
+        out.append(band)
+        top = band.block_bleed.bottom + BAND_GAP
+    return out
 
 
 def sheet_flip(paper_w: float, paper_h: float, duplex: Duplex) -> Affine:
@@ -557,6 +942,11 @@ class TilePlan:
     cols: int
     tiles: tuple[Tile, ...]
 
+    def cuts(self) -> int:
+        """Straight cuts to trim the tiles: each page is trimmed to its printed area on all
+        four sides (the tiles then overlap by the glue strips)."""
+        return 4 * len(self.tiles)
+
     def describe(self) -> str:
         orientation = "landscape" if self.paper_w > self.paper_h else "portrait"
         return (
@@ -570,9 +960,10 @@ def plan_tiles(
 ) -> TilePlan:
     """Split a width × height mm sheet into the fewest pages, neighbours sharing `overlap` mm.
 
-    Tiles advance by (printable size − overlap) so every pair of neighbours shares exactly
-    `overlap` mm to glue; the last column/row is simply narrower.  Both paper
-    orientations are tried; ties keep the paper as given.
+    The fewest tiles along each axis are found first; then the sheet is shared out equally
+    among them (every pair of neighbours still overlapping by exactly `overlap` mm), so no
+    tile is a sliver on a page of its own.  Both paper orientations are tried; ties keep
+    the paper as given.
     """
     check_size(width, height, what="tiled sheet")
     check_size(paper_w, paper_h, what="paper")
@@ -606,12 +997,14 @@ def plan_tiles(
 
 
 def _tile_axis(total: float, printable: float, overlap: float) -> tuple[int, list[tuple[float, float]]]:
-    """Start and length of each tile along one axis."""
+    """Start and length of each tile along one axis: the fewest that cover `total`, all of
+    one length (total + (count − 1) × overlap) / count."""
     if total <= printable + 1e-9:
         return 1, [(0.0, float(total))]
     step = printable - overlap
     count = math.ceil((exact(total) - exact(overlap)) / exact(step))
-    spans = [(i * step, min(printable, total - i * step)) for i in range(count)]
+    length = (total + (count - 1) * overlap) / count
+    spans = [(i * (length - overlap), length) for i in range(count)]
     return count, spans
 
 

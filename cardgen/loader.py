@@ -202,6 +202,12 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
         components[comp.id] = comp
         files += [cpath, *sheets]
 
+    for comp in components.values():
+        for spare in comp.spares:
+            if spare not in components or spare == comp.id:
+                raise InputError(f"component '{comp.id}' asks for a spare set of '{spare}', which is not another "
+                                 f"component of this game", comp.where("spares"),
+                                 f"name one of: {', '.join(c for c in components if c != comp.id)}")
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
@@ -286,7 +292,7 @@ def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Compon
         front=f.get("front", _template_name),
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),
         level=f.get("level", S.integer(1, 99), 1), description=f.get("description", S.text, ""),
-        print_note=f.get("print_note", S.text, ""))
+        print_note=f.get("print_note", S.text, ""), spares=tuple(f.get("spares", S.seq_of(S.ident), [])))
     entries, sheets = _card_entries(f.get("cards", S.anything), f.map.where("cards"), path, data_dir, specs)
     cards = _cards(entries, f.map.where("cards"), specs, defaults, what, physics, place_defaults)
     f.finish()

@@ -83,6 +83,8 @@ class Component:
     location: Location
     key_locations: Mapping[str, Location] = field(default_factory=dict)
     places: PlaceLayout | None = None  # where other cards are laid on this component's faces, if anywhere
+    #: Components of which playing this one's level needs a spare set (printed with it).
+    spares: tuple[str, ...] = ()
 
     def where(self, key: str) -> Location:
         """Location of one of the component's own keys (front, back, size...)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import unicodedata
+import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +29,9 @@ from .imposition import (
     Duplex,
     GridPlan,
     Placement,
+    Polygon,
     Rect,
+    Segment,
     Tile,
     apply,
     compose,
@@ -46,6 +48,13 @@ K = float(PT_PER_MM)
 
 MARK_WIDTH_PT = 0.3
 """Cut-mark stroke: thick enough to print on any home printer (hairlines vanish)."""
+
+CUT_LINE_PT = 0.25
+"""Hairline drawn exactly on a shaped piece's cut line: a guide for scissors that never
+strays onto the artwork (it is the line itself)."""
+
+CUT_LINE_GRAY = 0.45
+"""Mid grey: shows on light and dark artwork alike."""
 
 MARK_GAP = 2.0
 """Distance from the block's bleed edge to the start of a tick mark, mm."""
@@ -78,7 +87,7 @@ def deflate(data: bytes) -> bytes:
     """``data`` as a zlib stream (PDF's FlateDecode), at :data:`FLATE_LEVEL`."""
     return _flate.compress(data, FLATE_LEVEL)
 
-_MAGENTA_RGB = "#ff00ff"
+_CUT_LINE_RGB = "#737373"   # CUT_LINE_GRAY as an SVG colour
 
 
 class PdfWriteError(ValueError):
@@ -130,33 +139,104 @@ def write_sheets(
 
     for number, sheet in enumerate(sheets, start=1):
         canvas = _Canvas(plan.paper_w, plan.paper_h)
-        if marks == "lines":
-            _cut_lines(canvas, plan, footer_y)
-        for slot, placement in zip(plan.slots, sheet):
-            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
-            canvas.form(face, plan.front_transform(slot), slot.clip)
-        if outline is not None:
-            for slot, _ in zip(plan.slots, sheet):
-                canvas.form(outline, plan.front_transform(slot), None)
-        if marks != "none":
-            _ticks(canvas, plan, footer_y)
+        _fronts(doc, canvas, plan, sheet, faces, outline, marks, footer_y)
         for square in reg_marks:
             canvas.fill_rect(square)
         _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
         doc.add_page(canvas)
-
         if with_backs:
             canvas = _Canvas(plan.paper_w, plan.paper_h)
-            for slot, placement in zip(plan.slots, sheet):
-                if placement.back is None:
-                    continue
-                face = doc.face(placement.back, faces[placement.back], card.art_width, card.art_height)
-                transform = plan.back_transform(slot, duplex, back_offset)
-                canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset))
+            _backs(doc, canvas, plan, sheet, faces, duplex, back_offset)
             _footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
             doc.add_page(canvas)
 
     return doc.save(duplex if with_backs else "none")
+
+
+def write_shared(
+    bands: Sequence[tuple[GridPlan, Sequence[Placement]]],
+    faces: Mapping[str, bytes],
+    *,
+    duplex: Duplex = "long",
+    marks: Marks = "ticks",
+    back_offset: tuple[float, float] = (0.0, 0.0),
+    footer: Footer = None,
+    title: str = "",
+    creation_epoch: int | None = None,
+) -> bytes:
+    """One sheet shared by the pieces of several small components, each component's block
+    where its plan puts it (see :func:`cardgen.imposition.stack_bands`), with its own marks;
+    a backs page follows if any of them has backs."""
+    if not bands or any(not placements for _plan, placements in bands):
+        raise PdfWriteError("no pieces to print on the shared sheet")
+    for plan, placements in bands:
+        _check_faces(placements, faces)
+        if len(placements) > plan.per_sheet:
+            raise PdfWriteError("a component sharing a sheet must fit on it")
+    doc = _Doc(title, creation_epoch)
+    lowest = max((plan for plan, _ in bands), key=lambda p: p.block_bleed.bottom)
+    first = bands[0][0]
+    footer_y = _footer_baseline(lowest) if footer is not None else None
+    with_backs = duplex != "none" and any(p.back is not None for _plan, ps in bands for p in ps)
+    canvas = _Canvas(first.paper_w, first.paper_h)
+    for plan, placements in bands:
+        outline = None if plan.card.is_rectangular else doc.outline(plan.card)
+        _fronts(doc, canvas, plan, placements, faces, outline, marks, footer_y)
+    _footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "fronts")
+    doc.add_page(canvas)
+    if with_backs:
+        canvas = _Canvas(first.paper_w, first.paper_h)
+        for plan, placements in bands:
+            _backs(doc, canvas, plan, placements, faces, duplex, back_offset)
+        _footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
+        doc.add_page(canvas)
+    return doc.save(duplex if with_backs else "none")
+
+
+def _fronts(doc: _Doc, canvas: _Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
+            outline: _Form | None, marks: Marks, footer_y: float | None) -> None:
+    """One sheet's fronts of one plan: artwork, cut guides and tick marks."""
+    card = plan.card
+    if marks == "lines":
+        _cut_lines(canvas, plan, footer_y, len(sheet))
+    pieces = list(zip(plan.slots, sheet))
+    if plan.layout == "tessellated":
+        # bleed beyond the block's outer edges first; each piece's own outline on top,
+        # so no piece's bleed ever covers a neighbour
+        for slot, placement in pieces:
+            if slot.bleed_polygon != slot.polygon:
+                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                canvas.form(face, plan.front_transform(slot), slot.clip, slot.bleed_polygon)
+        for slot, placement in pieces:
+            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            canvas.form(face, plan.front_transform(slot), slot.clip, slot.polygon)
+        canvas.lines(plan.cut_lines(len(sheet)), CUT_LINE_PT, gray=CUT_LINE_GRAY)
+    else:
+        for slot, placement in pieces:
+            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            canvas.form(face, plan.front_transform(slot), slot.clip)
+        if outline is not None:
+            for slot, _ in pieces:
+                canvas.form(outline, plan.front_transform(slot), None)
+    if marks != "none":
+        _ticks(canvas, plan, footer_y, len(sheet))
+
+
+def _backs(doc: _Doc, canvas: _Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
+           duplex: Duplex, back_offset: tuple[float, float]) -> None:
+    """One sheet's backs of one plan, each behind its front."""
+    card = plan.card
+    backs = [(slot, p.back) for slot, p in zip(plan.slots, sheet) if p.back is not None]
+    passes = ("bleed_polygon", "polygon") if plan.layout == "tessellated" else (None,)
+    for outline_of in passes:
+        for slot, key in backs:
+            shape = getattr(slot, outline_of) if outline_of else None
+            if outline_of == "bleed_polygon" and slot.bleed_polygon == slot.polygon:
+                continue
+            face = doc.face(key, faces[key], card.art_width, card.art_height)
+            transform = plan.back_transform(slot, duplex, back_offset)
+            canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset),
+                        plan.back_polygon(shape, duplex, back_offset) if shape else None)
 
 
 def write_single(
@@ -192,8 +272,22 @@ def write_single(
     return doc.save("none")
 
 
+@dataclass(frozen=True)
+class TileLabels:
+    """The words printed on tiled pages (the build passes them translated).
+
+    ``tile`` has {name}, {cols} and {rows}; ``right`` and ``below`` have {name}; ``prefix``
+    (game · component · language) starts the label line."""
+
+    tile: str = "tile {name} of {cols}×{rows}"
+    right: str = "{name} goes on the right"
+    below: str = "{name} goes below"
+    glue: str = "glue here"
+    prefix: str = ""
+
+
 def write_tiled(
-    face_pdf: bytes,
+    face_pdf: bytes | Sequence[bytes],
     width: float,
     height: float,
     paper_w: float,
@@ -203,39 +297,68 @@ def write_tiled(
     overlap: float = 10.0,
     creation_epoch: int | None = None,
     title: str = "",
+    labels: TileLabels = TileLabels(),
 ) -> bytes:
     """Print a large sheet (e.g. an A3 game mat) over several smaller pages to glue together.
 
     Each page shows its region of the sheet clipped to the printable area.  Strips that a
     neighbour will cover get a dashed "glue here" outline; crosshairs at the same sheet
     positions appear on both neighbours so the tiles can be aligned; crop ticks in the
-    margin mark where to trim; every page is labelled A1, A2, … (row letter, column).
+    margin mark where to trim; every page is labelled A1, A2, … (row letter, column), the
+    label inside the printable area where the tile leaves room, clear of the crop ticks.
+    Several faces (class sets of a mat) are tiled one after the other.
     """
     tiles = plan_tiles(width, height, paper_w, paper_h, margin=margin, overlap=overlap)
     doc = _Doc(title, creation_epoch)
-    face = doc.face("tiled sheet", face_pdf, width, height)
     names = {(t.row, t.col): t.name for t in tiles.tiles}
-    for tile in tiles.tiles:
-        canvas = _Canvas(tiles.paper_w, tiles.paper_h)
-        shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
-        area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
-        canvas.form(face, shift, area)
-        for band in (tile.glue_right, tile.glue_below):
-            if band is not None:
-                _glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right)
-        for x, y in _tile_crosshairs(tile, tiles.tiles):
-            canvas.crosshair(x + shift[4], y + shift[5], 3.0)
-        _crop_ticks(canvas, area)
-        right = names.get((tile.row, tile.col + 1))
-        below = names.get((tile.row + 1, tile.col))
-        hint = f"tile {tile.name} of {tiles.cols}x{tiles.rows}"
-        if right:
-            hint += f" - {right} goes on the right"
-        if below:
-            hint += f" - {below} goes below"
-        canvas.text(margin, max(margin - 1.5, 2.5), FOOTER_PT + 2, hint)
-        doc.add_page(canvas)
+    sources = [face_pdf] if isinstance(face_pdf, bytes) else list(face_pdf)
+    if not sources:
+        raise PdfWriteError("no sheet to tile")
+    for copy, source in enumerate(sources):
+        face = doc.face(f"tiled sheet {copy}", source, width, height)
+        for tile in tiles.tiles:
+            canvas = _Canvas(tiles.paper_w, tiles.paper_h)
+            shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
+            area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
+            canvas.form(face, shift, area)
+            for band in (tile.glue_right, tile.glue_below):
+                if band is not None:
+                    _glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right,
+                               words=labels.glue)
+            for x, y in _tile_crosshairs(tile, tiles.tiles):
+                canvas.crosshair(x + shift[4], y + shift[5], 3.0)
+            _crop_ticks(canvas, area)
+            right = names.get((tile.row, tile.col + 1))
+            below = names.get((tile.row + 1, tile.col))
+            parts = [labels.prefix] if labels.prefix else []
+            parts.append(labels.tile.format(name=tile.name, cols=tiles.cols, rows=tiles.rows))
+            if right:
+                parts.append(labels.right.format(name=right))
+            if below:
+                parts.append(labels.below.format(name=below))
+            x, y, room = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
+            line = " · ".join(parts)
+            _footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT, room)
+            doc.add_page(canvas)
     return doc.save("none")
+
+
+TILE_LABEL_PT = FOOTER_PT + 2
+"""Tile labels are read while assembling: a little larger than the footer."""
+
+
+def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: float) -> tuple[float, float, float]:
+    """Start of a tile label's baseline (mm) and the width it may take: inside the printable
+    area below the tile, past the reach of the crop ticks, when the tile leaves room there;
+    else above it; else between the corner ticks (starting 6 mm in, the ticks reach 4 mm)."""
+    size = TILE_LABEL_PT / K
+    reach = CROP_TICK_REACH + 0.5
+    if paper_h - margin - area.bottom >= reach + size:
+        return area.x, area.bottom + reach + 0.8 * size, paper_w - margin - area.x
+    if area.y - margin >= reach + size:
+        return area.x, area.y - reach - 0.2 * size, paper_w - margin - area.x
+    baseline = min(paper_h - EDGE_KEEP_OUT - 0.25 * size, area.bottom + 1.0 + 0.8 * size)
+    return area.x + CROP_TICK_REACH + 2.0, baseline, area.w - 2 * (CROP_TICK_REACH + 2.0)
 
 
 def write_calibration(
@@ -317,14 +440,7 @@ class _Doc:
         self._sources: list[pikepdf.Pdf] = []  # foreign streams are read at save time
         self._by_key: dict[str, _Form] = {}
         self._by_digest: dict[bytes, _Form] = {}
-        self._font = self.pdf.make_indirect(
-            Dictionary(
-                Type=Name.Font,
-                Subtype=Name.Type1,
-                BaseFont=Name.Helvetica,
-                Encoding=Name.WinAnsiEncoding,
-            )
-        )
+        self.fonts = _GlyphFonts(self.pdf)
 
     def face(self, key: str, data: bytes, art_w: float, art_h: float) -> _Form:
         """Import a face once (by key, and by content so identical PDFs are shared)."""
@@ -350,11 +466,11 @@ class _Doc:
     def outline(self, card: CardGeometry) -> _Form:
         """The card's cut path as a stroked form (rendered by cairosvg, which parses SVG paths)."""
         b = card.bleed
-        stroke = MARK_WIDTH_PT / K
+        stroke = CUT_LINE_PT / K
         svg = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{card.art_width}mm" height="{card.art_height}mm" '
             f'viewBox="{-b} {-b} {card.art_width} {card.art_height}">'
-            f'<path d="{_xml_attr(card.cut_path)}" fill="none" stroke="{_MAGENTA_RGB}" stroke-width="{stroke}"/>'
+            f'<path d="{_xml_attr(card.cut_path)}" fill="none" stroke="{_CUT_LINE_RGB}" stroke-width="{stroke}"/>'
             "</svg>"
         )
         try:
@@ -382,20 +498,23 @@ class _Doc:
         resources = Dictionary()
         if canvas.forms:
             resources.XObject = Dictionary({f.name: f.obj for f in canvas.forms.values()})
-        if canvas.uses_font:
-            resources.Font = Dictionary(Helv=self._font)
+        content = canvas.content(self.fonts)
+        if self.fonts.used_on_page:
+            resources.Font = Dictionary({f"/{name}": self.fonts.fonts[name] for name in sorted(self.fonts.used_on_page)})
+            self.fonts.used_on_page.clear()
         page = pikepdf.Page(
             Dictionary(
                 Type=Name.Page,
                 MediaBox=Array([0, 0, canvas.w * K, canvas.h * K]),
                 Resources=resources,
-                Contents=self.pdf.make_stream(canvas.content()),
+                Contents=self.pdf.make_stream(content),
             )
         )
         self.pdf.pages.append(page)
         return self.pdf.pages[-1]
 
     def save(self, duplex: Duplex) -> bytes:
+        self.fonts.finish()
         prefs = Dictionary(PrintScaling=Name("/None"))
         if duplex == "long":
             prefs.Duplex = Name.DuplexFlipLongEdge
@@ -430,20 +549,25 @@ class _Canvas:
     def __init__(self, w: float, h: float) -> None:
         self.w, self.h = w, h
         self.forms: dict[str, _Form] = {}
-        self.uses_font = False
-        self._ops: list[bytes] = []
+        self._ops: list[bytes | _TextItem] = []
 
     def to_pt(self) -> Affine:
         """Sheet mm (y down) -> PDF points (y up)."""
         return (K, 0.0, 0.0, -K, 0.0, self.h * K)
 
-    def form(self, form: _Form, placement: Affine, clip: Rect | None) -> None:
-        """Draw a form with artwork mm mapped onto the sheet by `placement`, optionally clipped."""
+    def form(self, form: _Form, placement: Affine, clip: Rect | None, shape: Polygon | None = None) -> None:
+        """Draw a form with artwork mm mapped onto the sheet by `placement`, optionally
+        clipped to a rectangle and (within it) to a polygon."""
         self.forms[form.name] = form
         cm = compose(self.to_pt(), compose(placement, form.to_art))
         ops = "q "
         if clip is not None:
             ops += f"{self._rect(clip)} re W n "
+        if shape:
+            x0, y0 = shape[0]
+            ops += f"{_num(x0 * K)} {_num((self.h - y0) * K)} m "
+            ops += " ".join(f"{_num(x * K)} {_num((self.h - y) * K)} l" for x, y in shape[1:])
+            ops += " h W n "
         ops += f"{' '.join(_num(v) for v in cm)} cm {form.name} Do Q"
         self._ops.append(ops.encode("ascii"))
 
@@ -475,48 +599,177 @@ class _Canvas:
         self.lines(segs, MARK_WIDTH_PT)
 
     def text(self, x: float, y: float, size_pt: float, text: str, *, vertical: bool = False) -> None:
-        """Helvetica text with its baseline starting at (x, y) mm; vertical reads bottom to top."""
-        self.uses_font = True
-        a, b, c, d = (0, 1, -1, 0) if vertical else (1, 0, 0, 1)
-        head = f"q 0 g BT /Helv {_num(size_pt)} Tf {a} {b} {c} {d} {_num(x * K)} {_num((self.h - y) * K)} Tm "
-        self._ops.append(head.encode("ascii") + _pdf_string(text) + b" Tj ET Q")
+        """Text with its baseline starting at (x, y) mm (vertical: reading bottom to top),
+        shaped by the text engine in the bundled Noto fonts the cards use, in every script.
+        Its glyphs go into a Type 3 font embedded in the file (see :class:`_GlyphFonts`), so
+        no page names a font a print shop's preflight would find missing, and the text can
+        still be searched and copied."""
+        self._ops.append(_TextItem(x, y, size_pt, _one_line(text), vertical))
 
-    def content(self) -> bytes:
-        return b"\n".join(self._ops) + b"\n"
+    def text_width(self, size_pt: float, text: str) -> float:
+        """Advance width of one line of text, mm."""
+        return _engine().measure(_one_line(text), size=size_pt / K)
+
+    def content(self, fonts: _GlyphFonts | None = None) -> bytes:
+        """The page's content stream; its text's glyphs are registered with ``fonts``."""
+        parts = []
+        for op in self._ops:
+            if isinstance(op, _TextItem):
+                if fonts is None:
+                    raise PdfWriteError("a page with text needs the document's fonts")
+                parts.append(fonts.show(op, self.h))
+            else:
+                parts.append(op)
+        return b"\n".join(parts) + b"\n"
 
     def _rect(self, r: Rect) -> str:
         return f"{_num(r.x * K)} {_num((self.h - r.bottom) * K)} {_num(r.w * K)} {_num(r.h * K)}"
+
+
+def _engine():
+    from .text import TextEngine   # here: the font chain loads only when a page has text
+
+    return TextEngine.default()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class _TextItem:
+    """Text waiting for the document's fonts (a page's glyphs are numbered when it is added)."""
+
+    x: float
+    y: float
+    size_pt: float
+    text: str
+    vertical: bool
+
+
+class _GlyphFonts:
+    """Type 3 fonts holding the outlines of every glyph a document's page text uses.
+
+    A Type 3 font's glyphs are drawing procedures stored in the file itself: the outlines of
+    the bundled Noto faces, whatever face (Latin, Arabic, CJK) each glyph came from, 255 to a
+    font. A ToUnicode map gives each code its characters, so text extracts and searches."""
+
+    PER_FONT = 255
+
+    def __init__(self, pdf: pikepdf.Pdf) -> None:
+        self.pdf = pdf
+        self.fonts: dict[str, pikepdf.Object] = {}
+        self.used_on_page: set[str] = set()
+        self._codes: dict[tuple[int, int], tuple[str, int]] = {}
+        self._glyphs: dict[str, list[tuple[str, bytes, float, str]]] = {}   # name → (glyph name, proc, width, text)
+
+    def show(self, item: _TextItem, page_h: float) -> bytes:
+        """Content-stream operators drawing ``item``: one positioned glyph at a time."""
+        if not item.text:
+            return b""
+        result = _engine().layout(item.text, size=item.size_pt / K, valign="baseline")
+        text = item.text
+        fs = result.size * K
+        ops = ["q 0 g BT"]
+        current = None
+        for line in result.lines:
+            clusters = sorted({g.cluster for run in line.runs for g in run.glyphs})
+            ends = {c: (clusters[i + 1] if i + 1 < len(clusters) else line.end) for i, c in enumerate(clusters)}
+            seen: set[int] = set()
+            for run in line.runs:
+                for glyph in run.glyphs:
+                    chars = "" if glyph.cluster in seen else text[glyph.cluster:ends[glyph.cluster]]
+                    seen.add(glyph.cluster)
+                    name, code = self._code(run.face, glyph.gid, glyph.advance / result.size, chars)
+                    if name != current:
+                        ops.append(f"/{name} 1 Tf")
+                        current = name
+                    self.used_on_page.add(name)
+                    dx, dy = line.x + glyph.x, line.baseline - glyph.y
+                    px, py = (item.x + dy, item.y - dx) if item.vertical else (item.x + dx, item.y + dy)
+                    a, b, c, d = (0.0, fs, -fs, 0.0) if item.vertical else (fs, 0.0, 0.0, fs)
+                    ops.append(f"{_num(a)} {_num(b)} {_num(c)} {_num(d)} {_num(px * K)} {_num((page_h - py) * K)} Tm "
+                               f"<{code:02x}> Tj")
+        ops.append("ET Q")
+        return " ".join(ops).encode("ascii")
+
+    def _code(self, face, gid: int, advance_em: float, chars: str) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+        key = (face.index, gid)
+        if key in self._codes:
+            return self._codes[key]
+        if not self.fonts or len(self._glyphs[list(self.fonts)[-1]]) >= self.PER_FONT:
+            name = f"G{len(self.fonts)}"
+            self.fonts[name] = self.pdf.make_indirect(Dictionary(Type=Name.Font, Subtype=Name.Type3))
+            self._glyphs[name] = []
+        name = list(self.fonts)[-1]
+        glyphs = self._glyphs[name]
+        code = len(glyphs) + 1
+        width = advance_em * 1000
+        glyphs.append((f"g{face.index}-{gid}", _glyph_proc(face, gid, width), width, chars))
+        self._codes[key] = (name, code)
+        return name, code
+
+    def finish(self) -> None:
+        """Complete every font dictionary (they grow as pages are added)."""
+        for name, font in self.fonts.items():
+            glyphs = self._glyphs[name]
+            font.FontMatrix = Array([0.001, 0, 0, 0.001, 0, 0])
+            font.FontBBox = Array([-1000, -1000, 2000, 2000])
+            font.Resources = Dictionary()
+            font.CharProcs = Dictionary({f"/{g}": self.pdf.make_stream(proc) for g, proc, _w, _t in glyphs})
+            font.Encoding = Dictionary(Type=Name.Encoding,
+                                       Differences=Array([1] + [Name(f"/{g}") for g, _p, _w, _t in glyphs]))
+            font.FirstChar, font.LastChar = 1, len(glyphs)
+            font.Widths = Array([round(w, 2) for _g, _p, w, _t in glyphs])
+            font.ToUnicode = self.pdf.make_stream(_to_unicode([t for _g, _p, _w, t in glyphs]))
+
+
+def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyped-def]
+    """A Type 3 glyph procedure: the glyph's outline in 1/1000 em, filled in the current colour."""
+    from fontTools.pens.basePen import BasePen
+
+    scale = 1000.0 / face.upem
+    ops = [f"{_num(width)} 0 d0"]
+
+    class Pen(BasePen):
+        def _pt(self, p: tuple[float, float]) -> str:
+            return f"{_num(p[0] * scale)} {_num(p[1] * scale)}"
+
+        def _moveTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} m")
+
+        def _lineTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} l")
+
+        def _curveToOne(self, p1, p2, p3):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p1)} {self._pt(p2)} {self._pt(p3)} c")
+
+        def _closePath(self) -> None:
+            ops.append("h")
+
+    if face.has_outline(gid):   # a space has none: it is still a glyph, so text keeps its spaces
+        face.draw_glyph(gid, Pen(face.glyph_set))   # the glyph set resolves composite glyphs
+        ops.append("f")
+    return " ".join(ops).encode("ascii")
+
+
+def _to_unicode(texts: list[str]) -> bytes:
+    """A ToUnicode CMap: code i + 1 stands for texts[i] (codes of a ligature's later glyphs
+    stand for nothing)."""
+    entries = [f"<{i + 1:02x}> <{t.encode('utf-16-be').hex()}>" for i, t in enumerate(texts) if t]
+    body = "".join(f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar\n"
+                   for chunk in (entries[i:i + 100] for i in range(0, len(entries), 100)))
+    return ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+            "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+            "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+            "1 begincodespacerange <00> <ff> endcodespacerange\n" + body +
+            "endcmap CMapName currentdict /CMap defineresource pop end end\n").encode("ascii")
 
 
 def _num(v: float) -> str:
     """Compact fixed-point number: 5 decimals of a point is 0.0000035 mm."""
     text = f"{v:.5f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
-
-
-def _pdf_string(text: str) -> bytes:
-    """Encode text for a base-14 font with WinAnsiEncoding, replacing what it cannot show.
-
-    Accented letters outside the encoding fall back to their base letter (é stays é,
-    ő becomes o); anything else becomes "?", so no input can break the content stream.
-    """
-    out = bytearray()
-    for ch in text:
-        if ch in "\r\n\t":
-            ch = " "
-        try:
-            encoded = ch.encode("cp1252")
-        except UnicodeEncodeError:
-            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
-            try:
-                encoded = base.encode("cp1252") if base else b"?"
-            except UnicodeEncodeError:
-                encoded = b"?"
-        if not encoded or encoded[0] < 0x20:
-            encoded = b"?"
-        out += encoded
-    escaped = bytes(out).replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
-    return b"(" + escaped + b")"
 
 
 def _xml_attr(text: str) -> str:
@@ -543,7 +796,8 @@ def _footer_baseline(plan: GridPlan) -> float | None:
 
 
 def _footer(
-    canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str
+    canvas: _Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str,
+    size_pt: float = FOOTER_PT, room: float | None = None,
 ) -> None:
     """Footer text starting at x (the block's left edge, clear of registration squares)."""
     if footer is None or baseline is None:
@@ -551,14 +805,13 @@ def _footer(
     text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
     if not text:
         return
-    # Helvetica averages about half an em per character; cut long text rather than overflow.
-    max_chars = int((canvas.w - x - EDGE_KEEP_OUT) / (0.55 * FOOTER_PT / K))
-    if len(text) > max_chars:
-        text = text[: max_chars - 3] + "..."
-    canvas.text(x, baseline, FOOTER_PT, text)
+    room = canvas.w - x - EDGE_KEEP_OUT if room is None else room
+    while len(text) > 4 and canvas.text_width(size_pt, text) > room:   # cut long text rather than overflow
+        text = text[: max(4, int(len(text) * room / canvas.text_width(size_pt, text))) - 2] + "…"
+    canvas.text(x, baseline, size_pt, text)
 
 
-def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
+def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
     """Short marks in the margin on the extension of every trim line, outside the bleed.
 
     Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards; where the
@@ -568,6 +821,9 @@ def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
     floor = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
+    if plan.layout == "tessellated":
+        canvas.lines(_line_ticks(plan, floor, used), MARK_WIDTH_PT)
+        return
     top = _span(blk.y - MARK_GAP, -1, EDGE_KEEP_OUT)
     bottom = _span(blk.bottom + MARK_GAP, +1, floor)
     left = _span(blk.x - MARK_GAP, -1, EDGE_KEEP_OUT)
@@ -575,6 +831,63 @@ def _ticks(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
     segs = [(x, a, x, b) for x in plan.cut_xs for a, b in (top, bottom) if a is not None]
     segs += [(a, y, b, y) for y in plan.cut_ys for a, b in (left, right) if a is not None]
     canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
+    """Ticks on both extensions of every slanted cut line, beyond all printed artwork.
+
+    Along the line, the art of every piece (its outline grown by the printed bleed) is
+    measured; a tick starts MARK_GAP past the last of it and runs MARK_LENGTH outwards,
+    stopped before the paper's keep-out and the footer."""
+    slots = plan.slots[: plan.per_sheet if used is None else used]
+    art = [s.bleed_polygon or s.polygon for s in slots if s.polygon]
+    area = Rect(EDGE_KEEP_OUT, EDGE_KEEP_OUT, plan.paper_w - 2 * EDGE_KEEP_OUT, floor - EDGE_KEEP_OUT)
+    segs: list[Segment] = []
+    for x1, y1, x2, y2 in plan.cut_lines(used):
+        length = math.hypot(x2 - x1, y2 - y1)
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        spans = [_line_through(poly, x1, y1, ux, uy) for poly in art]
+        spans = [sp for sp in spans if sp is not None]
+        lo = min([0.0] + [sp[0] for sp in spans])
+        hi = max([length] + [sp[1] for sp in spans])
+        inside = _line_through(_rect_polygon(area), x1, y1, ux, uy)
+        if inside is None:
+            continue
+        for start, direction, limit in ((hi + MARK_GAP, 1, inside[1]), (lo - MARK_GAP, -1, inside[0])):
+            end = start + direction * MARK_LENGTH
+            end = min(end, limit) if direction > 0 else max(end, limit)
+            if (end - start) * direction >= 1.0:
+                segs.append((x1 + ux * start, y1 + uy * start, x1 + ux * end, y1 + uy * end))
+    return segs
+
+
+def _rect_polygon(r: Rect) -> Polygon:
+    return ((r.x, r.y), (r.right, r.y), (r.right, r.bottom), (r.x, r.bottom))
+
+
+def _line_through(poly: Polygon, x: float, y: float, ux: float, uy: float) -> tuple[float, float] | None:
+    """Parameters (along the unit direction from (x, y)) where a line enters and leaves a
+    convex polygon, or None if it misses it."""
+    lo, hi = -math.inf, math.inf
+    n = len(poly)
+    cx, cy = sum(p[0] for p in poly) / n, sum(p[1] for p in poly) / n
+    for k in range(n):
+        (ax, ay), (bx, by) = poly[k], poly[(k + 1) % n]
+        nx, ny = by - ay, -(bx - ax)                 # a normal of the edge...
+        if (cx - ax) * nx + (cy - ay) * ny > 0:
+            nx, ny = -nx, -ny                        # ...pointing outwards
+        denom = ux * nx + uy * ny
+        dist = (ax - x) * nx + (ay - y) * ny         # inside where (p − a)·n <= 0
+        if abs(denom) < 1e-12:
+            if dist < 0:
+                return None
+            continue
+        t = dist / denom
+        if denom > 0:
+            hi = min(hi, t)
+        else:
+            lo = max(lo, t)
+    return (lo, hi) if lo <= hi else None
 
 
 def _span(start: float, direction: int, limit: float) -> tuple[float, float] | tuple[None, None]:
@@ -586,25 +899,28 @@ def _span(start: float, direction: int, limit: float) -> tuple[float, float] | t
     return (start, end)
 
 
-def _cut_lines(canvas: _Canvas, plan: GridPlan, footer_y: float | None) -> None:
-    """Full-length guillotine lines through every trim line, drawn before the artwork."""
+def _cut_lines(canvas: _Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
+    """Full-length guillotine lines through every trim line, drawn before the artwork
+    (tessellated pieces: their cut lines, run on to the ticks' reach)."""
     bottom = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         bottom = footer_y - 0.75 * FOOTER_PT / K - 0.5
+    if plan.layout == "tessellated":
+        canvas.lines(plan.cut_lines(used), MARK_WIDTH_PT)
+        return
     segs = [(x, EDGE_KEEP_OUT, x, bottom) for x in plan.cut_xs]
     segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in plan.cut_ys]
     canvas.lines(segs, MARK_WIDTH_PT)
 
 
-def _glue_band(canvas: _Canvas, band: Rect, *, vertical: bool) -> None:
+def _glue_band(canvas: _Canvas, band: Rect, *, vertical: bool, words: str = "glue here") -> None:
     canvas.dashed_rect(band, MARK_WIDTH_PT)
     size = FOOTER_PT + 1
+    half = canvas.text_width(size, words) / 2
     if vertical:
-        canvas.text(
-            band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2, size, "glue here", vertical=True
-        )
+        canvas.text(band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2 + half, size, words, vertical=True)
     else:
-        canvas.text(band.x + band.w / 2 - 8, band.y + band.h / 2 + 0.35 * size / K, size, "glue here")
+        canvas.text(band.x + band.w / 2 - half, band.y + band.h / 2 + 0.35 * size / K, size, words)
 
 
 def _tile_crosshairs(tile: Tile, tiles: Sequence[Tile]) -> list[tuple[float, float]]:
@@ -629,21 +945,25 @@ def _inside(r: Rect, x: float, y: float) -> bool:
     return r.x <= x <= r.right and r.y <= y <= r.bottom
 
 
+CROP_TICK_REACH = 4.0
+"""How far a tile's corner crop ticks reach out from its printed area, mm."""
+
+
 def _crop_ticks(canvas: _Canvas, area: Rect) -> None:
     """Corner ticks in the margin marking the printed area's edges (where to trim)."""
     segs = []
-    lo = EDGE_KEEP_OUT
+    lo, reach = EDGE_KEEP_OUT, CROP_TICK_REACH
     for x in (area.x, area.right):
         for y0, y1 in (
-            (area.y - 1.0, max(area.y - 4.0, lo)),
-            (area.bottom + 1.0, min(area.bottom + 4.0, canvas.h - lo)),
+            (area.y - 1.0, max(area.y - reach, lo)),
+            (area.bottom + 1.0, min(area.bottom + reach, canvas.h - lo)),
         ):
             if abs(y1 - y0) >= 1.0:
                 segs.append((x, y0, x, y1))
     for y in (area.y, area.bottom):
         for x0, x1 in (
-            (area.x - 1.0, max(area.x - 4.0, lo)),
-            (area.right + 1.0, min(area.right + 4.0, canvas.w - lo)),
+            (area.x - 1.0, max(area.x - reach, lo)),
+            (area.right + 1.0, min(area.right + reach, canvas.w - lo)),
         ):
             if abs(x1 - x0) >= 1.0:
                 segs.append((x0, y, x1, y))
@@ -746,6 +1066,7 @@ def _box_size_mm(box: tuple[float, float, float, float]) -> tuple[float, float]:
 __all__ = [
     "PdfWriteError",
     "write_calibration",
+    "write_shared",
     "write_sheets",
     "write_single",
     "write_tiled",

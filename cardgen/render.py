@@ -32,6 +32,7 @@ from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
 from .particles import Symbol
 from .places import template_view
+from .setmark import SetMark
 from .store import open_store
 from .tables import Record
 from .text import GlyphRegistry, TextEngine
@@ -271,14 +272,15 @@ class Renderer:
         # capitalise Latin, Greek and Cyrillic first letters only where the language does so
         self.env.filters["capfirst"] = self._capfirst
         self.tables = {tid: _TableView(t) for tid, t in self.game.tables.items()}
-        #: (component, side, template) → its face, for templates that did not look at the card
-        self._shared: dict[tuple[str, str, jinja2.Template], _Shared] = {}
+        #: (component, side, template, mark) → its face, for templates that did not look at the card
+        self._shared: dict[tuple[str, str, jinja2.Template, SetMark | None], _Shared] = {}
         self.direction = "rtl" if self.lang.split("-")[0] in RTL_LANGS else "ltr"
 
     # -- public API ------------------------------------------------------------------------
 
-    def face(self, component: Component, card: Card, side: str = "front") -> Face:
-        """Render one side of one card to a complete SVG document.
+    def face(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Face:
+        """Render one side of one card to a complete SVG document; ``mark`` is its class-set
+        and level mark (see :mod:`cardgen.setmark`), drawn by the shared frame.
 
         A side whose template never looks the card up (a shared back, most often) is the
         same for every card of the component: it is rendered once and handed to the other
@@ -291,11 +293,11 @@ class Renderer:
         watch = _Watch()
         try:
             template = self.env.get_template(name)
-            shared = self._shared.get((component.id, side, template))
+            shared = self._shared.get((component.id, side, template, mark))
             if shared is not None:
                 return self._again(shared, component, card)
             issues, wraps = len(self.issues), len(self.wraps or ())
-            ctx = self._context(component, card, side, reg, watch)
+            ctx = self._context(component, card, side, reg, watch, mark)
             body = template.render(ctx)
         except jinja2.TemplateNotFound as exc:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
@@ -321,7 +323,7 @@ class Renderer:
                     component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs,
                     display_path(template.filename or name))
         if not watch.read_card:
-            self._shared[(component.id, side, template)] = _Shared(
+            self._shared[(component.id, side, template, mark)] = _Shared(
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
         return face
 
@@ -380,7 +382,7 @@ class Renderer:
         return values
 
     def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry,
-                 watch: _Watch | None = None) -> dict[str, Any]:
+                 watch: _Watch | None = None, mark: SetMark | None = None) -> dict[str, Any]:
         watch = watch if watch is not None else _Watch()
         card_view = {"id": card.id, "count": card.count, **self._card_fields(comp, card)}
 
@@ -457,5 +459,6 @@ class Renderer:
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
             "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            "set_mark": mark.for_template() if mark is not None else None,
             _WATCH: watch,
         }
