@@ -411,8 +411,9 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, c
                 data = write_tiled([pdfs[p.front] for p in placements], comp.width, comp.height, paper.width,
                                    paper.height, margin=options.margin, creation_epoch=epoch, title=title,
                                    labels=_tile_labels(_, footer.prefix))
+                larger = "" if paper.name == "a3" else "; or build with --paper a3 for fewer, larger sheets"
                 layout, per_sheet = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets "
-                                     f"({tiles.describe()})"), 0
+                                     f"({tiles.describe()}{larger})"), 0
                 sheets = len(placements) * len(tiles.tiles)
                 cuts = len(placements) * tiles.cuts()
             else:

@@ -27,7 +27,7 @@ from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, Fiel
 from .particles import PhysicsData, load_physics
 from .places import parse_card_places, parse_layout, validate as validate_places
 from .shapes import SHAPE_TYPES, Shape
-from .sheets import read_sheet, rows_as_cards
+from .spreadsheets import read_sheet, rows_as_cards
 from .tables import TABLE_KINDS, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
 
@@ -388,7 +388,7 @@ def _card_entries(value: Any, loc: Location, path: Path, data_dir: Path,
                   specs: dict[str, FieldSpec]) -> tuple[Any, list[Path]]:
     """The ``cards:`` list as written, or read from a spreadsheet when it says
     ``{from: cards.xlsx, sheet: Cards}`` (a path relative to the component file, inside the game
-    folder; see :mod:`cardgen.sheets`); with the spreadsheet's path."""
+    folder; see :mod:`cardgen.spreadsheets`); with the spreadsheet's path."""
     if not isinstance(value, YMap):
         return value, []
     f = S.Fields(value, "a card list", loc)

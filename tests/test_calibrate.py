@@ -29,23 +29,35 @@ def config_home(tmp_path, monkeypatch):
 
 
 def labels_near(pdf_path, x_mm: float, y_mm: float) -> list[tuple[str, float, float]]:
-    """Scale labels on the front page near a target: text, horizontal and vertical centre in mm."""
+    """Scale labels on the front page near a target: text and the origin of its first glyph
+    (x, and the baseline y from the top), in mm, read from the text matrix so that the font's
+    own metrics do not matter."""
     with pdfplumber.open(pdf_path) as pdf:
-        words = pdf.pages[0].extract_words(x_tolerance=0.8, keep_blank_chars=False, use_text_flow=False)
-    return [(w["text"], (w["x0"] + w["x1"]) / 2 / MM, (w["top"] + w["bottom"]) / 2 / MM) for w in words
-            if abs(w["x0"] / MM - x_mm) < 12 and abs(w["top"] / MM - y_mm) < 12 and w["text"][0] in "+-"]
+        page = pdf.pages[0]
+        words = page.extract_words(x_tolerance=0.8, keep_blank_chars=False, use_text_flow=False)
+        chars = page.chars
+        height = page.height
+    out = []
+    for w in words:
+        first = min((c for c in chars if abs(c["x0"] - w["x0"]) < 1e-6 and abs(c["top"] - w["top"]) < 1e-6),
+                    key=lambda c: c["x0"])
+        ox, oy = first["matrix"][4] / MM, (height - first["matrix"][5]) / MM
+        if abs(ox - x_mm) < 12 and abs(oy - y_mm) < 12 and w["text"][0] in "+-":
+            out.append((w["text"], ox, oy))
+    return out
 
 
 def read_scale(pdf_path, target: tuple[float, float], crossing: tuple[float, float]) -> tuple[float, float]:
-    """What a user reads at a target: the label under the X scale nearest where the back's
-    vertical line crosses it, and the label beside the Y scale nearest where the horizontal line
-    crosses it (X labels sit just under the horizontal scale, Y labels just left of the vertical)."""
+    """What a user reads at a target: the label of the X-scale tick nearest where the back's
+    vertical line crosses it, and of the Y-scale tick nearest where the horizontal line
+    crosses it. The page writes an X label 0.9 mm left of its tick, just under the scale, and
+    a Y label 3.2 mm left of the vertical scale with its baseline 0.5 mm below its tick."""
     x, y = target
     words = labels_near(pdf_path, x, y)
-    x_labels = [(abs(wx - crossing[0]), t) for t, wx, wy in words if 0 < wy - y < 3]
-    y_labels = [(abs(wy - crossing[1]), t) for t, wx, wy in words if 0 < x - wx < 4]
+    x_labels = [(abs(wx + 0.9 - crossing[0]), t) for t, wx, wy in words if 0 < wy - y < 3.5]
+    y_labels = [(abs(wy - 0.5 - crossing[1]), t) for t, wx, wy in words if abs(x - 3.2 - wx) < 0.05]
     (dx, x_text), (dy, y_text) = min(x_labels), min(y_labels)
-    assert dx < 0.6 and dy < 0.6, (x_labels, y_labels)
+    assert dx < 0.2 and dy < 0.2, (x_labels, y_labels)
     return float(x_text), float(y_text)
 
 

@@ -253,7 +253,7 @@ def test_the_proof_counts_every_printed_value_and_lists_every_choice():
 def test_shipped_games_check_clean(game):
     code, out = cli(game)
     assert code == 0, out
-    assert out.strip() == "checked 1 game(s): all rules pass"
+    assert out.strip().startswith("checked 1 game(s): all rules pass")
 
 
 @pytest.mark.parametrize("game", ["tutti-quantum", "particles-in-circle", "qcd"])

@@ -11,7 +11,7 @@ import pytest
 import cardgen
 
 from cardgen.errors import InputError
-from cardgen.sheets import column_letters
+from cardgen.spreadsheets import column_letters
 
 QCD_HEADER = ["id", "particle", "colour", "wild", "count"]
 
@@ -165,7 +165,7 @@ def test_a_damaged_or_oversized_xlsx_is_refused_before_it_is_parsed(game_copy, m
 
     with zipfile.ZipFile(copy.path / "components" / "cards.xlsx", "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("xl/worksheets/sheet1.xml", "<a>" + " " * 5_000_000 + "</a>")
-    monkeypatch.setattr("cardgen.sheets.MAX_XLSX_UNPACKED", 1_000_000)
+    monkeypatch.setattr("cardgen.spreadsheets.MAX_XLSX_UNPACKED", 1_000_000)
     err = error_of(copy)
     assert "unpacks to" in err.message and "limit" in err.message
 
