@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import i18n, schedule
-from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
+from .cache import (CachedFace, FaceCache, cache_file, component_fingerprint, face_key, face_scope, file_digest,
+                    game_fingerprint, inputs_digest)
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
                          plan_grid)
@@ -204,14 +205,16 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                 comp = game.components[comp_id]
                 face = renderer.face(comp, comp.card(card_id), side)
                 hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
-                                 tuple(sorted(tr.missing)) if tr else ())
+                                 tuple(sorted(tr.missing)) if tr else (),
+                                 tuple((str(p), file_digest(p)) for p in face.reads))
                 rendered.append((ck, hit))
             pdfs.setdefault(hit.svg_key, hit.pdf)
             issues.extend(hit.issues)
             missing.update(hit.missing)
             keys.append(hit.svg_key)
         order.append((keys[0], keys[1], count))
-    cache.put(rendered)
+    if renderer_state is not None:
+        cache.put(rendered, face_scope(renderer_state[0], lang, renderer_state[0].components[comp_id]))
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
 
@@ -469,11 +472,15 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
         staged = []
+        # the cache keeps what these components are made of now, not what they were made of
+        cache.keep_only({face_scope(g, options.lang, comp): [k for _c, _n, *ks in all_keys[(g.id, comp.id)] for k in ks if k]
+                         for g in games for comp in components_for(g, options.level)})
         for g in games:
             if on_done:
                 on_done(results[g.id])
     finally:
         discard(staged)
+        cache.finish()
     return [results[g.id] for g in games]
 
 

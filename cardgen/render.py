@@ -85,6 +85,9 @@ class Face:
     width: float   # bleed box, mm
     height: float
     inline_glyphs: bool = True
+    #: Files the template read of its own accord (artwork placed with ``image(...)``): what
+    #: the face's cache entry must be checked against besides its key (see cardgen.cache).
+    reads: tuple[Path, ...] = ()
 
     @cached_property
     def svg(self) -> str:
@@ -150,7 +153,11 @@ class CompiledTemplates(jinja2.BytecodeCache):
     """Compiled templates shared by every :class:`Renderer` of a process — the shared frame
     and macros are compiled once, not once per game — and, given a cache file, kept there
     for the next run. Jinja checks each entry against its template's source, so an edited
-    template is compiled afresh."""
+    template is compiled afresh.
+
+    Bytecode is code: Jinja unpickles and unmarshals an entry before checking anything. The
+    store hands out only entries this user's key authenticates (see :mod:`cardgen.store`),
+    so a cache file written by anyone else is compiled afresh, never loaded."""
 
     def __init__(self, db: Path | None = None) -> None:
         self._code: dict[str, bytes] = {}
@@ -159,7 +166,7 @@ class CompiledTemplates(jinja2.BytecodeCache):
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = self._code.get(bucket.key)
         if code is None and self._db is not None:
-            entry = open_store(self._db).get("templates", bucket.key)   # checked: damaged code never runs
+            entry = open_store(self._db).get("templates", bucket.key)   # authenticated: foreign code never runs
             code = entry[1] if entry else None
         if code is not None:
             bucket.bytecode_from_string(code)   # ignored unless it matches the source's checksum
@@ -191,6 +198,7 @@ class _Watch:
     read_card: bool = False                                  # the template looked ``card`` up
     translated: list[tuple[str, str | None]] = field(default_factory=list)
     told: list[tuple[Any, ...]] = field(default_factory=list)   # on_text calls
+    read: list[Path] = field(default_factory=list)              # files image() embedded
 
 
 class _WatchingContext(jinja2.runtime.Context):
@@ -308,7 +316,8 @@ class Renderer:
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
         face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
-                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs)
+                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs,
+                    tuple(dict.fromkeys(watch.read)))
         if not watch.read_card:
             self._shared[(component.id, side, template)] = _Shared(
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
@@ -426,7 +435,9 @@ class Renderer:
             """User artwork from the game folder (PNG, JPEG, SVG), checked and embedded; ``fit``
             is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
             what = self._what(comp, card, side)
-            art = images.load(images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what), what)
+            file = images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what)
+            watch.read.append(file)
+            art = images.load(file, what)
             mode = "slice" if fit == "slice" else "meet"
             return Markup(f'<image href="{art.uri}" x="{x:.3f}" y="{y:.3f}" width="{width:.3f}" height="{height:.3f}" '
                           f'preserveAspectRatio="xMidYMid {mode}" opacity="{float(opacity):.3f}"/>')

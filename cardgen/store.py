@@ -6,33 +6,101 @@ for ~500 small files and their shard folders cost half a second of CPU, a sixth 
 build). One database file holds every entry; worker processes write to it concurrently
 (write-ahead log, ``busy_timeout``). The same reasoning made mypy add ``--sqlite-cache``.
 
+**A cache may come from someone else** — a shared folder, a zip of a colleague's output —
+and compiled templates are Python bytecode, which Jinja unpickles and unmarshals before it
+checks anything. So every entry is authenticated with a secret of this user's, kept outside
+the output folder (:func:`user_key`): an entry's tag is an HMAC over its kind, key, metadata
+and the sha256 of its bytes, and an entry whose tag does not verify is a miss, never parsed.
+A checksum stored beside the data would prove nothing (whoever writes the data writes the
+checksum); an HMAC needs the key, which never leaves the user's own data folder.
+
 The store is disposable by design. A read that fails is a miss, a write that fails is
 skipped (the next build renders again), and a file that is not a database — damaged, or
-left by something else — is replaced by an empty one. Every entry carries the sha256 of its
-bytes, and one that no longer matches is a miss: a damaged entry is never used. Values are
-plain data (metadata text and bytes), never pickles.
+left by something else — is replaced by an empty one.
+
+It stays small: entries' bytes are kept once however many keys name them (every card of a
+deck shares its back), compressed; :meth:`Store.keep_only` drops what the latest build of a
+scope (one component in one language) no longer uses, and :meth:`Store.finish` folds the
+write-ahead log back into the file and truncates it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import os
+import secrets
 import sqlite3
 import weakref
 from pathlib import Path
 from typing import Iterable
 
-#: The kinds of entry, one table each.
+try:
+    from isal import isal_zlib as _zlib   # ISA-L: ~4× faster than zlib, where it has wheels
+except ImportError:  # pragma: no cover - platforms without ISA-L
+    import zlib as _zlib   # type: ignore[no-redef]
+
+#: The kinds of entry, one table each (their bytes live in ``blobs``).
 KINDS = ("faces", "templates")
 #: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
-SCHEMA = 2
+SCHEMA = 3
 #: Errors saying the file is no usable database: it is replaced by an empty one.
 _BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
 #: there, so they are kept, untouched, for the child's lifetime.
 _INHERITED: list[sqlite3.Connection] = []
 _STORES: weakref.WeakSet[Store] = weakref.WeakSet()
+#: Where the key lives, inside the user's data folder (see :func:`user_key`).
+KEY_FILE = "cache-key"
+
+
+@functools.cache
+def user_key() -> bytes:
+    """This user's secret for authenticating cache entries, made on first use.
+
+    It lives in the user's data folder (``platformdirs.user_data_dir``, e.g.
+    ``~/.local/share/cardgen/cache-key``), readable by the user only — never in an output
+    folder, which is what gets shared. Where it cannot be stored (a read-only home), a key
+    for this process alone is used: the cache then serves this run and its workers only."""
+    import platformdirs
+
+    path = Path(platformdirs.user_data_dir("cardgen", appauthor=False)) / KEY_FILE
+    for _attempt in range(3):
+        try:
+            exists = True
+            if len(key := path.read_bytes()) >= 32:
+                return key
+        except FileNotFoundError:
+            exists = False
+        except OSError:
+            break
+        made = secrets.token_bytes(32)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            temp = path.with_name(f"{KEY_FILE}.{os.getpid()}")
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(made)
+            try:
+                if exists:
+                    os.replace(temp, path)   # a damaged (short) key file: no entry it signed can be read anyway
+                else:
+                    os.link(temp, path)      # fails if another process made one meanwhile: theirs is read next
+                return made
+            except FileExistsError:
+                continue
+            finally:
+                temp.unlink(missing_ok=True)
+        except OSError:
+            break
+    return secrets.token_bytes(32)
+
+
+def _tag(kind: str, key: str, meta: str, digest: str) -> str:
+    """The entry's HMAC: binds its bytes (by digest) and metadata to its kind and key."""
+    message = "\0".join((kind, key, meta, digest)).encode("utf-8")
+    return hmac.new(user_key(), message, hashlib.sha256).hexdigest()
 
 
 @functools.lru_cache(maxsize=4)
@@ -54,7 +122,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Store:
-    """Key → (metadata text, bytes) tables in one SQLite file.
+    """Key → (metadata text, bytes) tables in one SQLite file, every entry authenticated.
 
     The connection is opened on first use, and again in a forked child: SQLite connections
     must not cross a ``fork()``. It closes with the object.
@@ -63,6 +131,7 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
+        user_key()   # made before any fork, so that workers sign with the same key
         _STORES.add(self)
 
     def _db(self) -> sqlite3.Connection:
@@ -97,7 +166,10 @@ class Store:
         try:
             # 16 KiB pages (for a new file; SQLite's default is 4 KiB): entries are face PDFs
             # of ~45 KB, and with 4 KiB pages storing the shipped decks' faces took twice as long.
+            # Incremental auto-vacuum: pages freed by evicting entries can be given back to
+            # the file system (see finish()); it must be chosen before the first table.
             conn.execute("PRAGMA page_size=16384")
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             # WAL: readers never block the writer, and a commit appends to one log file.
             # synchronous=NORMAL: no fsync per commit; a crash may lose the latest entries
             # (a miss next time), never corrupt the database.
@@ -106,30 +178,43 @@ class Store:
             with conn:
                 conn.execute("BEGIN IMMEDIATE")
                 if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                    for kind in KINDS:
-                        conn.execute(f"DROP TABLE IF EXISTS {kind}")
+                    for table in (*KINDS, "blobs"):
+                        conn.execute(f"DROP TABLE IF EXISTS {table}")
                     conn.execute(f"PRAGMA user_version = {SCHEMA}")
                 for kind in KINDS:
+                    # scope: what a build keeps or evicts together (see keep_only)
                     conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
-                                 "data BLOB NOT NULL, sha256 TEXT NOT NULL) WITHOUT ROWID")
+                                 "digest TEXT NOT NULL, scope TEXT NOT NULL, tag TEXT NOT NULL) WITHOUT ROWID")
+                conn.execute("CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BLOB NOT NULL)")
         except BaseException:
             conn.close()
             raise
         return conn
 
     def get(self, kind: str, key: str) -> tuple[str, bytes] | None:
-        """The entry stored under ``key``, or None (absent, or the store is unreadable)."""
+        """The entry stored under ``key``, or None: absent, unreadable, or not authenticated
+        by this user's key (then its bytes are not even read)."""
         try:
-            row = self._db().execute(f"SELECT meta, data, sha256 FROM {kind} WHERE key = ?", (key,)).fetchone()
+            db = self._db()
+            row = db.execute(f"SELECT meta, digest, tag FROM {kind} WHERE key = ?", (key,)).fetchone()
+            if row is None or not hmac.compare_digest(row[2], _tag(kind, key, row[0], row[1])):
+                return None
+            blob = db.execute("SELECT data FROM blobs WHERE digest = ?", (row[1],)).fetchone()
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return None
-        if row is None or hashlib.sha256(row[1]).hexdigest() != row[2]:
+        if blob is None:
             return None
-        return row[0], bytes(row[1])
+        try:
+            data = _zlib.decompress(blob[0])
+        except (_zlib.error, TypeError):
+            return None
+        if hashlib.sha256(data).hexdigest() != row[1]:   # damaged since it was stored
+            return None
+        return row[0], data
 
     def present(self, kind: str, keys: Iterable[str]) -> set[str]:
-        """Which of ``keys`` have an entry (not checked for damage: :meth:`get` does that)."""
+        """Which of ``keys`` have an entry (not checked: :meth:`get` does that)."""
         wanted, found = list(dict.fromkeys(keys)), set()
         try:
             for i in range(0, len(wanted), 500):   # SQLite binds at most 999 values per statement
@@ -140,16 +225,55 @@ class Store:
             self._failed(exc)
         return found
 
-    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]]) -> None:
-        """Store (key, meta, data) entries in one transaction; best effort (see the module)."""
-        rows = [(key, meta, data, hashlib.sha256(data).hexdigest()) for key, meta, data in entries]
+    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "") -> None:
+        """Store (key, meta, data) entries in one transaction; best effort (see the module).
+        Bytes already stored under another key are not stored again."""
+        rows, blobs = [], {}
+        for key, meta, data in entries:
+            digest = hashlib.sha256(data).hexdigest()
+            rows.append((key, meta, digest, scope, _tag(kind, key, meta, digest)))
+            blobs.setdefault(digest, data)
         if not rows:
             return
         try:
             conn = self._db()
+            have = {d for (d,) in conn.execute(
+                f"SELECT digest FROM blobs WHERE digest IN ({','.join('?' * len(blobs))})", list(blobs))}
+            new = [(d, _zlib.compress(data, 1)) for d, data in blobs.items() if d not in have]
             with conn:  # BEGIN … COMMIT, or ROLLBACK on error
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, data, sha256) VALUES (?, ?, ?, ?)",
-                                 rows)
+                conn.executemany("INSERT OR REPLACE INTO blobs (digest, data) VALUES (?, ?)", new)
+                conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, digest, scope, tag) "
+                                 "VALUES (?, ?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
+            self._failed(exc)
+
+    def keep_only(self, kind: str, scopes: dict[str, Iterable[str]]) -> None:
+        """For each scope, drop its entries whose key is not among the given ones (what the
+        latest build of that scope used); other scopes are left alone."""
+        try:
+            conn = self._db()
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("CREATE TEMP TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY) WITHOUT ROWID")
+                for scope, keys in scopes.items():
+                    conn.execute("DELETE FROM kept")
+                    conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((k,) for k in keys))
+                    conn.execute(f"DELETE FROM {kind} WHERE scope = ? AND key NOT IN (SELECT key FROM kept)", (scope,))
+                conn.execute("DELETE FROM kept")
+                conn.execute("DELETE FROM blobs WHERE digest NOT IN ("
+                             + " UNION ".join(f"SELECT digest FROM {k}" for k in KINDS) + ")")
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+
+    def finish(self) -> None:
+        """At the end of a build: give freed pages back and fold the write-ahead log into the
+        file, truncating it (a process that ends with ``os._exit`` never closes SQLite, so the
+        log would otherwise keep every face written, growing for as long as builds run)."""
+        if self._conn is None:
+            return
+        try:
+            self._conn.execute("PRAGMA incremental_vacuum")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (sqlite3.Error, OSError) as exc:
             self._failed(exc)

@@ -81,7 +81,9 @@ def test_cached_build_is_identical_to_a_fresh_one(tmp_path):
 def test_a_damaged_cache_entry_is_a_miss_not_a_wrong_card(tmp_path, count_renders):
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:
-        assert db.execute("UPDATE faces SET data = CAST('%PDF-1.4 garbage' AS BLOB)").rowcount == 50
+        # 50 faces, stored once per distinct PDF (every card shares its back)
+        assert db.execute("UPDATE blobs SET data = CAST('%PDF-1.4 garbage' AS BLOB) "
+                          "WHERE digest IN (SELECT digest FROM faces)").rowcount == 26
     db.close()
     (tmp_path / "qcd/en/cards.pdf").unlink()
     count_renders.clear()
@@ -144,7 +146,8 @@ def test_damaged_compiled_templates_are_compiled_again(tmp_path, monkeypatch, co
     before = (tmp_path / "qcd/en/cards.pdf").read_bytes()
     with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:
         # entries cut short: Jinja would fail to unpickle or unmarshal them
-        assert db.execute("UPDATE templates SET data = substr(data, 1, 60)").rowcount >= 3
+        assert db.execute("UPDATE blobs SET data = substr(data, 1, 60) "
+                          "WHERE digest IN (SELECT digest FROM templates)").rowcount >= 3
         db.execute("DELETE FROM faces")
     db.close()
     monkeypatch.setattr(render, "_COMPILED", {})   # as a new process: nothing compiled in memory
