@@ -47,3 +47,19 @@ def test_every_jobs_count_and_cache_state_writes_the_same_bytes(tmp_path, monkey
         assert warm_default[name] == data, name
         assert warm_one[name] == data, name
     assert one.keys() == two.keys() == warm_default.keys() == warm_one.keys()
+
+
+def test_a_face_drawn_twice_is_the_same_bytes():
+    """cairo would date each face PDF by the clock: drawn a second apart, they would differ
+    (and the cache would keep two copies of every shared back)."""
+    import time
+
+    from cardgen.draw import render_pdf
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game("qcd")
+    comp = game.components["cards"]
+    face = Renderer(game).face(comp, comp.cards[0], "back")
+    first = render_pdf(face)
+    time.sleep(1.1)
+    assert render_pdf(face) == first
