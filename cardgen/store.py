@@ -36,21 +36,30 @@ import weakref
 from pathlib import Path
 from typing import Iterable
 
+import zlib
+
 try:
     from isal import isal_zlib as _zlib   # ISA-L: ~4× faster than zlib, where it has wheels
+    LEVEL = 3
 except ImportError:  # pragma: no cover - platforms without ISA-L
-    import zlib as _zlib   # type: ignore[no-redef]
+    _zlib = zlib   # type: ignore[no-redef]
+    LEVEL = 6
 
 #: The kinds of entry, one table each (their bytes live in ``blobs``).
 KINDS = ("faces", "templates")
 #: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
-SCHEMA = 3
+SCHEMA = 4
 #: Errors saying the file is no usable database: it is replaced by an empty one.
 _BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
 #: there, so they are kept, untouched, for the child's lifetime.
 _INHERITED: list[sqlite3.Connection] = []
 _STORES: weakref.WeakSet[Store] = weakref.WeakSet()
+#: deflate's window: how much of a base a piece of another entry can refer to.
+WINDOW = 32768
+#: Entries compressed against a base are cut in pieces of this size, each primed with the
+#: part of the base around the same place (see :func:`_pack`).
+PIECE = 16384
 #: Where the key lives, inside the user's data folder (see :func:`user_key`).
 KEY_FILE = "cache-key"
 
@@ -97,6 +106,42 @@ def user_key() -> bytes:
     return secrets.token_bytes(32)
 
 
+def _around(base: bytes, start: int) -> bytes:
+    """The window of ``base`` centred on the piece that starts at ``start``."""
+    lead = (WINDOW - PIECE) // 2
+    return base[max(0, start - lead):start + PIECE + lead][-WINDOW:]
+
+
+def _pack(data: bytes, base: bytes) -> bytes:
+    """``data`` as zlib streams of :data:`PIECE` bytes each, primed with the part of ``base``
+    around the same offset.
+
+    Faces of one component are drawn by one template: the frame, the artwork and most
+    labels sit at the same place in each face's drawing operators, so the base holds most of
+    a piece's text a few kilobytes away. deflate sees 32 KB back, and faces are 40–60 KB: a
+    single dictionary would cover their first half only. Measured on the shipped decks:
+    compressed alone 2.17 MB, with the base's first 32 KB as dictionary 1.86 MB, in pieces
+    1.59 MB."""
+    out = bytearray()
+    for start in range(0, len(data), PIECE):
+        pack = _zlib.compressobj(LEVEL, zdict=_around(base, start) or b"\0")
+        out += pack.compress(data[start:start + PIECE]) + pack.flush()
+    return bytes(out)
+
+
+def _unpack(packed: bytes, base: bytes) -> bytes:
+    """The inverse of :func:`_pack`: each stream's dictionary follows from the bytes
+    unpacked before it."""
+    out = bytearray()
+    while packed:
+        unpack = zlib.decompressobj(zdict=_around(base, len(out)) or b"\0")
+        out += unpack.decompress(packed)
+        if not unpack.eof:
+            raise zlib.error("truncated entry")
+        packed = unpack.unused_data
+    return bytes(out)
+
+
 def _tag(kind: str, key: str, meta: str, digest: str) -> str:
     """The entry's HMAC: binds its bytes (by digest) and metadata to its kind and key."""
     message = "\0".join((kind, key, meta, digest)).encode("utf-8")
@@ -131,6 +176,7 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
+        self._bases: dict[str, bytes] = {}
         user_key()   # made before any fork, so that workers sign with the same key
         _STORES.add(self)
 
@@ -164,11 +210,12 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
-            # 16 KiB pages (for a new file; SQLite's default is 4 KiB): entries are face PDFs
-            # of ~45 KB, and with 4 KiB pages storing the shipped decks' faces took twice as long.
-            # Incremental auto-vacuum: pages freed by evicting entries can be given back to
-            # the file system (see finish()); it must be chosen before the first table.
-            conn.execute("PRAGMA page_size=16384")
+            # 4 KiB pages (SQLite's default, set for clarity): entries are compressed to ~13 KB,
+            # and a blob's last overflow page is on average half empty — 16 KiB pages made the
+            # file a fifth larger than its contents. Incremental auto-vacuum: pages freed by
+            # evicting entries are given back to the file system (see finish()); it must be
+            # chosen before the first table.
+            conn.execute("PRAGMA page_size=4096")
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             # WAL: readers never block the writer, and a commit appends to one log file.
             # synchronous=NORMAL: no fsync per commit; a crash may lose the latest entries
@@ -185,7 +232,10 @@ class Store:
                     # scope: what a build keeps or evicts together (see keep_only)
                     conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
                                  "digest TEXT NOT NULL, scope TEXT NOT NULL, tag TEXT NOT NULL) WITHOUT ROWID")
-                conn.execute("CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BLOB NOT NULL)")
+                # base: the blob whose first bytes were the preset dictionary of this one's
+                # compression (see put); a plain rowid table: big rows are what it is for
+                conn.execute("CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, base TEXT, "
+                             "data BLOB NOT NULL)")
         except BaseException:
             conn.close()
             raise
@@ -199,19 +249,40 @@ class Store:
             row = db.execute(f"SELECT meta, digest, tag FROM {kind} WHERE key = ?", (key,)).fetchone()
             if row is None or not hmac.compare_digest(row[2], _tag(kind, key, row[0], row[1])):
                 return None
-            blob = db.execute("SELECT data FROM blobs WHERE digest = ?", (row[1],)).fetchone()
+            data = self._bytes(db, row[1])
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return None
-        if blob is None:
+        return None if data is None else (row[0], data)
+
+    def _bytes(self, db: sqlite3.Connection, digest: str, depth: int = 0) -> bytes | None:
+        """A blob's bytes, or None if it is missing or no longer what was stored."""
+        row = db.execute("SELECT base, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        if row is None or depth > 1:
             return None
+        base, packed = row
         try:
-            data = _zlib.decompress(blob[0])
-        except (_zlib.error, TypeError):
+            if base is None:
+                data = zlib.decompress(packed)
+            else:
+                prime = self._base(db, base, depth + 1)
+                if prime is None:
+                    return None
+                data = _unpack(packed, prime)
+        except (zlib.error, TypeError):
             return None
-        if hashlib.sha256(data).hexdigest() != row[1]:   # damaged since it was stored
-            return None
-        return row[0], data
+        return data if hashlib.sha256(data).hexdigest() == digest else None   # damaged since it was stored
+
+    def _base(self, db: sqlite3.Connection, digest: str, depth: int = 1) -> bytes | None:
+        """A base blob's bytes, kept in memory (a component's faces share one)."""
+        if digest not in self._bases:
+            data = self._bytes(db, digest, depth)
+            if data is None:
+                return None
+            if len(self._bases) >= 16:
+                self._bases.pop(next(iter(self._bases)))
+            self._bases[digest] = data
+        return self._bases[digest]
 
     def present(self, kind: str, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` have an entry (not checked: :meth:`get` does that)."""
@@ -227,7 +298,12 @@ class Store:
 
     def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "") -> None:
         """Store (key, meta, data) entries in one transaction; best effort (see the module).
-        Bytes already stored under another key are not stored again."""
+
+        Bytes already stored under another key are not stored again (every card of a deck
+        shares its back). The rest is compressed with an entry of the same scope as preset
+        dictionary: the faces of one component draw the same frame and artwork, and deflate
+        then stores only what differs — a sixth less than each face on its own, which is
+        what keeps the cache smaller than the PDFs it serves."""
         rows, blobs = [], {}
         for key, meta, data in entries:
             digest = hashlib.sha256(data).hexdigest()
@@ -237,16 +313,42 @@ class Store:
             return
         try:
             conn = self._db()
-            have = {d for (d,) in conn.execute(
-                f"SELECT digest FROM blobs WHERE digest IN ({','.join('?' * len(blobs))})", list(blobs))}
-            new = [(d, _zlib.compress(data, 1)) for d, data in blobs.items() if d not in have]
             with conn:  # BEGIN … COMMIT, or ROLLBACK on error
+                # the base is looked for under the write lock: workers storing faces of one
+                # component at the same moment then share one
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany("INSERT OR REPLACE INTO blobs (digest, data) VALUES (?, ?)", new)
+                conn.executemany("INSERT OR IGNORE INTO blobs (digest, base, data) VALUES (?, ?, ?)",
+                                 self._packed(conn, kind, scope, blobs))
                 conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, digest, scope, tag) "
                                  "VALUES (?, ?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
+
+    def _packed(self, conn: sqlite3.Connection, kind: str, scope: str,
+                blobs: dict[str, bytes]) -> list[tuple[str, str | None, bytes]]:
+        """(digest, base, compressed bytes) of the blobs not stored yet. A blob, once stored,
+        never changes (the same digest is the same bytes): a base cannot turn into a blob
+        that needs a base of its own."""
+        wanted, have = list(blobs), set()
+        for i in range(0, len(wanted), 500):   # SQLite binds at most 999 values per statement
+            part = wanted[i:i + 500]
+            have.update(d for (d,) in conn.execute(
+                f"SELECT digest FROM blobs WHERE digest IN ({','.join('?' * len(part))})", part))
+        todo = [(d, data) for d, data in blobs.items() if d not in have]
+        if not todo:
+            return []
+        found = conn.execute(f"SELECT b.digest FROM {kind} AS e JOIN blobs AS b ON b.digest = e.digest "
+                             "WHERE e.scope = ? AND b.base IS NULL LIMIT 1", (scope,)).fetchone() if scope else None
+        base = found[0] if found else None
+        prime = self._base(conn, base) if base else None
+        packed = []
+        if scope and prime is None:   # the scope's first entry: it becomes the base of the others
+            (base, data), todo = todo[0], todo[1:]
+            prime = data
+            packed.append((base, None, _zlib.compress(data, LEVEL)))
+        for digest, data in todo:
+            packed.append((digest, base, _pack(data, prime)) if prime else (digest, None, _zlib.compress(data, LEVEL)))
+        return packed
 
     def keep_only(self, kind: str, scopes: dict[str, Iterable[str]]) -> None:
         """For each scope, drop its entries whose key is not among the given ones (what the
@@ -261,8 +363,11 @@ class Store:
                     conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((k,) for k in keys))
                     conn.execute(f"DELETE FROM {kind} WHERE scope = ? AND key NOT IN (SELECT key FROM kept)", (scope,))
                 conn.execute("DELETE FROM kept")
-                conn.execute("DELETE FROM blobs WHERE digest NOT IN ("
-                             + " UNION ".join(f"SELECT digest FROM {k}" for k in KINDS) + ")")
+                # twice: a base that only evicted blobs were compressed with goes in the second round
+                for _round in range(2):
+                    conn.execute("DELETE FROM blobs WHERE digest NOT IN ("
+                                 + " UNION ".join(f"SELECT digest FROM {k}" for k in KINDS)
+                                 + " UNION SELECT base FROM blobs WHERE base IS NOT NULL)")
         except (sqlite3.Error, OSError) as exc:
             self._failed(exc)
 

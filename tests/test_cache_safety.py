@@ -4,6 +4,7 @@ never trusted: nothing in it runs, and nothing in it reaches the printed files."
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 import os
 import pickle
@@ -46,18 +47,20 @@ class _Touch:
         return (open, (str(self.marker), "w"))
 
 
-def _payloads(source: str, marker: Path) -> list[bytes]:
-    """Jinja bytecode entries that run code when Jinja loads them: a pickle in place of the
-    source checksum, and the right checksum followed by marshalled code of the attacker's."""
-    evil = compile(f"open({str(marker)!r}, 'w').close()", "<cache>", "exec")
+def _payloads(source: str, filename: str, marker: Path) -> list[tuple[str, bytes]]:
+    """(meta, data) of template entries that run code when loaded: Jinja bytecode with a
+    pickle in place of the source checksum, the right checksum followed by marshalled code
+    of the attacker's, and Python source in the layout cardgen keeps (right checksum too)."""
+    evil = f"open({str(marker)!r}, 'w').close()"
     checksum = hashlib.sha1(source.encode("utf-8")).hexdigest()
-    return [bc_magic + pickle.dumps(_Touch(marker), 2),
-            bc_magic + pickle.dumps(checksum, 2) + marshal.dumps(evil)]
+    return [("", bc_magic + pickle.dumps(_Touch(marker), 2)),
+            ("", bc_magic + pickle.dumps(checksum, 2) + marshal.dumps(compile(evil, "<cache>", "exec"))),
+            (json.dumps({"checksum": checksum, "filename": filename}), evil.encode())]
 
 
 def test_the_planted_payloads_run_when_jinja_loads_them(tmp_path):
     """The control: handed straight to Jinja, either entry creates the marker."""
-    for i, payload in enumerate(_payloads("{{ x }}", tmp_path / "marker")):
+    for i, (_meta, payload) in enumerate(_payloads("{{ x }}", "x.j2", tmp_path / "marker")[:2]):
         env = jinja2.Environment()
         bucket = Bucket(env, "key", hashlib.sha1(b"{{ x }}").hexdigest())
         bucket.bytecode_from_string(payload)
@@ -67,7 +70,7 @@ def test_the_planted_payloads_run_when_jinja_loads_them(tmp_path):
         (tmp_path / "marker").unlink()
 
 
-@pytest.mark.parametrize("payload", [0, 1], ids=["pickle", "marshal"])
+@pytest.mark.parametrize("payload", [0, 1, 2], ids=["pickle", "marshal", "source"])
 def test_a_crafted_cache_runs_nothing_and_changes_no_output(tmp_path, as_user, monkeypatch, payload):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     fresh = tmp_path / "fresh"
@@ -91,7 +94,9 @@ def test_a_crafted_cache_runs_nothing_and_changes_no_output(tmp_path, as_user, m
     for folder in (game.templates_dir, SHARED_TEMPLATES):
         for path in folder.glob("*.j2"):
             key = jinja2.BytecodeCache().get_cache_key(path.name, os.path.join(str(folder), path.name))
-            entries.append((key, "", _payloads(path.read_text(encoding="utf-8"), marker)[payload]))
+            filename = os.path.join(str(folder), path.name)
+            meta, data = _payloads(path.read_text(encoding="utf-8"), filename, marker)[payload]
+            entries.append((key, meta, data))
     assert {k for k, _m, _d in entries} >= set(templates)
     wrong = mallory.get("faces", faces[0])
     mallory.put("templates", entries)
