@@ -415,7 +415,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                                                      _settings(options, comp))
             old = previous.get(comp.id)
             if options.cache and old and old.inputs == digests[(g.id, comp.id)] and _intact(options.out / old.path, old):
-                cached = [cache.get(k) for _c, _n, *ks in keys for k in ks if k]
+                cached = [cache.get(k, pdf=False) for _c, _n, *ks in keys for k in ks if k]
                 if all(cached):
                     reused[(g.id, comp.id)] = old
                     for hit in cached:

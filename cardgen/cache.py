@@ -69,7 +69,12 @@ def _content_digest(paths: Iterable[Path], root: Path | None = None) -> str:
 
 
 def _files(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts] if folder.is_dir() else []
+    """Every file under ``folder`` but Python's byte-compiled copies."""
+    found = []
+    for parent, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found += [Path(parent, f) for f in files]
+    return found
 
 
 def code_digest() -> str:
@@ -182,10 +187,11 @@ class FaceCache:
         (and whether starting worker processes pays off)."""
         return self.store.present("faces", keys) if self.store is not None else set()
 
-    def get(self, key: str) -> CachedFace | None:
+    def get(self, key: str, pdf: bool = True) -> CachedFace | None:
         """The face stored under ``key`` — if this user stored it (see :mod:`cardgen.store`)
-        and the files it read are unchanged — else None."""
-        entry = self.store.get("faces", key) if self.store is not None else None
+        and the files it read are unchanged — else None. ``pdf=False``: what rendering it
+        reported, without reading the PDF (for a component whose file is kept as it is)."""
+        entry = self.store.get("faces", key, read=pdf) if self.store is not None else None
         if entry is None:
             return None
         text, pdf = entry   # authenticated by the store: data this user's builds wrote

@@ -7,8 +7,8 @@ build). One database file holds every entry; worker processes write to it concur
 (write-ahead log, ``busy_timeout``). The same reasoning made mypy add ``--sqlite-cache``.
 
 **A cache may come from someone else** — a shared folder, a zip of a colleague's output —
-and compiled templates are Python bytecode, which Jinja unpickles and unmarshals before it
-checks anything. So every entry is authenticated with a secret of this user's, kept outside
+and it holds code (the Python source of compiled templates) and the faces that end up in the
+print files. So every entry is authenticated with a secret of this user's, kept outside
 the output folder (:func:`user_key`): an entry's tag is an HMAC over its kind, key, metadata
 and the sha256 of its bytes, and an entry whose tag does not verify is a miss, never parsed.
 A checksum stored beside the data would prove nothing (whoever writes the data writes the
@@ -19,7 +19,8 @@ skipped (the next build renders again), and a file that is not a database — da
 left by something else — is replaced by an empty one.
 
 It stays small: entries' bytes are kept once however many keys name them (every card of a
-deck shares its back), compressed; :meth:`Store.keep_only` drops what the latest build of a
+deck shares its back), compressed against their scope's first entry (:func:`_pack`);
+:meth:`Store.keep_only` drops what the latest build of a
 scope (one component in one language) no longer uses, and :meth:`Store.finish` folds the
 write-ahead log back into the file and truncates it.
 """
@@ -33,10 +34,9 @@ import os
 import secrets
 import sqlite3
 import weakref
+import zlib
 from pathlib import Path
 from typing import Iterable
-
-import zlib
 
 try:
     from isal import isal_zlib as _zlib   # ISA-L: ~4× faster than zlib, where it has wheels
@@ -134,10 +134,10 @@ def _unpack(packed: bytes, base: bytes) -> bytes:
     unpacked before it."""
     out = bytearray()
     while packed:
-        unpack = zlib.decompressobj(zdict=_around(base, len(out)) or b"\0")
+        unpack = _zlib.decompressobj(zdict=_around(base, len(out)) or b"\0")
         out += unpack.decompress(packed)
         if not unpack.eof:
-            raise zlib.error("truncated entry")
+            raise _zlib.error("truncated entry")
         packed = unpack.unused_data
     return bytes(out)
 
@@ -218,10 +218,12 @@ class Store:
             conn.execute("PRAGMA page_size=4096")
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             # WAL: readers never block the writer, and a commit appends to one log file.
-            # synchronous=NORMAL: no fsync per commit; a crash may lose the latest entries
-            # (a miss next time), never corrupt the database.
+            # synchronous=OFF: no fsync, neither per commit nor when finish() folds the log
+            # back (that sync was 30 ms of a one-card rebuild). A process that dies loses
+            # nothing; a machine that does may leave a damaged file, which costs what any
+            # damage costs here: misses, or an empty cache in its place (see the module).
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA synchronous=OFF")
             with conn:
                 conn.execute("BEGIN IMMEDIATE")
                 if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
@@ -241,14 +243,17 @@ class Store:
             raise
         return conn
 
-    def get(self, kind: str, key: str) -> tuple[str, bytes] | None:
+    def get(self, kind: str, key: str, read: bool = True) -> tuple[str, bytes] | None:
         """The entry stored under ``key``, or None: absent, unreadable, or not authenticated
-        by this user's key (then its bytes are not even read)."""
+        by this user's key (then its bytes are not even read). ``read=False``: the metadata
+        only (the bytes come back empty, unread)."""
         try:
             db = self._db()
             row = db.execute(f"SELECT meta, digest, tag FROM {kind} WHERE key = ?", (key,)).fetchone()
             if row is None or not hmac.compare_digest(row[2], _tag(kind, key, row[0], row[1])):
                 return None
+            if not read:
+                return row[0], b""
             data = self._bytes(db, row[1])
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
@@ -263,13 +268,13 @@ class Store:
         base, packed = row
         try:
             if base is None:
-                data = zlib.decompress(packed)
+                data = _zlib.decompress(packed)
             else:
                 prime = self._base(db, base, depth + 1)
                 if prime is None:
                     return None
                 data = _unpack(packed, prime)
-        except (zlib.error, TypeError):
+        except (_zlib.error, zlib.error, TypeError):
             return None
         return data if hashlib.sha256(data).hexdigest() == digest else None   # damaged since it was stored
 
@@ -300,10 +305,8 @@ class Store:
         """Store (key, meta, data) entries in one transaction; best effort (see the module).
 
         Bytes already stored under another key are not stored again (every card of a deck
-        shares its back). The rest is compressed with an entry of the same scope as preset
-        dictionary: the faces of one component draw the same frame and artwork, and deflate
-        then stores only what differs — a sixth less than each face on its own, which is
-        what keeps the cache smaller than the PDFs it serves."""
+        shares its back). The rest is compressed against the scope's first entry, its base
+        (see :func:`_pack`)."""
         rows, blobs = [], {}
         for key, meta, data in entries:
             digest = hashlib.sha256(data).hexdigest()
@@ -378,7 +381,10 @@ class Store:
         if self._conn is None:
             return
         try:
-            self._conn.execute("PRAGMA incremental_vacuum")
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self._conn.execute("PRAGMA freelist_count").fetchone()[0]:
+                self._conn.execute("PRAGMA incremental_vacuum")
+            # a checkpoint syncs the file (~30 ms): not when nothing was written
+            if os.stat(f"{self.path}-wal").st_size:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except (sqlite3.Error, OSError) as exc:
             self._failed(exc)
