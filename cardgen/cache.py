@@ -6,7 +6,8 @@ A face's key hashes everything that can change how it looks, derived rather than
   the shared physics data) and the language's catalogs;
 * every file of the game's and the shared template folders (a template may include or
   import any other);
-* every file of the cardgen package — its code, the bundled fonts and cairo declarations;
+* every file of the cardgen package — its code and cairo declarations by content, the
+  bundled fonts (megabytes) by size and modification time;
 * the libraries it runs on: every installed distribution's name and version, cairo's own
   version and Python's;
 * the component's settings, the card's own data and the side.
@@ -59,12 +60,27 @@ def file_digest(path: Path) -> str:
         return ""
 
 
-def _content_digest(paths: Iterable[Path], root: Path | None = None) -> str:
-    """One digest of files' names (relative to ``root``, if given) and contents."""
+#: Files larger than this are known by size and modification time, not by their bytes: the
+#: bundled fonts are 9 MB, and hashing them cost every build process 20 ms.
+LARGE = 1 << 20
+
+
+def _stamp(path: Path) -> str:
+    """A file's digest, or for a large one its size and modification time."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ""
+    if st.st_size > LARGE:
+        return f"{st.st_size}:{st.st_mtime_ns}"
+    return _file_digest(path, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _content_digest(paths: Iterable[Path], root: Path) -> str:
+    """One digest of files' names (relative to ``root``) and contents."""
     h = hashlib.sha256()
     for p in sorted(paths):
-        name = p.relative_to(root).as_posix() if root else p.name
-        h.update(f"{name}\0{file_digest(p)}\n".encode())
+        h.update(f"{p.relative_to(root).as_posix()}\0{_stamp(p)}\n".encode())
     return h.hexdigest()
 
 
@@ -89,14 +105,14 @@ def _cairo_version() -> str:
     import ctypes
     import ctypes.util
 
-    for name in ("libcairo.so.2", "libcairo.2.dylib", "libcairo-2.dll", ctypes.util.find_library("cairo")):
+    # the usual names first: find_library runs ldconfig (tens of milliseconds)
+    for name in ("libcairo.so.2", "libcairo.2.dylib", "libcairo-2.dll", None):
         try:
-            lib = ctypes.CDLL(name) if name else None
+            lib = ctypes.CDLL(name or ctypes.util.find_library("cairo") or "cairo")
         except OSError:
             continue
-        if lib is not None:
-            lib.cairo_version_string.restype = ctypes.c_char_p
-            return lib.cairo_version_string().decode()
+        lib.cairo_version_string.restype = ctypes.c_char_p
+        return lib.cairo_version_string().decode()
     from . import cairoffi
 
     return cairoffi.import_cairocffi().cairo_version_string()
