@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import i18n, schedule
-from .cache import CachedFace, FaceCache, cache_file, component_fingerprint, face_key, game_fingerprint, inputs_digest
+from .cache import (CachedFace, FaceCache, cache_file, component_fingerprint, face_key, face_scope, file_digest,
+                    game_fingerprint, inputs_digest)
 from .errors import CardgenError, InputError, Location, display_path
 from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
                          band_plan, plan_sheet, plan_tiles, share_sheets, stack_bands)
@@ -314,14 +315,16 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                 comp = game.components[comp_id]
                 face = renderer.face(comp, comp.card(card_id), side, mark)
                 hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
-                                 tuple(sorted(tr.missing)) if tr else ())
+                                 tuple(sorted(tr.missing)) if tr else (),
+                                 tuple((str(p), file_digest(p)) for p in face.reads))
                 rendered.append((ck, hit))
             pdfs.setdefault(hit.svg_key, hit.pdf)
             issues.extend(hit.issues)
             missing.update(hit.missing)
             keys.append(hit.svg_key)
         order.append((keys[0], keys[1], count))
-    cache.put(rendered)
+    if renderer_state is not None:
+        cache.put(rendered, face_scope(renderer_state[0], lang, renderer_state[0].components[comp_id]))
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
 
@@ -662,7 +665,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                                                                          for c in job.components})
             old = previous.get(job.id)
             if options.cache and old and old.inputs == digests[(g.id, job.id)] and _intact(options.out / old.path, old):
-                cached = [cache.get(k) for k in _face_keys(keys)]
+                cached = [cache.get(k, pdf=False) for k in _face_keys(keys)]
                 if all(cached):
                     reused[(g.id, job.id)] = old
                     for hit in cached:
@@ -720,11 +723,19 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
         staged = []
+        # the cache keeps what these components are made of now, not what they were made of
+        kept: dict[str, list[str]] = {}
+        for g in games:
+            for job in jobs_of[g.id]:
+                for cid, keys in parts[(g.id, job.id)]:   # a component may print in several jobs (a spare set)
+                    kept.setdefault(face_scope(g, options.lang, g.components[cid]), []).extend(_face_keys(keys))
+        cache.keep_only(kept)
         for g in games:
             if on_done:
                 on_done(results[g.id])
     finally:
         discard(staged)
+        cache.finish()
     return [results[g.id] for g in games]
 
 

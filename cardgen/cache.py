@@ -1,21 +1,37 @@
 """Incremental builds: a content-addressed cache of rendered faces.
 
-A face's key hashes everything that can change how it looks — the game's templates, the
-bundled fonts, the shared physics data, the game's tables and catalog for the language, the
-component's settings, the card's own data and the side — plus cardgen's version and rendering
-code. Editing one card changes only that card's keys, so a rebuild re-renders just its faces;
-a rebuild with nothing changed renders nothing and, when a component's inputs are unchanged
-and its PDF is intact, does not even re-impose it (see ``inputs_digest``).
+A face's key hashes everything that can change how it looks, derived rather than listed:
 
-Entries live in one SQLite file (see :mod:`cardgen.store`): the face PDF and a small JSON
-record of what rendering it reported, never pickles — a cache shared between users is data,
-not code.
+* the files the game was loaded from that every face can see (``game.yaml``, its tables,
+  the shared physics data) and the language's catalogs;
+* every file of the game's and the shared template folders (a template may include or
+  import any other);
+* every file of the cardgen package — its code and cairo declarations by content, the
+  bundled fonts (megabytes) by size and modification time;
+* the libraries it runs on: every installed distribution's name and version, cairo's own
+  version and Python's;
+* the component's settings, the card's own data and the side.
+
+A face may also read files of its own — artwork placed with ``image(...)`` — which only
+rendering it reveals: the renderer records them, the entry keeps each file's digest, and an
+entry whose files have changed since is a miss (:meth:`FaceCache.get`). Editing one card
+changes only that card's keys, so a rebuild re-renders just its faces; a rebuild with nothing
+changed renders nothing and, when a component's inputs are unchanged and its PDF is intact,
+does not even re-impose it (see ``inputs_digest``).
+
+Entries live in one SQLite file (see :mod:`cardgen.store`), authenticated with the user's
+own key: the face PDF and a small JSON record of what rendering it reported — plain data
+that is parsed only once its authenticity is proven, never pickles or code.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
+import site
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -27,47 +43,113 @@ from .render import TextIssue
 from .store import open_store
 
 PACKAGE = Path(__file__).resolve().parent
-#: Code whose change alters rendered faces (the cache must not outlive it).
-RENDER_CODE = ("render.py", "draw.py", "format.py", "artwork.py", "text")
 
 
-def _stat_digest(paths: Iterable[Path]) -> str:
-    """Cheap fingerprint of files by name, size and modification time (fonts are megabytes)."""
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: Path, size: int, mtime_ns: int, inode: int) -> str:
+    """A file's sha256, read once per process while its size, time and inode are unchanged."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes ("" if it cannot be read: then any later change shows)."""
+    try:
+        st = path.stat()
+        return _file_digest(path, st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError:
+        return ""
+
+
+#: Files larger than this are known by size and modification time, not by their bytes: the
+#: bundled fonts are 9 MB, and hashing them cost every build process 20 ms.
+LARGE = 1 << 20
+
+
+def _stamp(path: Path) -> str:
+    """A file's digest, or for a large one its size and modification time."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ""
+    if st.st_size > LARGE:
+        return f"{st.st_size}:{st.st_mtime_ns}"
+    return _file_digest(path, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _content_digest(paths: Iterable[Path], root: Path) -> str:
+    """One digest of files' names (relative to ``root``) and contents."""
     h = hashlib.sha256()
     for p in sorted(paths):
-        st = p.stat()
-        h.update(f"{p.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        h.update(f"{p.relative_to(root).as_posix()}\0{_stamp(p)}\n".encode())
     return h.hexdigest()
 
 
-def _content_digest(paths: Iterable[Path]) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        h.update(str(p.name).encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()
+def _files(folder: Path) -> list[Path]:
+    """Every file under ``folder`` but Python's byte-compiled copies."""
+    found = []
+    for parent, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found += [Path(parent, f) for f in files]
+    return found
 
 
-def _files(folder: Path, pattern: str = "*") -> list[Path]:
-    return [p for p in folder.rglob(pattern) if p.is_file()] if folder.is_dir() else []
+def code_digest() -> str:
+    """Every file of the cardgen package: code, fonts, declarations (found, not listed)."""
+    return _content_digest(_files(PACKAGE), PACKAGE)
+
+
+@functools.cache
+def _cairo_version() -> str:
+    """The cairo C library's version, asked of the library itself without importing
+    cairocffi (a no-change rebuild never needs it); cairocffi is the fallback."""
+    import ctypes
+    import ctypes.util
+
+    # the usual names first: find_library runs ldconfig (tens of milliseconds)
+    for name in ("libcairo.so.2", "libcairo.2.dylib", "libcairo-2.dll", None):
+        try:
+            lib = ctypes.CDLL(name or ctypes.util.find_library("cairo") or "cairo")
+        except OSError:
+            continue
+        lib.cairo_version_string.restype = ctypes.c_char_p
+        return lib.cairo_version_string().decode()
+    from . import cairoffi
+
+    return cairoffi.import_cairocffi().cairo_version_string()
+
+
+def library_versions() -> str:
+    """The software faces are drawn with: every installed distribution (name and version,
+    as its ``*.dist-info`` folder is named — cairosvg, cairocffi, uharfbuzz, Jinja2, Pillow
+    …), cairo's own version and Python's. Upgrading any of them makes every face new."""
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    names: set[str] = set()
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                names.update(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return "\n".join([sys.version, f"cairo {_cairo_version()}", *sorted(names)])
+
+
+def game_files(game: Game, lang: str) -> list[Path]:
+    """The files of a game every face can read: what the loader read except the components
+    (a card's own data is in its key; spreadsheets of cards are kept), the physics data, the
+    catalogs, the templates and the fonts the game brings."""
+    from . import i18n
+
+    cards = {c.file for c in game.components.values()}
+    catalogs = [i18n.po_path(game, lang), i18n.po_path(None, lang)] if lang != i18n.SOURCE_LANG else []
+    return [*(f for f in game.files if f not in cards), *game.physics.source_files,
+            *(p for p in catalogs if p.is_file()), *_files(game.templates_dir), *_files(SHARED_TEMPLATES),
+            *game.fonts]
 
 
 def game_fingerprint(game: Game, lang: str) -> str:
     """Everything shared by all faces of a game in one language."""
-    from . import i18n
-
-    code = [p for name in RENDER_CODE for p in ([PACKAGE / name] if name.endswith(".py") else _files(PACKAGE / name, "*.py"))]
-    catalogs = [i18n.po_path(game, lang), i18n.po_path(None, lang)] if lang != i18n.SOURCE_LANG else []
-    parts = [
-        __version__,
-        _stat_digest(code),
-        _stat_digest(_files(PACKAGE / "fonts") + list(game.fonts)),
-        _content_digest(_files(game.templates_dir) + _files(SHARED_TEMPLATES)),
-        _content_digest(game.physics.source_files),
-        _content_digest([t.file for t in game.tables.values()]),
-        _content_digest([game.data_dir / "game.yaml"]),
-        _content_digest([p for p in catalogs if p.is_file()]),
-        lang,
-    ]
+    parts = [__version__, code_digest(), library_versions(),
+             "\n".join(f"{p}\0{file_digest(p)}" for p in sorted(set(game_files(game, lang)))), lang]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -105,6 +187,12 @@ class CachedFace:
     pdf: bytes
     issues: tuple[TextIssue, ...]
     missing: tuple[tuple[str, str], ...]
+    #: (path, sha256) of each file the face read of its own accord (see :attr:`Face.reads`)
+    reads: tuple[tuple[str, str], ...] = ()
+
+
+def _reads_unchanged(reads: Iterable[tuple[str, str]]) -> bool:
+    return all(file_digest(Path(path)) == digest for path, digest in reads)
 
 
 class FaceCache:
@@ -119,26 +207,48 @@ class FaceCache:
         (and whether starting worker processes pays off)."""
         return self.store.present("faces", keys) if self.store is not None else set()
 
-    def get(self, key: str) -> CachedFace | None:
-        entry = self.store.get("faces", key) if self.store is not None else None
+    def get(self, key: str, pdf: bool = True) -> CachedFace | None:
+        """The face stored under ``key`` — if this user stored it (see :mod:`cardgen.store`)
+        and the files it read are unchanged — else None. ``pdf=False``: what rendering it
+        reported, without reading the PDF (for a component whose file is kept as it is)."""
+        entry = self.store.get("faces", key, read=pdf) if self.store is not None else None
         if entry is None:
             return None
-        text, pdf = entry   # the store checked the PDF's checksum: a damaged entry is a miss
+        text, pdf = entry   # authenticated by the store: data this user's builds wrote
         try:
             meta = json.loads(text)
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
-            return CachedFace(meta["svg_key"], pdf, issues, missing)
+            reads = tuple((str(p), str(d)) for p, d in meta["reads"])
+            face = CachedFace(meta["svg_key"], pdf, issues, missing, reads)
         except (ValueError, KeyError, TypeError):
             return None
+        return face if _reads_unchanged(face.reads) else None
 
-    def put(self, faces: Iterable[tuple[str, CachedFace]]) -> None:
-        """Store rendered faces under their keys, in one transaction."""
+    def put(self, faces: Iterable[tuple[str, CachedFace]], scope: str = "") -> None:
+        """Store rendered faces under their keys, in one transaction; ``scope`` names what
+        they belong to (one component in one language, see :meth:`keep_only`)."""
         if self.store is None:
             return
         self.store.put("faces", ((key, json.dumps({
             "svg_key": face.svg_key, "issues": [i.__dict__ for i in face.issues],
-            "missing": [list(m) for m in face.missing]}, sort_keys=True), face.pdf) for key, face in faces))
+            "missing": [list(m) for m in face.missing], "reads": [list(r) for r in face.reads]},
+            sort_keys=True), face.pdf) for key, face in faces), scope)
+
+    def keep_only(self, scopes: dict[str, Iterable[str]]) -> None:
+        """Evict the faces of each scope that the latest build of it did not use."""
+        if self.store is not None:
+            self.store.keep_only("faces", scopes)
+
+    def finish(self) -> None:
+        """Fold the write-ahead log into the file (see :meth:`cardgen.store.Store.finish`)."""
+        if self.store is not None:
+            self.store.finish()
+
+
+def face_scope(game: Game, lang: str, comp: Component) -> str:
+    """What a build keeps or evicts faces by: one component of one game in one language."""
+    return f"{game.id}/{lang}/{comp.id}"
 
 
 def cache_file(root: Path) -> Path:

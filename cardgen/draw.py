@@ -194,7 +194,16 @@ class _GlyphDrawing:
 
 
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
-    pass
+    def _create_surface(self, width: float, height: float) -> tuple[Any, float, float]:
+        """cairo dates every PDF with the wall clock: here the date is fixed, so that a face
+        drawn twice is the same bytes (cached once; imposition drops the date anyway)."""
+        surface, width, height = super()._create_surface(width, height)
+        surface.set_metadata(cairocffi.PDF_METADATA_CREATE_DATE, _FIXED_DATE)
+        return surface, width, height
+
+
+#: The face PDFs' creation date (ISO 8601, as cairo takes it): the epoch.
+_FIXED_DATE = "1970-01-01T00:00:00Z"
 
 
 class _RecordingSurface(_GlyphDrawing, cairosvg.surface.Surface):

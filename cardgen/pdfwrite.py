@@ -1033,6 +1033,7 @@ def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
     conversion."""
     page = src.pages[0]
     contents = page.obj.get("/Contents")
+    _decode_nested_streams(src, contents)
     if (isinstance(contents, pikepdf.Stream) and contents.get("/Filter") in (None, Name.FlateDecode)
             and "/DecodeParms" not in contents and "/Resources" in page.obj and "/Rotate" not in page.obj
             and "/UserUnit" not in page.obj):
@@ -1048,6 +1049,21 @@ def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
             form.Group = page.obj.Group
         return form
     return page.as_form_xobject()
+
+
+def _decode_nested_streams(src: pikepdf.Pdf, contents: object) -> None:
+    """Store the face's other streams (transparency groups, patterns, soft masks, images)
+    decoded, as the build's workers draw them (cairo compresses only in other processes).
+
+    qpdf compresses every stream at save either way, to the same bytes, but it lists the
+    ``/Filter`` it adds after a stream's other keys, where one read from cairo's file keeps
+    its sorted place: without this, ``--jobs 1`` and ``--jobs 2`` wrote different files. A
+    stream with ``/DecodeParms`` (predictors) or another filter (JPEG) is the same in both."""
+    skip = contents.objgen if isinstance(contents, pikepdf.Object) else None
+    for obj in src.objects:
+        if (isinstance(obj, pikepdf.Stream) and obj.objgen != skip and obj.get("/Filter") == Name.FlateDecode
+                and "/DecodeParms" not in obj):
+            obj.write(_flate.decompress(obj.read_raw_bytes()))
 
 
 def _form_box(xobj: pikepdf.Object) -> tuple[float, float, float, float]:

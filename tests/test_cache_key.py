@@ -1,0 +1,147 @@
+"""A face's cache key covers everything the face reads: change any input and the face is
+rendered again (and only the faces that read it)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+import cardgen
+from cardgen import cache, render
+from cardgen.build import BuildOptions, build, card_keys
+
+def _png(colour: str) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """(card, side) of every face rendered from now on."""
+    calls: list[tuple[str, str]] = []
+    real = render.Renderer.face
+
+    def counting(self, component, card, side="front"):
+        calls.append((card.id, side))
+        return real(self, component, card, side)
+
+    monkeypatch.setattr(render.Renderer, "face", counting)
+    return calls
+
+
+def _rebuild(g, out: Path, renders: list, lang: str = "en") -> tuple[set[tuple[str, str]], bytes]:
+    """Build the copy again; which faces were rendered, and the new PDF."""
+    renders.clear()
+    build([g.load()], BuildOptions(out=out, lang=lang), jobs=1)
+    return set(renders), (out / f"qcd/{lang}/cards.pdf").read_bytes()
+
+
+def test_artwork_a_face_placed_is_part_of_its_key(game_copy, tmp_path, renders):
+    g = game_copy("qcd")
+    (g.path / "art").mkdir()
+    (g.path / "art/a.png").write_bytes(_png("black"))
+    g.edit("templates/card-back.svg.j2", '<circle cx="{{ cx }}"',
+           '{{ image("art/a.png", 1, 1, 8, 8) }}<circle cx="{{ cx }}"')
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    before = (out / "qcd/en/cards.pdf").read_bytes()
+    (g.path / "art/a.png").write_bytes(_png("white"))          # same name, other picture
+    rendered, after = _rebuild(g, out, renders)
+    assert rendered and {side for _card, side in rendered} == {"back"}   # the faces that read it, only
+    assert len(rendered) == 25 and after != before
+    assert _rebuild(g, out, renders)[0] == set()         # and then they are cached again
+
+
+def test_an_included_template_is_part_of_every_key(game_copy, tmp_path, renders):
+    g = game_copy("qcd")
+    g.write("templates/extra.svg.j2", '<rect x="1" y="1" width="3" height="3" fill="#f00"/>\n')
+    g.edit("templates/card-front.svg.j2", "{% block artwork %}", '{% block artwork %}{% include "extra.svg.j2" %}')
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    before = (out / "qcd/en/cards.pdf").read_bytes()
+    g.edit("templates/extra.svg.j2", "#f00", "#00f")
+    rendered, after = _rebuild(g, out, renders)
+    assert len({card for card, side in rendered if side == "front"}) == 25 and after != before
+
+
+def test_a_catalog_is_part_of_the_keys_of_its_language(game_copy, tmp_path, renders):
+    g = game_copy("qcd")
+    catalogs = g.path / "locale/de/LC_MESSAGES"
+    catalogs.mkdir(parents=True)
+    shipped = Path(cardgen.__file__).parent.parent / "data/locale/de/LC_MESSAGES"
+    shutil.copy(shipped / "qcd.po", catalogs / "qcd.po")
+    shutil.copy(shipped / "common.po", catalogs / "common.po")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out, lang="de"), jobs=1)
+    before = (out / "qcd/de/cards.pdf").read_bytes()
+    g.edit("locale/de/LC_MESSAGES/qcd.po", 'msgid "QCD the Game"\nmsgstr "QCD the Game"',
+           'msgid "QCD the Game"\nmsgstr "QCD, das Spiel"')
+    rendered, after = _rebuild(g, out, renders, "de")
+    assert ("u-red", "back") in rendered and after != before
+
+
+def test_a_data_file_is_part_of_every_key(game_copy, tmp_path, renders):
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    g.edit("game.yaml", "name: QCD the Game", "name: QCD, the Game")
+    assert len(_rebuild(g, out, renders)[0]) == 50
+
+
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch):
+    """A copy of the cardgen package that the key is derived from (edited in place of the real one)."""
+    copy = tmp_path / "package"
+    shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "PACKAGE", copy)
+    return copy
+
+
+def _keys() -> list:
+    game = cardgen.load_game("qcd")
+    return card_keys(game, game.components["cards"], "en")
+
+
+@pytest.mark.parametrize("module", ["images.py", "shapes.py", "particles.py", "tables.py", "text/layout.py",
+                                    "cairoffi/_cairo.py"])
+def test_every_module_of_the_package_is_part_of_every_key(package_copy, module):
+    before = _keys()
+    with open(package_copy / module, "a", encoding="utf-8") as f:
+        f.write("\n# edited\n")
+    after = _keys()
+    assert all(a[2] != b[2] and a[3] != b[3] for a, b in zip(after, before))
+
+
+def test_a_font_is_part_of_every_key(package_copy):
+    before = _keys()
+    font = sorted((package_copy / "fonts").glob("*.ttf"))[0]
+    data = bytearray(font.read_bytes())
+    data[-1] ^= 1      # same size, one bit
+    font.write_bytes(bytes(data))
+    assert all(a[2] != b[2] for a, b in zip(_keys(), before))
+
+
+def test_library_versions_are_part_of_every_key(tmp_path, monkeypatch):
+    site_packages = tmp_path / "site-packages"
+    (site_packages / "cairosvg-2.9.1.dist-info").mkdir(parents=True)
+    (site_packages / "Jinja2-3.1.6.dist-info").mkdir()
+    monkeypatch.setattr(cache.site, "getsitepackages", lambda: [str(site_packages)])
+    before = _keys()
+    (site_packages / "cairosvg-2.9.1.dist-info").rename(site_packages / "cairosvg-2.9.2.dist-info")
+    upgraded = _keys()
+    assert all(a[2] != b[2] for a, b in zip(upgraded, before))
+    monkeypatch.setattr(cache, "_cairo_version", lambda: "1.99.0")     # cairo itself
+    assert all(a[2] != b[2] for a, b in zip(_keys(), upgraded))
+
+
+def test_the_library_versions_name_the_drawing_libraries():
+    versions = cache.library_versions()
+    for name in ("cairosvg", "cairocffi", "uharfbuzz", "jinja2", "pillow"):
+        assert any(line.lower().startswith(name + "-") for line in versions.splitlines()), name
+    assert f"cairo {cache._cairo_version()}" in versions.splitlines()

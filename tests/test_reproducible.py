@@ -1,0 +1,65 @@
+"""Same inputs, same bytes: however many processes draw the faces, and whichever come from the cache."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import cardgen
+from cardgen.build import BuildOptions, build
+
+GAMES = ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle")
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and ".cache" not in p.parts}
+
+
+def _half_cache(src: Path, dst: Path) -> None:
+    """``src``'s cache with every other face dropped: a build then mixes hits and fresh renders."""
+    shutil.copytree(src / ".cache", dst / ".cache")
+    with sqlite3.connect(dst / ".cache/cache.sqlite") as db:
+        keys = [k for (k,) in db.execute("SELECT key FROM faces ORDER BY key")]
+        assert len(keys) > 200
+        db.executemany("DELETE FROM faces WHERE key = ?", [(k,) for k in keys[::2]])
+    db.close()
+
+
+def test_every_jobs_count_and_cache_state_writes_the_same_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+    def run(out: Path, jobs: int | None) -> dict[str, bytes]:
+        build([cardgen.load_game(g) for g in GAMES], BuildOptions(out=out), jobs=jobs)
+        return _outputs(out)
+
+    one = run(tmp_path / "one", 1)                 # every face drawn in this process
+    two = run(tmp_path / "two", 2)                 # drawn by two worker processes
+    _half_cache(tmp_path / "one", tmp_path / "warm-default")
+    warm_default = run(tmp_path / "warm-default", None)   # half from this process's drawings, half by workers
+    _half_cache(tmp_path / "two", tmp_path / "warm-one")
+    warm_one = run(tmp_path / "warm-one", 1)       # half drawn by workers earlier, half here
+    assert {n for n in one if n.endswith(".pdf")} == {
+        f"{g}/en/{c}.pdf" for g in GAMES for c in cardgen.load_game(g).components}
+    for name, data in one.items():
+        assert two[name] == data, name
+        assert warm_default[name] == data, name
+        assert warm_one[name] == data, name
+    assert one.keys() == two.keys() == warm_default.keys() == warm_one.keys()
+
+
+def test_a_face_drawn_twice_is_the_same_bytes():
+    """cairo would date each face PDF by the clock: drawn a second apart, they would differ
+    (and the cache would keep two copies of every shared back)."""
+    import time
+
+    from cardgen.draw import render_pdf
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game("qcd")
+    comp = game.components["cards"]
+    face = Renderer(game).face(comp, comp.cards[0], "back")
+    first = render_pdf(face)
+    time.sleep(1.1)
+    assert render_pdf(face) == first
