@@ -25,7 +25,7 @@ from .fields import parse_field_specs, read_record_fields
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
 from .particles import PhysicsData, load_physics
 from .shapes import SHAPE_TYPES, Shape
-from .tables import TABLE_KINDS, parse_rows
+from .tables import DEVIATION_KEY, TABLE_KINDS, deviations, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -200,8 +200,21 @@ def _load(src: GameSource, physics: PhysicsData) -> Game:
     checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
+    _resolve_deviations(tables, assumptions)
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
                 src.data_dir, src.templates_dir, f.loc, tuple(files))
+
+
+def _resolve_deviations(tables: dict[str, Table], assumptions: tuple[Assumption, ...]) -> None:
+    """A row that differs from the rulebook must name an assumption that explains why."""
+    known = [a.id for a in assumptions]
+    for table in tables.values():
+        for _row, dev in deviations(table.rows):
+            if dev.assumption not in known:
+                raise InputError(f"'{DEVIATION_KEY}' names assumption '{dev.assumption}', which game.yaml does not "
+                                 f"declare{did_you_mean(dev.assumption, known)}", dev.location,
+                                 f"use one of: {', '.join(known)}" if known else
+                                 "add the assumption (id and text) under 'assumptions:' in game.yaml")
 
 
 def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:

@@ -18,6 +18,26 @@ from .yamlsrc import YMap, YSeq
 
 TABLE_KINDS = ("transformations", "annihilation", "dice", "line-types", "vertices", "setup", "records")
 LINE_STYLES = ("fermion", "photon", "gluon", "scalar", "boson")
+#: The row key, allowed on a row of every table kind, that declares a deliberate difference
+#: from the game's printed rulebook.
+DEVIATION_KEY = "differs_from_rulebook"
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A row that knowingly says something other than the printed rulebook. ``assumption``
+    names the game's assumption (game.yaml) that explains how and why, so the reason is
+    written once: the checker lists it and rule sheets mark the row and print it as a footnote."""
+
+    assumption: str
+    location: Location
+
+
+def _deviation(value: Any, loc: Location, raw: Any = None) -> Deviation:
+    f = S.Fields(value, f"'{DEVIATION_KEY}'", loc)
+    dev = Deviation(f.get("assumption", S.ident), f.map.where("assumption"))
+    f.finish()
+    return dev
 
 
 @dataclass(frozen=True)
@@ -28,6 +48,7 @@ class Transformation:
     via: Particle
     target: Particle
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +60,7 @@ class Annihilation:
     products: tuple[tuple[Particle, ...], ...]
     roll: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +75,7 @@ class Roll:
     remains: bool
     note: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,7 @@ class DiceEntry:
     particles: tuple[Particle, ...]
     rolls: tuple[Roll, ...]
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +95,7 @@ class LineType:
     particles: tuple[Particle, ...]
     style: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +106,7 @@ class Vertex:
     points: int
     note: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +117,7 @@ class SetupRow:
     removed: int
     secret_per_player: int
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +125,7 @@ class Record:
     id: str
     values: dict[str, Any]
     location: Location
+    deviation: Deviation | None = None
 
 
 def _particles(physics: PhysicsData) -> Callable[[Any, Location, Any], Particle]:
@@ -124,6 +152,7 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
     reroll = f.get("reroll", S.boolean, False)
     remains = f.get("remains", S.boolean, False)
     note = f.get("note", S.text, "")
+    deviation = f.get(DEVIATION_KEY, _deviation, None)
     f.finish()
     chosen = [name for name, v in (("becomes", becomes), ("options", options), ("roll", nested),
                                    ("reroll", reroll or None), ("remains", remains or None)) if v is not None]
@@ -132,7 +161,7 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int) -> Roll:
                          f.loc, "give one of: becomes, options, roll, reroll: true, remains: true")
     rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(nested, f.map.where("roll"))) if nested else ()
     opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
-    return Roll(faces, opts, rolls, reroll, remains, note, f.loc)
+    return Roll(faces, opts, rolls, reroll, remains, note, f.loc, deviation)
 
 
 def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -143,7 +172,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
     if kind == "transformations":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a transformation", loc)
-            rows.append(Transformation(f.get("from", P), f.get("via", P), f.get("to", P), f.loc))
+            rows.append(Transformation(f.get("from", P), f.get("via", P), f.get("to", P), f.loc,
+                                       f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "annihilation":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
@@ -152,7 +182,7 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
                 f.get("name", S.text), tuple(f.get("members", _particle_list(physics))),
                 tuple(tuple(o) for o in f.get("products", S.seq_of(_particle_list(physics), min_items=1,
                                                                      what="list of product options"))),
-                f.get("roll", S.text, ""), f.loc))
+                f.get("roll", S.text, ""), f.loc, f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "dice":
         sides = body.get("die", S.integer(2, 100), 6)
@@ -165,14 +195,15 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
                      else (f.get("particle", P),))
             rolls = tuple(_roll(r, rl, physics, sides) for r, rl in _rows(f.get("rolls", S.anything),
                                                                           f.map.where("rolls")))
-            rows.append(DiceEntry(parts, rolls, f.loc))
+            rows.append(DiceEntry(parts, rolls, f.loc, f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "line-types":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a line type", loc)
             rows.append(LineType(f.get("id", S.ident), f.get("name", S.text),
                                  tuple(f.get("particles", _particle_list(physics))),
-                                 f.get("style", S.choice(LINE_STYLES)), f.loc))
+                                 f.get("style", S.choice(LINE_STYLES)), f.loc,
+                                 f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "vertices":
         options["line_types"] = body.get("line_types", S.ident)
@@ -180,7 +211,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             f = S.Fields(item, "a vertex", loc)
             rows.append(Vertex(f.get("id", S.ident), f.get("name", S.text, ""),
                                tuple(f.get("lines", S.seq_of(S.ident, min_items=3, what="list of 3 line types"))),
-                               f.get("points", S.integer()), f.get("note", S.text, ""), f.loc))
+                               f.get("points", S.integer()), f.get("note", S.text, ""), f.loc,
+                               f.get(DEVIATION_KEY, _deviation, None)))
             if len(rows[-1].lines) != 3:
                 raise InputError("a vertex joins exactly 3 lines", f.map.where("lines"), "list three line types")
             f.finish()
@@ -189,7 +221,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             f = S.Fields(item, "a setup row", loc)
             rows.append(SetupRow(f.get("players", S.integer(1, 99)), f.get("shown", S.integer(0)),
                                  f.get("rounds", S.integer(0)), f.get("removed", S.integer(0), 0),
-                                 f.get("secret_per_player", S.integer(0), 0), f.loc))
+                                 f.get("secret_per_player", S.integer(0), 0), f.loc,
+                                 f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "records":
         specs = body.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what))
@@ -197,9 +230,10 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             if not isinstance(item, YMap):
                 raise InputError("a row must be a mapping", loc, "write 'key: value' pairs")
-            rid = S.Fields(item, "a row", loc).get("id", S.ident)
-            values, _, _ = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id",))
-            rows.append(Record(rid, values, loc))
+            rf = S.Fields(item, "a row", loc)
+            rid = rf.get("id", S.ident)
+            values, _, _ = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id", DEVIATION_KEY))
+            rows.append(Record(rid, values, loc, rf.get(DEVIATION_KEY, _deviation, None)))
     else:  # pragma: no cover - kind validated by the caller
         raise AssertionError(kind)
     _unique_ids(rows, what)
@@ -228,3 +262,13 @@ def walk_outcomes(rolls: tuple[Roll, ...]) -> Iterator[tuple[Roll, tuple[Particl
                 yield r, option
         else:
             yield r, None
+
+
+def deviations(rows: tuple[Any, ...]) -> Iterator[tuple[Any, Deviation]]:
+    """Every (row, deviation) of a table, nested dice rolls included, in reading order."""
+    for row in rows:
+        dev = getattr(row, "deviation", None)
+        if dev is not None:
+            yield row, dev
+        nested = row.rolls if isinstance(row, DiceEntry) else row.roll if isinstance(row, Roll) else ()
+        yield from deviations(nested)

@@ -46,4 +46,4 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import decks, generic_rules, hadrons, reactions, tutti  # noqa: E402,F401
+from . import decks, generic_rules, hadrons, reactions, rulebook, tutti  # noqa: E402,F401
