@@ -352,7 +352,12 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
                "rebuild with --back-offset X,Y.").format(flip=flip, paper=options.paper), ""]
     comps = {c.id: c for c in game.components.values()}
     for f in result.files:
-        comp = comps[f.component]
+        comp = comps.get(f.component)
+        if comp is None:   # a rule sheet or answer key (cardgen.sheets)
+            what = _("rule sheet") if f.component == "rules" else _("answer key")
+            lines.append(_("{file}: {name} — {pages} page(s); print single-sided at 100 %.").format(
+                file=Path(f.path).name, name=what, pages=f.pages))
+            continue
         lines.append(_("{file}: {name} — {cards} piece(s), {pages} page(s); {layout}.").format(
             file=Path(f.path).name, name=_(comp.name, "component"), cards=f.cards, pages=f.pages, layout=f.layout))
         if comp.print_note:
@@ -404,8 +409,10 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                                  "split it into several components (copies of one card are not limited)")
             all_keys[(g.id, comp.id)] = card_keys(g, comp, options.lang, game_fp)
     present = frozenset(cache.present(k for keys in all_keys.values() for _c, _n, *ks in keys for k in ks if k))
+    previous_sheets: dict[str, dict[str, BuiltFile]] = {}
     for g in games:
         previous = _previous_files(results[g.id].folder)
+        previous_sheets[g.id] = previous
         for comp in components_for(g, options.level):
             keys = all_keys[(g.id, comp.id)]
             digests[(g.id, comp.id)] = inputs_digest((k for _c, _n, *ks in keys for k in ks if k),
@@ -464,8 +471,10 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                     res.untranslated.extend(chunk.missing)
             res.issues = list(dict.fromkeys(res.issues))
             res.untranslated = sorted(set(res.untranslated))
+            sheet_files, sheet_staged = _sheets(g, res, options, previous_sheets.get(g.id, {}))
+            staged.extend(sheet_staged)
             _check_strict(g, res, options)   # raises before anything replaces the old files
-            res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)]
+            res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)] + sheet_files
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
         staged = []
@@ -475,6 +484,66 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
     finally:
         discard(staged)
     return [results[g.id] for g in games]
+
+
+def _sheets(game: Game, result: GameBuild, options: BuildOptions,
+            previous: dict[str, BuiltFile]) -> tuple[list[BuiltFile], list[tuple[Path, Path]]]:
+    """The game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
+    :mod:`cardgen.sheets`), staged like the components' PDFs. A sheet whose inputs (the
+    game's data, templates, catalogs and the options it depends on) are unchanged and whose
+    file is intact is kept; its text report is carried in the manifest row's inputs."""
+    from . import sheets
+
+    paper, epoch = options.sheet(), source_date_epoch()
+    clash = [c for c in game.components if c in sheets.SHEETS]
+    if clash:
+        comp = game.components[clash[0]]
+        raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
+                         f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
+    files: list[BuiltFile] = []
+    staged: list[tuple[Path, Path]] = []
+    game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
+    for kind in sheets.SHEETS:
+        settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": epoch,
+                    "code": sheets.inputs_digest(game)}
+        digest = inputs_digest([game_fp], settings)
+        old = previous.get(kind)
+        path = result.folder / f"{kind}.pdf"
+        notes = _sheet_notes(options, digest)
+        if options.cache and old and old.inputs == digest and _intact(options.out / old.path, old) and notes:
+            issues, missing = notes
+            result.issues.extend(i for i in issues if i not in result.issues)
+            result.untranslated = sorted(set(result.untranslated) | set(missing))
+            files.append(old)
+            continue
+        tr = i18n.translator(game, options.lang)
+        title = f"{game.name} – {kind} ({options.lang})"
+        sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height, tr, options.level, title,
+                                    epoch, options.cache_root and cache_file(options.cache_root))
+        if options.cache_root is not None:
+            notes_path = options.cache_root / f"sheet-{digest}.json"
+            notes_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(notes_path, json.dumps({"issues": [asdict(i) for i in sheet.issues],
+                                                 "missing": sheet.missing}).encode("utf-8"))
+        result.issues.extend(i for i in sheet.issues if i not in result.issues)
+        result.untranslated = sorted(set(result.untranslated) | set(sheet.missing))
+        staged.append(stage(path, sheet.pdf))
+        files.append(BuiltFile(str(path.relative_to(options.out)), kind, paper.label,
+                               f"{paper.label} portrait pages", sheet.pages, 0, 0, sheet.pages,
+                               hashlib.sha256(sheet.pdf).hexdigest(), digest))
+    return files, staged
+
+
+def _sheet_notes(options: BuildOptions, digest: str) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
+    """What rendering a kept sheet reported (text issues, untranslated strings), from the
+    cache folder, so a rebuild that keeps the sheet reports them again; None if unknown."""
+    if options.cache_root is None:
+        return None
+    try:
+        notes = json.loads((options.cache_root / f"sheet-{digest}.json").read_text(encoding="utf-8"))
+        return ([TextIssue(**i) for i in notes["issues"]], [tuple(m) for m in notes["missing"]])  # type: ignore[misc]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
 
 
 def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:
