@@ -214,6 +214,9 @@ def collect_common(games: Iterable[Game]) -> Collector:
     src = Path(build_module.__file__)
     for line, msg in _python_messages(src):
         col.add(msg, None, (_rel(src), line), "printing instructions; keep {placeholders} as they are")
+    sheets_src = Path(build_module.__file__).with_name("sheets.py")
+    for line, msg in _python_messages(sheets_src):
+        col.add(msg, None, (_rel(sheets_src), line), "rule sheet or answer key (rules.pdf, answers.pdf)")
     col.add("stable", "lifetime", None, "mean lifetime of a particle that does not decay (infinite)")
     return col
 
@@ -238,6 +241,8 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
         return "; ".join(sorted(boxes.get(msgid, ())))
 
     col.add(game.name, "game", game.location, "the game's title")
+    for assumption in game.assumptions:   # footnotes of rule sheets, where a row differs from the rulebook
+        col.add(assumption.text, "assumption", assumption.location, f"assumption '{assumption.id}'")
     if game.summary:
         col.add(game.summary, "game.summary", game.location)
     for comp in game.components.values():

@@ -118,10 +118,11 @@ class Sheet:
         return self.W - x - w if self.rtl else x
 
     def text_item(self, s: str, x: float, y: float, w: float, h: float, size: float = SIZE,
-                  weight: str = "regular", fill: str = "#1a1a1a", field: str = "", min_size: float | None = None) -> dict:
+                  weight: str = "regular", fill: str = "#1a1a1a", field: str = "", min_size: float | None = None,
+                  align: str | None = None) -> dict:
         return {"kind": "text", "s": s, "x": round(self._x(x, w), 3), "y": round(y, 3), "w": round(w, 3),
                 "h": round(h, 3), "size": size, "weight": weight, "fill": fill, "field": field,
-                "align": "end" if self.rtl else "start", "min_size": min_size or size * 0.6}
+                "align": align or ("end" if self.rtl else "start"), "min_size": min_size or size * 0.6}
 
     def cell_items(self, cell: Cell, x: float, y: float, w: float, h: float, size: float = SIZE) -> list[dict]:
         items: list[dict] = []
@@ -132,7 +133,7 @@ class Sheet:
                 sw = self.sym_width(value.symbol, size)
                 items.append({"kind": "sym", "sym": value.symbol, "x": round(self._x(cx, sw), 3),
                               "y": round(y + h * 0.5 + size * 0.36, 3), "size": size})
-                cx += sw + size * 0.35
+                cx += sw + size * 0.5
             elif kind == "vertex":
                 r = size * 1.2
                 items.append({"kind": "vertex", "lines": value, "cx": round(self._x(cx + r, 0), 3),
@@ -348,8 +349,8 @@ class Sheet:
                 px = cx + r * math.sin(math.radians(c.hue))
                 py = cy - r * math.cos(math.radians(c.hue))
                 items.append({"kind": "badge", "colour": c, "cx": round(self._x(px, 0), 3), "cy": round(py, 3), "r": 4.5})
-                items.append(self.text_item(self.tr(c.name, "colour"), px - 12, py + 5, 24, SIZE * 1.2, SIZE * 0.8,
-                                            field="colour name"))
+                items.append(self.text_item(self.tr(c.name, "colour"), px - 12, py + 4.8, 24, SIZE * 1.2, SIZE * 0.8,
+                                            field="colour name", align="middle"))
             tx, ty = cx + r + 16, y + TITLE_SIZE * 1.8
             tw = width - (tx - x)
             for label, cs in combos:
@@ -608,7 +609,7 @@ def text_runs(face: Face) -> list[TextRun]:
             continue
         first = glyphs[0]
         size = first.scale * first.face.upem
-        right = max(g.x for g in glyphs) + size * 0.5
+        right = max(g.x + g.scale * g.face.upem * 0.5 for g in glyphs)
         runs.append(TextRun(text, min(g.x for g in glyphs), first.y, right, size))
     return runs
 
