@@ -45,6 +45,7 @@ class Ingredient:
 
 @dataclass(frozen=True)
 class TargetAnswer:
+    component: str
     id: str
     name: str
     kind: str
@@ -91,7 +92,7 @@ def target_recipes(game: Game, level: int | None = None) -> list[TargetAnswer]:
                 ingredients.append(Ingredient(p, n, tuple(by_particle.get(pid, ())), ways))
             kind = str(card.fields.get(kind_field))
             buildable = all(sum(c for _id, c in i.cards) >= i.needed for i in ingredients)
-            answers.append(TargetAnswer(card.id, str(card.fields.get("name", card.id)), kind,
+            answers.append(TargetAnswer(comp.id, card.id, str(card.fields.get("name", card.id)), kind,
                                         card.fields.get(points_field), total(parts, "charge"), tuple(ingredients),
                                         buildable and not kind_problems(kind, parts)))
     return answers
@@ -215,6 +216,7 @@ class VertexAnswer:
     combinations it covers."""
 
     lines: tuple[LineType, LineType, LineType]
+    table: str
     row_id: str | None
     name: str
     points: int | None
@@ -238,6 +240,6 @@ def valid_vertices(game: Game) -> list[VertexAnswer]:
             count = 1
             for lt in {lt.id: lt for lt in lines}.values():   # a fermion line and its antiparticle: one flavour
                 count *= len(lt.particles)
-            out.append(VertexAnswer(lines, row.id if row else None, row.name if row else "-".join(trio),  # type: ignore[arg-type]
+            out.append(VertexAnswer(lines, table.id, row.id if row else None, row.name if row else "-".join(trio),  # type: ignore[arg-type]
                                     row.points if row else None, count))
     return out

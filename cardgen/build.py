@@ -491,7 +491,7 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
     """The game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
     :mod:`cardgen.sheets`), staged like the components' PDFs. A sheet whose inputs (the
     game's data, templates, catalogs and the options it depends on) are unchanged and whose
-    file is intact is kept; its text report is carried in the manifest row's inputs."""
+    file is intact is kept, and what its rendering reported is read back from it."""
     from . import sheets
 
     paper, epoch = options.sheet(), source_date_epoch()
@@ -509,8 +509,9 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
         path = result.folder / f"{kind}.pdf"
-        notes = _sheet_notes(options, digest)
-        if options.cache and old and old.inputs == digest and _intact(options.out / old.path, old) and notes:
+        notes = sheets.read_notes(options.out / old.path) if options.cache and old and old.inputs == digest \
+            and _intact(options.out / old.path, old) else None
+        if notes is not None:
             issues, missing = notes
             result.issues.extend(i for i in issues if i not in result.issues)
             result.untranslated = sorted(set(result.untranslated) | set(missing))
@@ -520,11 +521,6 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
         title = f"{game.name} – {kind} ({options.lang})"
         sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height, tr, options.level, title,
                                     epoch, options.cache_root and cache_file(options.cache_root))
-        if options.cache_root is not None:
-            notes_path = options.cache_root / f"sheet-{digest}.json"
-            notes_path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(notes_path, json.dumps({"issues": [asdict(i) for i in sheet.issues],
-                                                 "missing": sheet.missing}).encode("utf-8"))
         result.issues.extend(i for i in sheet.issues if i not in result.issues)
         result.untranslated = sorted(set(result.untranslated) | set(sheet.missing))
         staged.append(stage(path, sheet.pdf))
@@ -532,18 +528,6 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
                                f"{paper.label} portrait pages", sheet.pages, 0, 0, sheet.pages,
                                hashlib.sha256(sheet.pdf).hexdigest(), digest))
     return files, staged
-
-
-def _sheet_notes(options: BuildOptions, digest: str) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
-    """What rendering a kept sheet reported (text issues, untranslated strings), from the
-    cache folder, so a rebuild that keeps the sheet reports them again; None if unknown."""
-    if options.cache_root is None:
-        return None
-    try:
-        notes = json.loads((options.cache_root / f"sheet-{digest}.json").read_text(encoding="utf-8"))
-        return ([TextIssue(**i) for i in notes["issues"]], [tuple(m) for m in notes["missing"]])  # type: ignore[misc]
-    except (OSError, ValueError, TypeError, KeyError):
-        return None
 
 
 def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:

@@ -232,7 +232,7 @@ def _python_messages(path: Path) -> Iterator[tuple[int, str]]:
 
 def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collector:
     """A game's own strings: names, text fields of cards and tables, template literals."""
-    from .tables import LineType, Record, Vertex
+    from .tables import DiceEntry, LineType, Record, Vertex, every_roll
 
     col = Collector()
     boxes = boxes or {}
@@ -267,6 +267,10 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
                                 f"table '{table.id}', row '{row.id}'" + (f"; {box(value)}" if box(value) else ""))
             elif isinstance(row, (LineType, Vertex)) and row.name:
                 col.add(row.name, f"{table.id}.name", row.location, f"{table.kind} name")
+            elif isinstance(row, DiceEntry):
+                for roll in every_roll(row.rolls):
+                    if roll.note:
+                        col.add(roll.note, f"{table.id}.note", roll.location, "note under a dice roll on the rule sheet")
     if game.templates_dir.is_dir():
         for tpl in sorted(game.templates_dir.glob("*.j2")):
             for line, msg in _template_messages(tpl):

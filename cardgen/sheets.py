@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -46,11 +47,17 @@ HEAD_SIZE = 2.6        # column headers
 TITLE_SIZE = 4.4       # section titles
 GAP = 6.0              # between column groups and sections
 MARKS = "†‡§¶"
+#: Rows per column below which a table is not split into side-by-side column groups.
+MIN_GROUP_ROWS = 8
 
 
 def _(msgid: str) -> str:
     """Marks a sheet string for ``cardgen i18n extract``; it is translated when laid out."""
     return msgid
+
+
+#: Target kinds (the targets rule's KINDS) as the answer key prints them.
+KIND_LABELS = {"baryon": _("baryon"), "antibaryon": _("antibaryon"), "meson": _("meson"), "atom": _("atom")}
 
 
 @dataclass
@@ -92,6 +99,7 @@ class Sheet:
         self.W, self.H = width, height
         self.engine = TextEngine.default()
         self.marks: dict[str, str] = {}       # assumption id -> footnote mark
+        self.table_id = ""                    # the dice table being laid out (context of its notes)
 
     # -- measuring -----------------------------------------------------------------------
 
@@ -221,6 +229,7 @@ class Sheet:
                              self.mark(r, Cell().add("text", roll))])
             return TableBlock(title, [_("particle + its antiparticle"), _("place"), _("roll")], [52, 50, 20], rows)
         if table.kind == "dice":
+            self.table_id = table.id
             rows = []
             anti = table.options.get("antiparticles")
             for entry in table.rows:
@@ -259,6 +268,8 @@ class Sheet:
                         outcome.add("text", self.tr(_("or"), None))
                     self.particles(option, outcome)
             rows.append([who, faces, self.mark(roll, outcome)])
+            if roll.note:   # the data's own explanation of a roll, on a line of its own
+                rows.append([Cell(), Cell(), Cell().add("text", self.tr(roll.note, f"{self.table_id}.note"))])
             if roll.roll:
                 self._dice_rows(particles, roll.roll, depth + 1, rows, entry)
 
@@ -436,7 +447,8 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
             needs = Cell()
             for ing in t.ingredients:
                 s.particles([ing.particle] * ing.needed, needs)
-            rows.append([s.words(t.name, "targets.name"), Cell().add("text", s.tr(t.kind, None)), needs,
+            rows.append([s.words(t.name, f"{t.component}.name"), Cell().add("text", s.tr(KIND_LABELS.get(t.kind, t.kind), None)),
+                         needs,
                          Cell().add("text", _charge(t.charge)), Cell().add("text", str(t.points))])
         out.append(TableBlock(s.tr(_("Targets: what each one needs"), None),
                               [_("target"), _("kind"), _("cards needed"), _("charge"), _("points")],
@@ -447,10 +459,11 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
                 cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
                 made = Cell()
                 for src, via in ing.transformations:
-                    s.particles([src, via], made).add("text", ";")
+                    s.particles([src], made).add("text", "+")
+                    s.particles([via], made).add("text", ",")
                 if made.runs:
-                    made.runs.pop()
-                rows.append([s.words(t.name, "targets.name"), s.particles([ing.particle] * ing.needed),
+                    made.runs.pop()   # the last comma
+                rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
                              cards, made])
         out.append(TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
                               [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
@@ -470,7 +483,7 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
         for v in vertices:
             rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
                          Cell().add("text", "–".join(lt.id for lt in v.lines)),
-                         s.words(v.name, "vertices.name"), Cell().add("text", str(v.combinations)),
+                         s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
                          Cell().add("text", "–" if v.points is None else str(v.points))])
         out.append(TableBlock(s.tr(_("Valid vertices and their points"), None),
                               [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
@@ -515,7 +528,7 @@ def paginate(s: Sheet, content: list[TableBlock | Block]) -> list[list[dict]]:
                 new_page()
                 continue
             fit = max(fit, 1)
-            g = min(groups, math.ceil(len(rows) / fit))
+            g = min(groups, max(math.ceil(len(rows) / fit), len(rows) // MIN_GROUP_ROWS))
             take = rows[:fit * g] if len(rows) > fit * g else rows
             g = min(g, math.ceil(len(take) / math.ceil(len(take) / g)))
             pages[-1].append(s.text_item(title, x, y, width, TITLE_SIZE * 1.3, TITLE_SIZE, "bold",
@@ -577,9 +590,29 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     comp = page_component(game, kind, width, height, pages)
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
     faces = [renderer.face(comp, card, "front") for card in comp.cards]
-    pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch)
     missing = sorted(translate.missing) if translate is not None else []
-    return SheetResult(kind, pdf, len(faces), list(dict.fromkeys(renderer.issues)), missing)
+    issues = list(dict.fromkeys(renderer.issues))
+    notes = json.dumps({"issues": [asdict(i) for i in issues], "missing": missing}, ensure_ascii=False, sort_keys=True)
+    pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch, notes)
+    return SheetResult(kind, pdf, len(faces), issues, missing)
+
+
+#: Key of the sheet PDF's document information that keeps what rendering it reported, so a
+#: rebuild that keeps the file (inputs unchanged) reports the same text issues again.
+NOTES_KEY = "/CardgenTextReport"
+
+
+def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
+    """The text issues and untranslated strings a sheet's rendering reported, from its PDF
+    (None when the file is not a sheet cardgen wrote or cannot be read)."""
+    import pikepdf
+
+    try:
+        with pikepdf.open(path) as pdf:
+            notes = json.loads(str(pdf.trailer.Info[NOTES_KEY]))
+        return [TextIssue(**i) for i in notes["issues"]], [(m, c) for m, c in notes["missing"]]
+    except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
+        return None
 
 
 # --- text layer -----------------------------------------------------------------------------
@@ -615,7 +648,7 @@ def text_runs(face: Face) -> list[TextRun]:
 
 
 def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height: float, title: str,
-             epoch: int | None) -> bytes:
+             epoch: int | None, notes: str = "") -> bytes:
     """One PDF of the drawn pages, each with its invisible text layer, written deterministically."""
     import pikepdf
     from pikepdf import Dictionary, Name
@@ -652,6 +685,8 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
         stream.Filter = Name.FlateDecode
         page.contents_add(stream)
     info = Dictionary(Producer=pikepdf.String("cardgen"), Title=pikepdf.String(title))
+    if notes:
+        info[NOTES_KEY] = pikepdf.String(notes)
     if epoch is not None:
         from datetime import datetime, timezone
 

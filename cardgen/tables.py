@@ -264,6 +264,13 @@ def walk_outcomes(rolls: tuple[Roll, ...]) -> Iterator[tuple[Roll, tuple[Particl
             yield r, None
 
 
+def every_roll(rolls: tuple[Roll, ...]) -> Iterator[Roll]:
+    """Every roll of a dice table, the ones that lead to a nested roll included, in reading order."""
+    for r in rolls:
+        yield r
+        yield from every_roll(r.roll)
+
+
 def deviations(rows: tuple[Any, ...]) -> Iterator[tuple[Any, Deviation]]:
     """Every (row, deviation) of a table, nested dice rolls included, in reading order."""
     for row in rows:
