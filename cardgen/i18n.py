@@ -232,6 +232,7 @@ def _python_messages(path: Path) -> Iterator[tuple[int, str]]:
 
 def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collector:
     """A game's own strings: names, text fields of cards and tables, template literals."""
+    from .sheets import column_header
     from .tables import DiceEntry, LineType, Record, Vertex, every_roll
 
     col = Collector()
@@ -257,6 +258,9 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
                             f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
     for table in game.tables.values():
         col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
+        for name in table.options.get("fields", {}):   # records: the rule sheet's column headers
+            col.add(column_header(name), f"{table.id}.field", table.location,
+                    f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
         for row in table.rows:
             if isinstance(row, Record):
                 specs = table.options.get("fields", {})

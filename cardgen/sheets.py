@@ -80,6 +80,7 @@ class TableBlock:
     rows: list[list[Cell]]
     row_h: float = ROW
     note: str = ""
+    header_context: str | None = None    # catalog context of the headers (a records table's field names)
 
 
 @dataclass
@@ -166,7 +167,7 @@ class Sheet:
             gx = x + g * (sum(widths) + GAP)
             cx = gx
             for head, w in zip(t.headers, widths):
-                items.append(self.text_item(self.tr(head, None), cx, y, w - 1, HEAD_SIZE * 1.3, HEAD_SIZE, "bold",
+                items.append(self.text_item(self.tr(head, t.header_context), cx, y, w - 1, HEAD_SIZE * 1.3, HEAD_SIZE, "bold",
                                             "#555555", field="column header"))
                 cx += w
             items.append({"kind": "rule", "x": round(self._x(gx, sum(widths)), 3), "y": round(y + HEAD_SIZE * 1.5, 3),
@@ -305,8 +306,9 @@ class Sheet:
             cells[-1] = self.mark(r, cells[-1])
             rows.append(cells)
         long_text = any(w > 60 for w in widths)
-        return TableBlock(self.tr(table.title, "table.title"), [n.replace("_", " ") for n in names], widths, rows,
-                          row_h=ROW * 1.9 if long_text and len(names) > 2 else ROW)
+        return TableBlock(self.tr(table.title, "table.title"), [column_header(n) for n in names], widths, rows,
+                          row_h=ROW * 1.9 if long_text else ROW,
+                          header_context=f"{table.id}.field")
 
     # -- drawings ------------------------------------------------------------------------
 
@@ -402,6 +404,11 @@ class Sheet:
         texts = {a.id: a.text for a in self.game.assumptions}
         return [self.paragraph(self.tr(texts[aid], "assumption"), SIZE * 0.85, lead=mark)
                 for aid, mark in self.marks.items()]
+
+
+def column_header(field_name: str) -> str:
+    """A records table's column header: its field's name in words (energy_mev → energy mev)."""
+    return field_name.replace("_", " ")
 
 
 def _line(lt: LineType) -> dict[str, Any]:
@@ -541,7 +548,8 @@ def paginate(s: Sheet, content: list[TableBlock | Block]) -> list[list[dict]]:
                                              field="table note"))
                 y += SIZE * 1.6
             y += GAP
-            title = f"{block.title} ({s.tr(_('continued'), None)})"
+            continued = s.tr(_("continued"), None)
+            title = f"{block.title} ({continued})"
     return pages
 
 
@@ -578,6 +586,15 @@ def page_component(game: Game, kind: str, width: float, height: float, pages: li
                      location=game.location)
 
 
+def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0, height: float = 297.0,
+                level: int | None = None) -> list[Face]:
+    """Every page of one sheet rendered by ``renderer`` (its language and translator), which
+    collects the text issues as it does for cards (``cardgen check --lang`` uses this)."""
+    pages = sheet_pages(game, kind, renderer.lang, width, height, renderer.translate, level)
+    comp = page_component(game, kind, width, height, pages)
+    return [renderer.face(comp, card, "front") for card in comp.cards]
+
+
 def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
                  translate: Any, level: int | None, title: str, epoch: int | None,
                  bytecode_db: Path | None = None) -> SheetResult:
@@ -586,10 +603,8 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
 
     if translate is not None:
         translate.missing.clear()
-    pages = sheet_pages(game, kind, lang, width, height, translate, level)
-    comp = page_component(game, kind, width, height, pages)
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
-    faces = [renderer.face(comp, card, "front") for card in comp.cards]
+    faces = sheet_faces(game, kind, renderer, width, height, level)
     missing = sorted(translate.missing) if translate is not None else []
     issues = list(dict.fromkeys(renderer.issues))
     notes = json.dumps({"issues": [asdict(i) for i in issues], "missing": missing}, ensure_ascii=False, sort_keys=True)

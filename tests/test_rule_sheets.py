@@ -211,3 +211,22 @@ def test_overflowing_sheet_text_is_reported(tmp_path: Path) -> None:
     result = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
     assert any(i.kind == "overflow" and i.component == "rules" and i.text.startswith("Colour Colour")
                for i in result.issues)
+
+
+def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
+    """`cardgen check --lang` reports a sheet string that does not fit, naming the sheet page."""
+    g = game_copy("particles-in-circle")
+    assert cli("i18n", "extract", str(g.path)).returncode == 0
+    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
+    po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
+    from babel.messages.pofile import read_po, write_po
+
+    with po.open("rb") as fh:
+        cat = read_po(fh)
+    cat.get("step", "turn.field").string = "Schritt" * 12
+    buf = io.BytesIO()
+    write_po(buf, cat, width=0)
+    po.write_bytes(buf.getvalue())
+    res = cli("check", str(g.path), "--lang", "de")
+    line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
+    assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
