@@ -20,7 +20,7 @@ from itertools import combinations_with_replacement, product
 from typing import Any, Iterable
 
 from .model import Component, Game
-from .particles import ColourCharge as Colour, Particle
+from .particles import MASS_UNITS, ColourCharge as Colour, Particle
 from .rules.common import total
 from .rules.hadrons import _kind_problems as kind_problems
 from .rules.tutti import vertex_exists
@@ -138,7 +138,8 @@ def neutral_combinations(game: Game) -> list[Combination]:
             if p is not None and c is not None and p.colour_charged:
                 by_colour[(p.id, c.id)] += card.count
                 particles[p.id] = p
-    order = sorted(particles.values(), key=lambda p: (p.is_anti, abs(p.pdg_id) % 2 == 1, abs(p.pdg_id)))
+    # quarks before antiquarks, lightest first: u d s c b t
+    order = sorted(particles.values(), key=lambda p: (p.is_anti, p.mass.value * MASS_UNITS[p.mass.unit]))
     found: list[Combination] = []
     for size in (2, 3):
         for combo in combinations_with_replacement(order, size):
