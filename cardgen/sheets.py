@@ -33,7 +33,7 @@ from .model import Card, Component, Game, Table
 from .particles import Particle, Symbol
 from .render import Face, Renderer, TextIssue
 from .shapes import Shape
-from .tables import Annihilation, DiceEntry, LineType, Record, Roll, SetupRow, Transformation, Vertex, deviations
+from .tables import LineType, Roll, Vertex
 from .text import TextEngine
 
 SHEETS = ("rules", "answers")
@@ -234,7 +234,7 @@ class Sheet:
             rows = []
             anti = table.options.get("antiparticles")
             for entry in table.rows:
-                self._dice_rows(entry.particles, entry.rolls, 0, rows, entry)
+                self._dice_rows(entry.particles, entry.rolls, 0, rows)
             note = _("Antiparticles decay the same way, into the antiparticles.") if anti else ""
             return TableBlock(title, [_("particle"), _("roll"), _("becomes")], [20, 30, 70], rows, note=note)
         if table.kind == "line-types":
@@ -250,8 +250,7 @@ class Sheet:
             return self._records(table)
         return None   # vertices: drawn as diagrams (vertex_block)
 
-    def _dice_rows(self, particles: Sequence[Particle], rolls: Sequence[Roll], depth: int, rows: list,
-                   entry: Any) -> None:
+    def _dice_rows(self, particles: Sequence[Particle], rolls: Sequence[Roll], depth: int, rows: list) -> None:
         indent = "    " * depth
         for i, roll in enumerate(rolls):
             who = self.particles(particles) if depth == 0 and i == 0 else Cell()
@@ -272,7 +271,7 @@ class Sheet:
             if roll.note:   # the data's own explanation of a roll, on a line of its own
                 rows.append([Cell(), Cell(), Cell().add("text", self.tr(roll.note, f"{self.table_id}.note"))])
             if roll.roll:
-                self._dice_rows(particles, roll.roll, depth + 1, rows, entry)
+                self._dice_rows(particles, roll.roll, depth + 1, rows)
 
     def _records(self, table: Table) -> TableBlock:
         specs = table.options.get("fields", {})
@@ -582,7 +581,7 @@ def page_component(game: Game, kind: str, width: float, height: float, pages: li
                        game.location) for i, items in enumerate(pages))
     return Component(id=kind, name=kind, kind="reference", width=width, height=height, shape=Shape(type="rect"),
                      bleed=0.0, safe=MARGIN, front=TEMPLATE, back=None, fields={}, cards=cards, level=1,
-                     description="", print_note="", file=game.location.file and Path(game.location.file),
+                     description="", print_note="", file=game.data_dir / "game.yaml",
                      location=game.location)
 
 
