@@ -208,6 +208,22 @@ def hadron_name(particles: Iterable[Particle]) -> str | None:
     return _hadrons_by_content().get(tuple(sorted(letters)))
 
 
+def antiparticle_pairs(game: Game) -> list[tuple[Particle, Particle]]:
+    """Every colourless fermion of a deck the game checks with ``antiparticles-present``
+    together with its antiparticle, when the deck holds both (Particles in Circle scores such
+    a pair): each pair once, particle first."""
+    pairs: dict[str, tuple[Particle, Particle]] = {}
+    for params in _params(game, "antiparticles-present"):
+        comp = game.components[params["component"]]
+        field = params.get("field", "particle")
+        ids = {card.fields[field].id for card in comp.cards if card.fields.get(field) is not None}
+        for pid in sorted(ids):
+            p = game.physics.particles[pid]
+            if p.is_fermion and not p.colour_charged and not p.is_anti and p.antiparticle in ids:
+                pairs[pid] = (p, game.physics.particles[p.antiparticle])
+    return sorted(pairs.values(), key=lambda pair: (pair[0].generation or 0, pair[0].charge))
+
+
 # --- Tutti Quantum vertices -------------------------------------------------------------------
 
 @dataclass(frozen=True)

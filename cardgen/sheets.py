@@ -483,6 +483,11 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
         if rows:
             out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
                                   [22, 14, 26], rows))
+    pairs = A.antiparticle_pairs(game)
+    if pairs:
+        rows = [[s.particles(pair), Cell().add("text", s.tr(pair[0].name, "particle"))] for pair in pairs]
+        out.append(TableBlock(s.tr(_("Lepton pairs the deck can make"), None) + f" ({len(rows)})",
+                              [_("pair"), _("particle")], [18, 40], rows))
     vertices = A.valid_vertices(game)
     if vertices:
         rows = []

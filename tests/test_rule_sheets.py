@@ -230,3 +230,20 @@ def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
     res = cli("check", str(g.path), "--lang", "de")
     line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
     assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
+
+
+def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
+    pairs = A.antiparticle_pairs(cardgen.load_game("particles-in-circle"))
+    assert len(pairs) == 6 and all(a.antiparticle == b.id and a.charge == -b.charge for a, b in pairs)
+    text = _text(built / "particles-in-circle" / "en" / "answers.pdf")
+    assert "Lepton pairs the deck can make (6)" in text
+    for a, b in pairs:
+        assert f"{a.symbol.unicode()} {b.symbol.unicode()} {a.name}" in text
+
+
+def test_checker_lists_each_rulebook_deviation_as_a_choice() -> None:
+    report = cardgen.check(cardgen.load_game("particle-builder"))
+    choices = [c for c in report.choices if c.rule == "rulebook-deviations"]
+    assert [(c.location.file, c.location.line) for c in choices] == [
+        ("data/games/particle-builder/tables/decays.yaml", 66), ("data/games/particle-builder/tables/decays.yaml", 90)]
+    assert "assumption 'w-decay-fix'" in choices[0].subject and choices[0].reason.startswith("The rulebook's W⁺ decay")
