@@ -505,7 +505,7 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
     game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": epoch,
-                    "code": sheets.inputs_digest(game)}
+                    "data_and_code": sheets.inputs_digest(game)}
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
         path = result.folder / f"{kind}.pdf"
@@ -525,7 +525,7 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
         result.untranslated = sorted(set(result.untranslated) | set(sheet.missing))
         staged.append(stage(path, sheet.pdf))
         files.append(BuiltFile(str(path.relative_to(options.out)), kind, paper.label,
-                               f"{paper.label} portrait pages", sheet.pages, 0, 0, sheet.pages,
+                               f"{paper.label} pages, single-sided", sheet.pages, 0, 0, sheet.pages,
                                hashlib.sha256(sheet.pdf).hexdigest(), digest))
     return files, staged
 
