@@ -540,6 +540,8 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
     """Plain-language instructions that travel with the PDFs (for the teacher at the copier):
     per file single- or double-sided and which pages are fronts and backs, sheets for the
     class sets asked for, how to cut each shape; why cards are edge to edge is said once."""
+    from .sheets import SHEETS
+
     def _(msgid: str, context: str | None = None) -> str:
         return tr(msgid, context) if tr else msgid
 
@@ -568,6 +570,11 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
     lines.append("")
     comps = game.components
     for f in result.files:
+        if f.component in SHEETS and not f.members:   # a rule sheet or answer key (cardgen.sheets)
+            what = _("rule sheet") if f.component == "rules" else _("answer key")
+            lines.append(_("{file}: {name} — {pages} page(s); print single-sided at 100 %.").format(
+                file=Path(f.path).name, name=what, pages=f.pages))
+            continue
         members = [comps[m] for m in f.members]
         comp = members[0] if members else comps[f.spare_of or f.component]
         name = _(comp.name, "component")
@@ -657,8 +664,10 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                                           job_marks(g, job, options.sets, comp))))
             all_keys[(g.id, job.id)] = [k for _cid, keys in parts[(g.id, job.id)] for k in keys]
     present = frozenset(cache.present(k for keys in all_keys.values() for k in _face_keys(keys)))
+    previous_sheets: dict[str, dict[str, BuiltFile]] = {}
     for g in games:
         previous = _previous_files(results[g.id].folder)
+        previous_sheets[g.id] = previous
         for job in jobs_of[g.id]:
             keys = all_keys[(g.id, job.id)]
             digests[(g.id, job.id)] = inputs_digest(_face_keys(keys), {c.id: _settings(options, c)
@@ -718,8 +727,10 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                     res.untranslated.extend(chunk.missing)
             res.issues = list(dict.fromkeys(res.issues))
             res.untranslated = sorted(set(res.untranslated))
+            sheet_files, sheet_staged = _sheets(g, res, options, previous_sheets.get(g.id, {}))
+            staged.extend(sheet_staged)
             _check_strict(g, res, options)   # raises before anything replaces the old files
-            res.files = [outcomes[(g.id, job.id)][0] for job in jobs_of[g.id]]
+            res.files = [outcomes[(g.id, job.id)][0] for job in jobs_of[g.id]] + sheet_files
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones
         staged = []
@@ -737,6 +748,50 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
         discard(staged)
         cache.finish()
     return [results[g.id] for g in games]
+
+
+def _sheets(game: Game, result: GameBuild, options: BuildOptions,
+            previous: dict[str, BuiltFile]) -> tuple[list[BuiltFile], list[tuple[Path, Path]]]:
+    """The game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
+    :mod:`cardgen.sheets`), staged like the components' PDFs. A sheet whose inputs (the
+    game's data, templates, catalogs and the options it depends on) are unchanged and whose
+    file is intact is kept, and what its rendering reported is read back from it."""
+    from . import sheets
+
+    paper, epoch = options.sheet(), source_date_epoch()
+    clash = [c for c in game.components if c in sheets.SHEETS]
+    if clash:
+        comp = game.components[clash[0]]
+        raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
+                         f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
+    files: list[BuiltFile] = []
+    staged: list[tuple[Path, Path]] = []
+    game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
+    for kind in sheets.SHEETS:
+        settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": epoch,
+                    "data_and_code": sheets.inputs_digest(game)}
+        digest = inputs_digest([game_fp], settings)
+        old = previous.get(kind)
+        path = result.folder / f"{kind}.pdf"
+        notes = sheets.read_notes(options.out / old.path) if options.cache and old and old.inputs == digest \
+            and _intact(options.out / old.path, old) else None
+        if notes is not None:
+            issues, missing = notes
+            result.issues.extend(i for i in issues if i not in result.issues)
+            result.untranslated = sorted(set(result.untranslated) | set(missing))
+            files.append(old)
+            continue
+        tr = i18n.translator(game, options.lang)
+        title = f"{game.name} – {kind} ({options.lang})"
+        sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height, tr, options.level, title,
+                                    epoch, options.cache_root and cache_file(options.cache_root))
+        result.issues.extend(i for i in sheet.issues if i not in result.issues)
+        result.untranslated = sorted(set(result.untranslated) | set(sheet.missing))
+        staged.append(stage(path, sheet.pdf))
+        files.append(BuiltFile(str(path.relative_to(options.out)), kind, paper.label,
+                               f"{paper.label} pages, single-sided", sheet.pages, 0, 0, sheet.pages,
+                               hashlib.sha256(sheet.pdf).hexdigest(), digest, sheets=sheet.pages))
+    return files, staged
 
 
 def _settings(options: BuildOptions, comp: Component) -> dict[str, object]:

@@ -3,14 +3,15 @@ character covered by a bundled font, is every string translated? (``cardgen chec
 
 from __future__ import annotations
 
-from . import i18n
+from . import i18n, sheets
 from .errors import Finding
 from .model import Game
 from .render import Renderer
 
 
 def language_findings(game: Game, lang: str, strict: bool = False) -> list[Finding]:
-    """Render every face of ``game`` in ``lang`` and report what does not fit or is missing."""
+    """Render every face of ``game`` in ``lang`` (cards, rule sheet and answer key) and report
+    what does not fit or is missing."""
     tr = i18n.translator(game, lang)
     renderer = Renderer(game, lang, translate=tr, wraps=[])
     source = Renderer(game, i18n.SOURCE_LANG, wraps=[])
@@ -19,6 +20,8 @@ def language_findings(game: Game, lang: str, strict: bool = False) -> list[Findi
             pass
         for _face in source.faces(comp):
             pass
+    for kind in sheets.SHEETS:   # the rule sheet and answer key, on the default A4 pages
+        sheets.sheet_faces(game, kind, renderer)
     return rendering_findings(game, renderer, tr, source.wraps or [], strict)
 
 
@@ -30,18 +33,20 @@ def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | Non
     lang = renderer.lang
     findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, renderer.wraps or []))
     for issue in renderer.issues:
-        card = game.components[issue.component].card(issue.card)
-        loc = card.location if card else game.components[issue.component].location
+        comp = game.components.get(issue.component)
+        card = comp.card(issue.card) if comp else None
+        loc = card.location if card else comp.location if comp else game.location
+        what = f"card '{issue.card}'" if comp else f"{issue.component}.pdf {issue.card}"
         if issue.kind == "overflow":
             # A translation that does not fit is fixed in the catalog: point at its entry.
             entry = i18n.catalog_entry_of(game, lang, issue.text)
-            source = f" (msgid {entry[1]!r}, card at {loc})" if entry else ""
-            findings.append(Finding("text-fit", f"[{lang}] card '{issue.card}' ({issue.side}) field '{issue.field}': "
+            source = f" (msgid {entry[1]!r}, {what} at {loc})" if entry else ""
+            findings.append(Finding("text-fit", f"[{lang}] {what} ({issue.side}) field '{issue.field}': "
                                     f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
                                     "shorten the translation, or give the template box more room or a smaller "
                                     "min_size", game.id))
         else:
-            findings.append(Finding("glyph-coverage", f"[{lang}] card '{issue.card}' field '{issue.field}': "
+            findings.append(Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': "
                                     f"{issue.detail}", loc,
                                     "use characters the bundled Noto fonts cover, or add a font", game.id))
     if tr is not None:

@@ -247,6 +247,9 @@ def collect_common(games: Iterable[Game]) -> Collector:
     src = Path(build_module.__file__)
     for line, msg in _python_messages(src):
         col.add(msg, None, (_rel(src), line), "printing instructions; keep {placeholders} as they are")
+    sheets_src = Path(build_module.__file__).with_name("sheets.py")
+    for line, msg in _python_messages(sheets_src):
+        col.add(msg, None, (_rel(sheets_src), line), "rule sheet or answer key (rules.pdf, answers.pdf)")
     col.add("stable", "lifetime", None, "mean lifetime of a particle that does not decay (infinite)")
     return col
 
@@ -262,7 +265,8 @@ def _python_messages(path: Path) -> Iterator[tuple[int, str]]:
 
 def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collector:
     """A game's own strings: names, text fields of cards and tables, template literals."""
-    from .tables import LineType, Record, Vertex
+    from .sheets import column_header
+    from .tables import DiceEntry, LineType, Record, Vertex, every_roll
 
     col = Collector()
     boxes = boxes or {}
@@ -271,6 +275,8 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
         return "; ".join(sorted(boxes.get(msgid, ())))
 
     col.add(game.name, "game", game.location, "the game's title")
+    for assumption in game.assumptions:   # footnotes of rule sheets, where a row differs from the rulebook
+        col.add(assumption.text, "assumption", assumption.location, f"assumption '{assumption.id}'")
     if game.summary:
         col.add(game.summary, "game.summary", game.location)
     for comp in game.components.values():
@@ -285,6 +291,9 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
                             f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
     for table in game.tables.values():
         col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
+        for name in table.options.get("fields", {}):   # records: the rule sheet's column headers
+            col.add(column_header(name), f"{table.id}.field", table.location,
+                    f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
         for row in table.rows:
             if isinstance(row, Record):
                 specs = table.options.get("fields", {})
@@ -295,6 +304,10 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
                                 f"table '{table.id}', row '{row.id}'" + (f"; {box(value)}" if box(value) else ""))
             elif isinstance(row, (LineType, Vertex)) and row.name:
                 col.add(row.name, f"{table.id}.name", row.location, f"{table.kind} name")
+            elif isinstance(row, DiceEntry):
+                for roll in every_roll(row.rolls):
+                    if roll.note:
+                        col.add(roll.note, f"{table.id}.note", roll.location, "note under a dice roll on the rule sheet")
     if game.templates_dir.is_dir():
         for tpl in sorted(game.templates_dir.glob("*.j2")):
             for line, msg in _template_messages(tpl):

@@ -28,7 +28,7 @@ from .particles import PhysicsData, load_physics
 from .places import parse_card_places, parse_layout, validate as validate_places
 from .shapes import SHAPE_TYPES, Shape
 from .spreadsheets import read_sheet, rows_as_cards
-from .tables import TABLE_KINDS, parse_rows
+from .tables import DEVIATION_KEY, TABLE_KINDS, deviations, parse_rows
 from .yamlsrc import YMap, YSeq, load_yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -216,8 +216,21 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
             validate_places(comp, components)
     own_fonts = src.data_dir / "fonts"
     fonts = (user_fonts(own_fonts) if own_fonts.is_dir() else ()) + tuple(p for d in font_dirs for p in user_fonts(d))
+    _resolve_deviations(tables, assumptions)
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,
                 src.data_dir, src.templates_dir, f.loc, tuple(files), tuple(dict.fromkeys(fonts)))
+
+
+def _resolve_deviations(tables: dict[str, Table], assumptions: tuple[Assumption, ...]) -> None:
+    """A row that differs from the rulebook must name an assumption that explains why."""
+    known = [a.id for a in assumptions]
+    for table in tables.values():
+        for _row, dev in deviations(table.rows):
+            if dev.assumption not in known:
+                raise InputError(f"'{DEVIATION_KEY}' names assumption '{dev.assumption}', which game.yaml does not "
+                                 f"declare{did_you_mean(dev.assumption, known)}", dev.location,
+                                 f"use one of: {', '.join(known)}" if known else
+                                 "add the assumption (id and text) under 'assumptions:' in game.yaml")
 
 
 def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:

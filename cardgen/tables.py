@@ -18,6 +18,26 @@ from .yamlsrc import YMap, YSeq
 
 TABLE_KINDS = ("transformations", "annihilation", "dice", "line-types", "vertices", "setup", "records")
 LINE_STYLES = ("fermion", "photon", "gluon", "scalar", "boson")
+#: The row key, allowed on a row of every table kind, that declares a deliberate difference
+#: from the game's printed rulebook.
+DEVIATION_KEY = "differs_from_rulebook"
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A row that knowingly says something other than the printed rulebook. ``assumption``
+    names the game's assumption (game.yaml) that explains how and why, so the reason is
+    written once: the checker lists it and rule sheets mark the row and print it as a footnote."""
+
+    assumption: str
+    location: Location
+
+
+def _deviation(value: Any, loc: Location, raw: Any = None) -> Deviation:
+    f = S.Fields(value, f"'{DEVIATION_KEY}'", loc)
+    dev = Deviation(f.get("assumption", S.ident), f.map.where("assumption"))
+    f.finish()
+    return dev
 
 
 @dataclass(frozen=True)
@@ -66,6 +86,7 @@ class Transformation:
     target: Particle
     location: Location
     declared: Declared = Declared()
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +99,7 @@ class Annihilation:
     roll: str
     location: Location
     declared: Declared = Declared()
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +115,7 @@ class Roll:
     note: str
     location: Location
     declared: Declared = Declared()
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +123,7 @@ class DiceEntry:
     particles: tuple[Particle, ...]
     rolls: tuple[Roll, ...]
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +135,7 @@ class LineType:
     particles: tuple[Particle, ...]
     style: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +146,7 @@ class Vertex:
     points: int
     note: str
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +157,7 @@ class SetupRow:
     removed: int
     secret_per_player: int
     location: Location
+    deviation: Deviation | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +167,7 @@ class Record:
     location: Location
     #: position of each field's value, so a rule can point at the value it judges
     where: dict[str, Location] = field(default_factory=dict, compare=False)
+    deviation: Deviation | None = None
 
 
 def _particles(physics: PhysicsData) -> Callable[[Any, Location, Any], Particle]:
@@ -197,6 +225,7 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int, inherited:
     note = f.get("note", S.text, "")
     opts = tuple(tuple(o) for o in options) if options else ((tuple(becomes),) if becomes else ())
     own = _declared(f, physics, DECLARED_KEYS)
+    deviation = f.get(DEVIATION_KEY, _deviation, None)
     f.finish()
     chosen = [name for name, v in (("becomes", becomes), ("options", options), ("roll", nested),
                                    ("reroll", reroll or None), ("remains", remains or None)) if v is not None]
@@ -212,7 +241,7 @@ def _roll(item: Any, loc: Location, physics: PhysicsData, sides: int, inherited:
         _products_hold(declared, opts, f.loc)
     rolls = (tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(nested, f.map.where("roll")))
              if nested else ())
-    return Roll(faces, opts, rolls, reroll, remains, note, f.loc, declared)
+    return Roll(faces, opts, rolls, reroll, remains, note, f.loc, declared, deviation)
 
 
 def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -224,7 +253,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a transformation", loc)
             source, via, target = f.get("from", P), f.get("via", P), f.get("to", P)
-            rows.append(Transformation(source, via, target, f.loc, _declared(f, physics, ("energy",))))
+            rows.append(Transformation(source, via, target, f.loc, _declared(f, physics, ("energy",)),
+                                       f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "annihilation":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
@@ -234,7 +264,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
                                                                             what="list of product options")))
             declared = _declared(f, physics, DECLARED_KEYS)
             _products_hold(declared, products, f.loc)
-            rows.append(Annihilation(name, members, products, f.get("roll", S.text, ""), f.loc, declared))
+            rows.append(Annihilation(name, members, products, f.get("roll", S.text, ""), f.loc, declared,
+                                     f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "dice":
         sides = body.get("die", S.integer(2, 100), 6)
@@ -248,14 +279,15 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             declared = _declared(f, physics, DECLARED_KEYS)
             rolls = tuple(_roll(r, rl, physics, sides, declared) for r, rl in _rows(f.get("rolls", S.anything),
                                                                                     f.map.where("rolls")))
-            rows.append(DiceEntry(parts, rolls, f.loc))
+            rows.append(DiceEntry(parts, rolls, f.loc, f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "line-types":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a line type", loc)
             rows.append(LineType(f.get("id", S.ident), f.get("name", S.text),
                                  tuple(f.get("particles", _particle_list(physics))),
-                                 f.get("style", S.choice(LINE_STYLES)), f.loc))
+                                 f.get("style", S.choice(LINE_STYLES)), f.loc,
+                                 f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "vertices":
         options["line_types"] = body.get("line_types", S.ident)
@@ -263,7 +295,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             f = S.Fields(item, "a vertex", loc)
             rows.append(Vertex(f.get("id", S.ident), f.get("name", S.text, ""),
                                tuple(f.get("lines", S.seq_of(S.ident, min_items=3, what="list of 3 line types"))),
-                               f.get("points", S.integer()), f.get("note", S.text, ""), f.loc))
+                               f.get("points", S.integer()), f.get("note", S.text, ""), f.loc,
+                               f.get(DEVIATION_KEY, _deviation, None)))
             if len(rows[-1].lines) != 3:
                 raise InputError("a vertex joins exactly 3 lines", f.map.where("lines"), "list three line types")
             f.finish()
@@ -272,7 +305,8 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
             f = S.Fields(item, "a setup row", loc)
             rows.append(SetupRow(f.get("players", S.integer(1, 99)), f.get("shown", S.integer(0)),
                                  f.get("rounds", S.integer(0)), f.get("removed", S.integer(0), 0),
-                                 f.get("secret_per_player", S.integer(0), 0), f.loc))
+                                 f.get("secret_per_player", S.integer(0), 0), f.loc,
+                                 f.get(DEVIATION_KEY, _deviation, None)))
             f.finish()
     elif kind == "records":
         specs = body.get("fields", lambda v, l, r=None: parse_field_specs(v, l, what))
@@ -280,9 +314,10 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             if not isinstance(item, YMap):
                 raise InputError("a row must be a mapping", loc, "write 'key: value' pairs")
-            rid = S.Fields(item, "a row", loc).get("id", S.ident)
-            values, _, locs = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id",))
-            rows.append(Record(rid, values, loc, locs))
+            rf = S.Fields(item, "a row", loc)
+            rid = rf.get("id", S.ident)
+            values, _, locs = read_record_fields(item, specs, f"row '{rid}'", physics, reserved=("id", DEVIATION_KEY))
+            rows.append(Record(rid, values, loc, locs, rf.get(DEVIATION_KEY, _deviation, None)))
     else:  # pragma: no cover - kind validated by the caller
         raise AssertionError(kind)
     _unique_ids(rows, what)
@@ -311,3 +346,20 @@ def walk_outcomes(rolls: tuple[Roll, ...]) -> Iterator[tuple[Roll, tuple[Particl
                 yield r, option
         else:
             yield r, None
+
+
+def every_roll(rolls: tuple[Roll, ...]) -> Iterator[Roll]:
+    """Every roll of a dice table, the ones that lead to a nested roll included, in reading order."""
+    for r in rolls:
+        yield r
+        yield from every_roll(r.roll)
+
+
+def deviations(rows: tuple[Any, ...]) -> Iterator[tuple[Any, Deviation]]:
+    """Every (row, deviation) of a table, nested dice rolls included, in reading order."""
+    for row in rows:
+        dev = getattr(row, "deviation", None)
+        if dev is not None:
+            yield row, dev
+        nested = row.rolls if isinstance(row, DiceEntry) else row.roll if isinstance(row, Roll) else ()
+        yield from deviations(nested)

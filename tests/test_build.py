@@ -50,9 +50,11 @@ def placements(page: pikepdf.Page) -> list[tuple[list[float], str]]:
 def test_qcd_build_files_manifest_and_instructions(tmp_path):
     res = qcd_build(tmp_path)
     folder = tmp_path / "qcd" / "en"
-    assert sorted(p.name for p in folder.iterdir()) == ["PRINTING.txt", "cards.pdf", "manifest.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["PRINTING.txt", "answers.pdf", "cards.pdf", "manifest.json",
+                                                       "rules.pdf"]
     manifest = json.loads((folder / "manifest.json").read_text())
-    (entry,) = manifest["files"]
+    entry, rules, answers = manifest["files"]
+    assert (rules["component"], answers["component"]) == ("rules", "answers")
     data = (folder / "cards.pdf").read_bytes()
     assert entry["sha256"] == hashlib.sha256(data).hexdigest()
     assert (entry["cards"], entry["cards_per_sheet"], entry["pages"]) == (52, 9, 12)
@@ -184,4 +186,4 @@ def test_mat_tiles_onto_two_a3_or_four_a4_sheets(tmp_path):
     targets4 = next(f for f in a4["files"] if f["component"] == "targets")
     assert targets4["cards_per_sheet"] == 1 and targets4["pages"] == 2 * game.components["targets"].total
     # --level 1 leaves out the level 3, 5 and 7 components
-    assert {f["component"] for f in a4["files"]} == {"particles", "targets", "mat"}
+    assert {f["component"] for f in a4["files"]} == {"particles", "targets", "mat", "rules", "answers"}

@@ -33,11 +33,13 @@ def test_no_change_rebuild_renders_and_rewrites_nothing(tmp_path, count_renders)
     game = cardgen.load_game("qcd")
     build([game], BuildOptions(out=tmp_path), jobs=1)
     first = len(count_renders)
-    pdf = tmp_path / "qcd/en/cards.pdf"
-    stamp = pdf.stat().st_mtime_ns
+    pdfs = [tmp_path / "qcd/en" / name for name in ("cards.pdf", "rules.pdf", "answers.pdf")]
+    stamps = [pdf.stat().st_mtime_ns for pdf in pdfs]
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
-    assert first == 50 and len(count_renders) == first         # 25 cards × 2 sides, then nothing
-    assert pdf.stat().st_mtime_ns == stamp                     # the PDF was not even rewritten
+    cards = [c for c in count_renders if c[0] == "cards"]
+    assert len(cards) == 50 and len(count_renders) == first     # 25 cards × 2 sides and the sheet pages, then nothing
+    assert {c[0] for c in count_renders} == {"cards", "rules", "answers"}
+    assert [pdf.stat().st_mtime_ns for pdf in pdfs] == stamps   # the PDFs were not even rewritten
 
 
 def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders):
@@ -49,12 +51,14 @@ def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders
     g.edit("tables/flavours.yaml", "energy_mev: 1500", "energy_mev: 1600")   # a table: every charm card
     g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W+\n", "  - id: wild-w\n    particle: W-\n")
     build([g.load()], BuildOptions(out=out), jobs=1)
-    rendered = {(c, card) for c, card, _side in count_renders}
+    rendered = {(c, card) for c, card, _side in count_renders if c == "cards"}
     # a table edit changes every face of the game; isolate the card edit with a second round
     count_renders.clear()
     g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W-\n", "  - id: wild-w\n    particle: W+\n")
     build([g.load()], BuildOptions(out=out), jobs=1)
-    assert {(c, card) for c, card, _ in count_renders} == {("cards", "wild-w")}
+    # of the cards only the edited one; the rule sheet and answer key read the deck, so they are redrawn
+    assert {(c, card) for c, card, _ in count_renders if c == "cards"} == {("cards", "wild-w")}
+    assert {c for c, _card, _ in count_renders} == {"cards", "rules", "answers"}
     assert len(rendered) == 25
     assert (out / "qcd/en/cards.pdf").read_bytes() != before
 
@@ -63,7 +67,8 @@ def test_no_cache_renders_everything_again(tmp_path, count_renders):
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     count_renders.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path, cache=False), jobs=1)
-    assert len(count_renders) == 50
+    assert len([c for c in count_renders if c[0] == "cards"]) == 50
+    assert {c[0] for c in count_renders} == {"cards", "rules", "answers"}
 
 
 def test_cached_build_is_identical_to_a_fresh_one(tmp_path):

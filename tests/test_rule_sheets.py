@@ -1,0 +1,249 @@
+"""Rule sheets and answer keys: the printed tables equal the data, the derivation agrees with
+independent physics, and `cardgen build` writes both files for every game."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from particle import Particle as PDGParticle
+
+import cardgen
+from cardgen import answers as A
+from cardgen import i18n, sheets
+from cardgen.tables import walk_outcomes
+
+GAMES = ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `cardgen build` with no arguments (every game, English)."""
+    out = tmp_path_factory.mktemp("out")
+    proc = subprocess.run([sys.executable, "-m", "cardgen", "build", "--out", str(out), "--no-cache"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _text(path: Path) -> str:
+    with pdfplumber.open(path) as pdf:
+        text = "\n".join(page.extract_text() or "" for page in pdf.pages)
+    return re.sub(r"[ \t]+", " ", text)
+
+
+def _syms(particles) -> str:
+    return " ".join(p.symbol.unicode() for p in particles)
+
+
+def test_build_writes_both_sheets_for_every_game(built: Path) -> None:
+    for gid in GAMES:
+        folder = built / gid / "en"
+        manifest = json.loads((folder / "manifest.json").read_text())
+        rows = {f["component"]: f for f in manifest["files"]}
+        for kind in ("rules", "answers"):
+            pdf = folder / f"{kind}.pdf"
+            assert pdf.is_file()
+            with pdfplumber.open(pdf) as doc:
+                assert rows[kind]["pages"] == len(doc.pages)
+                assert abs(doc.pages[0].width - 595.28) < 0.5 and abs(doc.pages[0].height - 841.89) < 0.5  # A4
+            assert rows[kind]["path"] == f"{gid}/en/{kind}.pdf"
+        printing = (folder / "PRINTING.txt").read_text()
+        assert "rules.pdf: rule sheet" in printing and "answers.pdf: answer key" in printing
+
+
+def test_particle_builder_tables_equal_the_data_row_for_row(built: Path) -> None:
+    game = cardgen.load_game("particle-builder")
+    text = _text(built / "particle-builder" / "en" / "rules.pdf")
+    for row in game.tables["transformations"].rows:
+        assert f"{_syms([row.source])} {_syms([row.via])} {_syms([row.target])}" in text, row
+    for row in game.tables["annihilation"].rows:
+        assert _syms(row.members) in text
+        assert " or ".join(_syms(o) for o in row.products) in text
+    for tid in ("oscillation", "decays"):
+        for entry in game.tables[tid].rows:
+            for roll, products in walk_outcomes(entry.rolls):
+                faces = sheets.Sheet.faces(roll.faces)
+                if products is None:
+                    expected = f"{faces} {'roll again' if roll.reroll else 'no change'}"
+                elif len(roll.options) > 1:
+                    expected = f"{faces} " + " or ".join(_syms(o) for o in roll.options)
+                else:
+                    expected = f"{faces} {_syms(products)}"
+                assert expected in text, (tid, expected)
+    levels = [r.values for r in game.tables["levels"].rows]
+    assert [lv["level"] for lv in levels] == list(range(1, 8))
+    for lv in levels:
+        assert f"{lv['level']} {lv['name']}" in text
+
+
+def test_corrections_are_marked_and_footnoted(built: Path) -> None:
+    game = cardgen.load_game("particle-builder")
+    text = _text(built / "particle-builder" / "en" / "rules.pdf")
+    assumptions = {a.id: " ".join(a.text.split()) for a in game.assumptions}
+    # the W⁺ decay row 3–4 carries the first mark, the Z's charged-lepton branch the second
+    assert "3–4 u d̅ †" in text
+    assert "1–2 roll again: ‡" in text
+    flat = " ".join(text.split())
+    assert "† " + assumptions["w-decay-fix"] in flat
+    assert "‡ " + assumptions["z-decay-fix"] in flat
+    assert flat.count("†") == 2 and flat.count("‡") == 2   # one mark on the row, one on its footnote
+
+
+def test_tutti_quantum_sheet_lists_the_seven_vertices_with_points(built: Path) -> None:
+    game = cardgen.load_game("tutti-quantum")
+    text = _text(built / "tutti-quantum" / "en" / "rules.pdf")
+    rows = game.tables["vertices"].rows
+    assert len(rows) == 7
+    for v in rows:
+        assert re.search(rf"{re.escape(v.name)} {v.points}\b", text), v.name
+    for r in game.tables["expert"].rows:
+        assert r.values["name"].split()[0] in text
+
+
+def test_answer_key_equals_the_derivation(built: Path) -> None:
+    for gid in ("qcd", "particles-in-circle"):
+        text = _text(built / gid / "en" / "answers.pdf")
+        for c in A.neutral_combinations(cardgen.load_game(gid)):
+            assert f"{_syms(c.particles)} {sheets._charge(c.charge)} {c.hadron or '–'}" in text, c
+    text = _text(built / "tutti-quantum" / "en" / "answers.pdf")
+    for v in A.valid_vertices(cardgen.load_game("tutti-quantum")):
+        assert f"{'–'.join(lt.id for lt in v.lines)} {v.name} {v.combinations} {v.points}" in text
+    game = cardgen.load_game("particle-builder")
+    text = _text(built / "particle-builder" / "en" / "answers.pdf")
+    for t in A.target_recipes(game):
+        assert f"{t.name} {t.kind}" in text and f"{sheets._charge(t.charge)} {t.points}" in text
+
+
+@pytest.mark.parametrize("gid,flavours", [("qcd", 4), ("particles-in-circle", 3)])
+def test_combinations_against_independent_physics(gid: str, flavours: int) -> None:
+    combos = A.neutral_combinations(cardgen.load_game(gid))
+    by_kind = {k: [c for c in combos if c.kind == k] for k in A.HADRON_KINDS}
+    assert len(by_kind["baryon"]) == comb(flavours + 2, 3)       # multisets of 3 of n flavours
+    assert len(by_kind["antibaryon"]) == comb(flavours + 2, 3)
+    assert len(by_kind["meson"]) == flavours * flavours
+    for c in combos:
+        # colour-neutral: the RGB mix of the chosen colours is white
+        mix = [sum(x) for x in zip(*(col.additive for col in c.colours))]
+        assert len(set(mix)) == 1
+        # charge from PDG's quark charges (the particle package, not our data) is whole
+        pdg = sum(Fraction(int(PDGParticle.from_pdgid(p.pdg_id).charge * 3), 3) for p in c.particles)
+        assert pdg == c.charge and pdg.denominator == 1
+    names = {tuple(p.id for p in c.particles): c.hadron for c in combos}
+    assert names[("u", "u", "d")] == "p" and names[("u", "d", "d")] == "n"
+    assert names[("u", "dbar")] == "π⁺" and names[("d", "ubar")] == "π⁻"
+
+
+def test_target_recipes_use_the_deck_and_the_transformations() -> None:
+    game = cardgen.load_game("particle-builder")
+    proton = next(t for t in A.target_recipes(game) if t.id == "proton")
+    assert proton.buildable and proton.points == 10 and proton.charge == 1
+    u = next(i for i in proton.ingredients if i.particle.id == "u")
+    assert u.needed == 2 and u.cards == (("u", 3),)
+    assert {(s.id, v.id) for s, v in u.transformations} == {("d", "W+"), ("s", "W+"), ("b", "W+")}
+    assert all(not i.transformations for t in A.target_recipes(game, level=4) for i in t.ingredients)
+
+
+def test_unknown_assumption_in_differs_from_rulebook_is_an_input_error(tmp_path: Path) -> None:
+    import shutil
+
+    from cardgen.errors import InputError
+
+    src = Path(cardgen.__file__).resolve().parent.parent / "data" / "games" / "particle-builder"
+    dst = tmp_path / "particle-builder"
+    shutil.copytree(src, dst)
+    decays = dst / "tables" / "decays.yaml"
+    decays.write_text(decays.read_text().replace("assumption: w-decay-fix", "assumption: w-decay-fx"))
+    with pytest.raises(InputError) as err:
+        cardgen.load_game(dst)
+    assert "names assumption 'w-decay-fx', which game.yaml does not declare" in str(err.value)
+    assert err.value.location.file.endswith("tables/decays.yaml") and err.value.location.line == 66
+
+
+def test_german_sheet_has_translated_headings(tmp_path: Path) -> None:
+    game = cardgen.load_game("particle-builder")
+    tr = i18n.translator(game, "de")
+    result = sheets.render_sheet(game, "rules", "de", 210, 297, tr, None, "t", None)
+    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    assert "Regelübersicht" in text and "Spielstufen" in text and "wird zu" in text
+    assert "Rule sheet" not in text and "becomes" not in text
+
+
+def test_arabic_sheet_renders_right_to_left() -> None:
+    game = cardgen.load_game("qcd")
+    tr = i18n.translator(game, "ar")
+    result = sheets.render_sheet(game, "answers", "ar", 210, 297, tr, None, "t", None)
+    assert result.pages >= 1 and not [i for i in result.issues if i.kind == "missing-glyphs"]
+    pages = sheets.sheet_pages(game, "answers", "ar", 210, 297, tr, None)
+    title = next(it for it in pages[0] if it["kind"] == "text" and it["field"] == "section title")
+    assert title["align"] == "end"
+
+
+def test_sheet_follows_the_paper_and_level() -> None:
+    game = cardgen.load_game("particle-builder")
+    letter = sheets.render_sheet(game, "rules", "en", 215.9, 279.4, None, None, "t", None)
+    with pdfplumber.open(io.BytesIO(letter.pdf)) as pdf:
+        assert abs(pdf.pages[0].width - 612) < 0.5 and abs(pdf.pages[0].height - 792) < 0.5
+    level4 = sheets.render_sheet(game, "rules", "en", 210, 297, None, 4, "t", None)
+    with pdfplumber.open(io.BytesIO(level4.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    assert "Levels of play" in text and "Transformations (Level 5)" not in text and "Decays (Level 7)" not in text
+
+
+def test_overflowing_sheet_text_is_reported(tmp_path: Path) -> None:
+    import shutil
+
+    src = Path(cardgen.__file__).resolve().parent.parent / "data" / "games" / "particle-builder"
+    dst = tmp_path / "particle-builder"
+    shutil.copytree(src, dst)
+    levels = dst / "tables" / "levels.yaml"
+    levels.write_text(levels.read_text().replace("name: Colour", "name: " + "Colour " * 40))
+    game = cardgen.load_game(dst)
+    result = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
+    assert any(i.kind == "overflow" and i.component == "rules" and i.text.startswith("Colour Colour")
+               for i in result.issues)
+
+
+def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
+    """`cardgen check --lang` reports a sheet string that does not fit, naming the sheet page."""
+    g = game_copy("particles-in-circle")
+    assert cli("i18n", "extract", str(g.path)).returncode == 0
+    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
+    po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
+    from babel.messages.pofile import read_po, write_po
+
+    with po.open("rb") as fh:
+        cat = read_po(fh)
+    cat.get("step", "turn.field").string = "Schritt" * 12
+    buf = io.BytesIO()
+    write_po(buf, cat, width=0)
+    po.write_bytes(buf.getvalue())
+    res = cli("check", str(g.path), "--lang", "de")
+    line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
+    assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
+
+
+def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
+    pairs = A.antiparticle_pairs(cardgen.load_game("particles-in-circle"))
+    assert len(pairs) == 6 and all(a.antiparticle == b.id and a.charge == -b.charge for a, b in pairs)
+    text = _text(built / "particles-in-circle" / "en" / "answers.pdf")
+    assert "Lepton pairs the deck can make (6)" in text
+    for a, b in pairs:
+        assert f"{a.symbol.unicode()} {b.symbol.unicode()} {a.name}" in text
+
+
+def test_checker_lists_each_rulebook_deviation_as_a_choice() -> None:
+    report = cardgen.check(cardgen.load_game("particle-builder"))
+    choices = [c for c in report.choices if c.rule == "rulebook-deviations"]
+    assert [(c.location.file, c.location.line) for c in choices] == [
+        ("data/games/particle-builder/tables/decays.yaml", 66), ("data/games/particle-builder/tables/decays.yaml", 90)]
+    assert "assumption 'w-decay-fix'" in choices[0].subject and choices[0].reason.startswith("The rulebook's W⁺ decay")
