@@ -62,6 +62,8 @@ class BuildOptions:
     games_dirs: tuple[Path, ...] = ()
     strict: bool = False             # untranslated strings are errors
     cache: bool = True               # reuse rendered faces from <out>/.cache (--no-cache: off)
+    allow_overflow: bool = False     # print text that does not fit its box (otherwise the build stops)
+    allow_missing_glyphs: bool = False   # print characters no font covers as boxes (otherwise it stops)
     sets: int = 1                    # class sets: every component printed this many times, each set marked
 
     @property
@@ -355,6 +357,31 @@ def _check_strict(game: Game, result: GameBuild, options: BuildOptions) -> None:
         raise UntranslatedError(f"{game.id}: {len(result.untranslated)} string(s) have no '{options.lang}' "
                                 f"translation: {listing}", Location(display_path(i18n.po_path(game, options.lang))),
                                 "translate them (cardgen i18n status) or build without --strict")
+
+
+def _check_text(game: Game, result: GameBuild, options: BuildOptions) -> None:
+    """Text that does not fit its box, or characters no font covers, stop the build before
+    anything is written, with the findings ``cardgen check`` gives for them, unless the user
+    allows them (the PDF then shows the overflowing text, and each missing character as a box
+    with its code point)."""
+    from .fitcheck import issue_finding
+
+    refused = [i for i in result.issues
+               if (i.kind == "overflow" and not options.allow_overflow)
+               or (i.kind == "missing-glyphs" and not options.allow_missing_glyphs)]
+    if refused:
+        findings = list(dict.fromkeys(issue_finding(game, issue) for issue in refused))
+        listing = "\n".join(f"  {f}" for f in findings)
+        raise TextProblemsError(f"{game.id} ({options.lang}): {len(findings)} text problem(s) would print badly; "
+                                f"nothing was written:\n{listing}", findings[0].location,
+                                "fix them (cardgen check --lang " + options.lang + " lists them), or print them anyway "
+                                "with --allow-overflow / --allow-missing-glyphs", "text")
+
+
+class TextProblemsError(CardgenError):
+    """Text that would print cut off or as boxes: the deck is not right (exit 1, like findings)."""
+
+    exit_code = 1
 
 
 class UntranslatedError(CardgenError):
@@ -730,6 +757,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             sheet_files, sheet_staged = _sheets(g, res, options, previous_sheets.get(g.id, {}))
             staged.extend(sheet_staged)
             _check_strict(g, res, options)   # raises before anything replaces the old files
+            _check_text(g, res, options)
             res.files = [outcomes[(g.id, job.id)][0] for job in jobs_of[g.id]] + sheet_files
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
         commit(staged)   # every file was written in full: only now do they replace the old ones

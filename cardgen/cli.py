@@ -225,13 +225,19 @@ def _parse_offset(value: str) -> tuple[float, float]:
               help="Class sets: print every component N times, each set marked (shape + number) for sorting.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
+@click.option("--allow-overflow", is_flag=True,
+              help="Print text that does not fit its box (drawn at its smallest size, running over) instead of "
+                   "stopping the build.")
+@click.option("--allow-missing-glyphs", is_flag=True,
+              help="Print characters no font covers as a box holding their code point instead of stopping the build.")
 @games_dir_option
 @font_dir_option
 @handle_errors
 def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
               level: int | None, cut_file: bool, sets: int, jobs: int | None, no_cache: bool,
-              games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
+              allow_overflow: bool, allow_missing_glyphs: bool, games_dirs: tuple[Path, ...],
+              font_dirs: tuple[Path, ...]) -> None:
     """Write print-ready PDFs (all games, every component, English, A4 by default)."""
     from .build import BuildOptions, build
     from .i18n import available_languages, locate_message
@@ -241,7 +247,8 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
                         marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
                         mode=mode, level=level,
                         cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
-                        cache=not no_cache, sets=sets).validated()
+                        cache=not no_cache, sets=sets, allow_overflow=allow_overflow,
+                        allow_missing_glyphs=allow_missing_glyphs).validated()
     if back_offset is None and base.back_offset != (0.0, 0.0):
         from .userconfig import config_path
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import i18n, sheets
 from .errors import Finding
 from .model import Game
-from .render import Renderer
+from .render import Renderer, TextIssue
 
 
 def language_findings(game: Game, lang: str, strict: bool = False) -> list[Finding]:
@@ -32,23 +32,7 @@ def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | Non
     say English does), characters no bundled font covers and strings without translation."""
     lang = renderer.lang
     findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, renderer.wraps or []))
-    for issue in renderer.issues:
-        comp = game.components.get(issue.component)
-        card = comp.card(issue.card) if comp else None
-        loc = card.location if card else comp.location if comp else game.location
-        what = f"card '{issue.card}'" if comp else f"{issue.component}.pdf {issue.card}"
-        if issue.kind == "overflow":
-            # A translation that does not fit is fixed in the catalog: point at its entry.
-            entry = i18n.catalog_entry_of(game, lang, issue.text)
-            source = f" (msgid {entry[1]!r}, {what} at {loc})" if entry else ""
-            findings.append(Finding("text-fit", f"[{lang}] {what} ({issue.side}) field '{issue.field}': "
-                                    f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
-                                    "shorten the translation, or give the template box more room or a smaller "
-                                    "min_size", game.id))
-        else:
-            findings.append(Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': "
-                                    f"{issue.detail}", loc,
-                                    "use characters the bundled Noto fonts cover, or add a font", game.id))
+    findings.extend(issue_finding(game, issue) for issue in renderer.issues)
     if tr is not None:
         for msgid, context in sorted(tr.missing):
             where, used = i18n.locate_message(game, lang, msgid, context)
@@ -59,6 +43,26 @@ def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | Non
                                     if where.line else "run 'cardgen i18n update' to add it to this catalog, "
                                     "then translate it", game.id, severity="error" if strict else "warning"))
     return list(dict.fromkeys(findings))
+
+
+def issue_finding(game: Game, issue: TextIssue) -> Finding:
+    """A renderer's text issue as the finding ``check`` reports and ``build`` refuses: text that
+    does not fit (at its catalog entry when it is a translation) or characters no font covers."""
+    lang = issue.lang
+    comp = game.components.get(issue.component)
+    card = comp.card(issue.card) if comp else None
+    loc = card.location if card else comp.location if comp else game.location
+    what = f"card '{issue.card}'" if comp else f"{issue.component}.pdf {issue.card}"
+    if issue.kind == "overflow":
+        # A translation that does not fit is fixed in the catalog: point at its entry.
+        entry = i18n.catalog_entry_of(game, lang, issue.text)
+        source = f" (msgid {entry[1]!r}, {what} at {loc})" if entry else ""
+        return Finding("text-fit", f"[{lang}] {what} ({issue.side}) field '{issue.field}': "
+                       f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
+                       "shorten the translation, or give the template box more room or a smaller min_size", game.id)
+    return Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': {issue.detail}", loc,
+                   "use characters the bundled fonts cover, or bring a font (a fonts/ folder in the game, or "
+                   "--font-dir)", game.id)
 
 
 def _extra_wraps(game: Game, lang: str, english: list[tuple[str, str, str, str, int]],

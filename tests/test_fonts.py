@@ -121,3 +121,24 @@ def test_bad_font_folders_are_clear_errors(korean_qcd, cli, tmp_path):
     (folder / "broken.ttf").write_bytes(b"this is no font")
     res = cli("fonts", str(korean_qcd.path), "--lang", "ko", "--font-dir", str(folder))
     assert res.returncode == 2 and "broken.ttf" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_build_refuses_missing_glyphs_and_overflow_unless_allowed(korean_qcd, cli, tmp_path):
+    """A deck that would print boxes or cut-off text is not written; the findings are check's."""
+    out = tmp_path / "out"
+    po = korean_qcd.path / "locale" / "ko" / "LC_MESSAGES" / "qcd.po"
+    po.write_text(po.read_text(encoding="utf-8") + 'msgid "Vector boson"\nmsgstr "'
+                  + "벡터 보손 " * 12 + '"\n', encoding="utf-8")
+    refused = cli("build", str(korean_qcd.path), "--lang", "ko", "--out", str(out))
+    checked = cli("check", str(korean_qcd.path), "--lang", "ko", "--no-cache")
+    assert refused.returncode == 1 and checked.returncode == 1
+    assert "nothing was written" in refused.stderr and not list(out.rglob("*.pdf"))
+    found = [line for line in checked.stdout.splitlines() if "[glyph-coverage]" in line or "[text-fit]" in line]
+    assert found and all(line.split(": ", 1)[1] in refused.stderr for line in found)
+    only_glyphs = cli("build", str(korean_qcd.path), "--lang", "ko", "--out", str(out), "--allow-overflow")
+    assert only_glyphs.returncode == 1 and "[glyph-coverage]" in only_glyphs.stderr
+    assert "[text-fit]" not in only_glyphs.stderr
+    allowed = cli("build", str(korean_qcd.path), "--lang", "ko", "--out", str(out), "--allow-overflow",
+                  "--allow-missing-glyphs")
+    assert allowed.returncode == 0, allowed.stderr
+    assert (out / "qcd" / "ko" / "cards.pdf").is_file()
