@@ -26,7 +26,7 @@ from .model import Component, Game
 from .output import BuildLock, atomic_write, commit, discard, source_date_epoch, stage
 from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import PdfWriteError, write_calibration, write_sheets, write_single, write_tiled
-from .render import Renderer, TextIssue
+from .render import Face, Renderer, TemplateError, TextIssue
 from .schedule import Task
 
 DUPLEX = ("long", "short", "none")
@@ -178,8 +178,6 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
     ``cached``: the keys the cache held when the build looked (None: look each one up);
     the others are not looked for again."""
-    from .draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
-
     cache = FaceCache(cache_root)
     order: list[tuple[str, str | None, int]] = []
     pdfs: dict[str, bytes] = {}
@@ -203,7 +201,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                     tr.missing.clear()
                 comp = game.components[comp_id]
                 face = renderer.face(comp, comp.card(card_id), side)
-                hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
+                hit = CachedFace(face.key, pdfs.get(face.key) or _drawn(face, comp, side), tuple(renderer.issues),
                                  tuple(sorted(tr.missing)) if tr else ())
                 rendered.append((ck, hit))
             pdfs.setdefault(hit.svg_key, hit.pdf)
@@ -214,6 +212,21 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     cache.put(rendered)
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
+
+
+def _drawn(face: Face, comp: Component, side: str) -> bytes:
+    """The face as a one-page PDF; a face the drawing library refuses (numbers it cannot
+    draw) is an error naming its card and template, not a crash."""
+    from .draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
+
+    try:
+        return render_pdf(face)
+    except CardgenError:
+        raise
+    except Exception as exc:  # noqa: BLE001 cairo's errors are what the template wrote
+        raise TemplateError(f"the face of card '{face.card}' of component '{comp.id}', {side}, cannot be drawn "
+                            f"({type(exc).__name__}: {exc})", comp.where(side),
+                            "check the numbers the template writes: sizes, positions and transforms") from None
 
 
 def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:

@@ -57,8 +57,9 @@ class CardgenError(Exception):
         self.code = code
 
     def __reduce__(self) -> tuple:
-        """Keep location and fix when an error crosses a process boundary (parallel builds)."""
-        return (self.__class__, (self.message, self.location, self.fix, self.code))
+        """Cross a process boundary (parallel builds) whole, whatever a subclass's constructor
+        takes: the copy is made without calling ``__init__`` and gets every attribute back."""
+        return (_rebuild, (self.__class__, self.args, self.__dict__))
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""
@@ -76,8 +77,29 @@ class CardgenError(Exception):
         }
 
 
+def _rebuild(cls: type[CardgenError], args: tuple, state: dict[str, object]) -> CardgenError:
+    """The other half of :meth:`CardgenError.__reduce__`."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class InputError(CardgenError):
     """The input files cannot be loaded as they are."""
+
+
+class InternalError(CardgenError):
+    """A failure cardgen did not foresee (a bug, or a resource the system ran out of), turned
+    into a plain one-line error where it happened — inside a build worker too — so it reaches
+    the user the same way for every ``--jobs``."""
+
+    exit_code = 70
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        fix = f" {sentence(self.fix)}" if self.fix else ""
+        return f"{where}internal error: {sentence(self.message)}{fix} (set CARDGEN_DEBUG=1 for details and please report it)"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ bleed extends to negative coordinates and past the trim size.
 from __future__ import annotations
 
 import hashlib
+import math
 import traceback
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -21,12 +22,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from . import format as fmt
 from . import images
 from .artwork import TEMPLATE_HELPERS
+from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
 from .errors import CardgenError, Location, display_path
 from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
@@ -39,10 +40,29 @@ from .text.svg import PlacedText
 DEFS_MARKER = "<!--cardgen:defs-->"
 SIDES = ("front", "back")
 RTL_LANGS = {"ar", "he", "fa", "ur"}
+#: Positions and sizes a template may pass to text(), symbol() and image(), in mm: far beyond
+#: any sheet, yet small enough that every number stays exact and drawable.
+MAX_COORDINATE_MM = 10_000.0
+#: The narrowest a character can be, in em; a text longer than its box could hold at this
+#: width is reported as overflowing without laying it out (long text fails fast).
+_NARROWEST_EM = 0.15
 
 
 class TemplateError(CardgenError):
     """A template failed to compile or render; names the template line and the card."""
+
+
+def _coordinates(**values: Any) -> None:
+    """Positions and sizes given to a drawing helper must be finite numbers of sensible size
+    (``size=1e308`` would reach the PDF writer as a matrix it cannot invert)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TemplateError(f"{name} must be a number of millimetres, got {value!r}", None,
+                                f"pass a number as {name}")
+        if not math.isfinite(value) or abs(value) > MAX_COORDINATE_MM:
+            raise TemplateError(f"{name}={value!r} is out of range: positions and sizes are millimetres, "
+                                f"at most {MAX_COORDINATE_MM:g} from the card's corner", None,
+                                f"give {name} in millimetres")
 
 
 @dataclass(frozen=True)
@@ -252,7 +272,7 @@ class Renderer:
         # optimized=False: Jinja's constant folding took a sixth of the shipped templates'
         # compile time (0.27 s of CPU per cold build) and made no measurable difference to
         # their rendering, which is evaluated once per distinct face anyway
-        self.env = ImmutableSandboxedEnvironment(
+        self.env = BudgetedEnvironment(
             loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
@@ -285,6 +305,7 @@ class Renderer:
             raise ValueError(f"component '{component.id}' has no {side}")
         reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
         watch = _Watch()
+        budget = FaceBudget()
         try:
             template = self.env.get_template(name)
             shared = self._shared.get((component.id, side, template))
@@ -292,16 +313,33 @@ class Renderer:
                 return self._again(shared, component, card)
             issues, wraps = len(self.issues), len(self.wraps or ())
             ctx = self._context(component, card, side, reg, watch)
-            body = template.render(ctx)
+            with budget:
+                body = render_within(template, ctx, budget)
         except jinja2.TemplateNotFound as exc:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
-        except CardgenError:
+        except CardgenError as exc:
+            if exc.location is None:   # a helper refused its arguments: point at the call and the card
+                what = self._what(component, card, side)
+                exc.location = _template_location(exc, name)
+                exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
+                exc.fix = exc.fix or "fix the call at this line"
             raise
+        except BudgetExceeded as exc:
+            reason = budget.reason or budget.timed_out().args[0]
+            raise TemplateError(f"{reason} (rendering {self._what(component, card, side)})",
+                                _template_location(exc, name), budget.fix) from None
+        except RecursionError as exc:
+            raise TemplateError(f"templates nest too deeply (rendering {self._what(component, card, side)}): a macro "
+                                "that calls itself, or a template that includes or extends itself?",
+                                _template_location(exc, name), "make sure every macro and include ends") from None
+        except MemoryError as exc:
+            raise TemplateError(f"rendering ran out of memory (rendering {self._what(component, card, side)})",
+                                _template_location(exc, name), "build smaller strings and lists") from None
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
                                 _template_location(exc, name), "fix the template or add the missing field") from None
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
             raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
                                 _template_location(exc, name), "fix the expression at this line") from None
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
@@ -357,6 +395,28 @@ class Renderer:
         return self.translate(str(msgid), context) if self.translate else str(msgid)
 
     @staticmethod
+    def _within_capacity(comp: Component, text: str, size: Any, width: Any, height: Any, min_size: Any,
+                         line_height: Any) -> tuple[str, tuple[str, str] | None]:
+        """``text``, or as much of it as its box could possibly hold and why the rest cannot
+        fit: a box (or, without a width or height, the card) holds at most so many lines of
+        so many characters of the narrowest kind at the smallest size allowed. Laying out
+        thousands of words to find that out took seconds a card; this takes none."""
+        numbers = (size, width, height, min_size, line_height)
+        if not all(v is None or (isinstance(v, (int, float)) and 0 < v <= MAX_COORDINATE_MM) for v in numbers) \
+                or size is None:
+            return text, None   # the engine refuses these with its own message
+        smallest = min(size, min_size or size)
+        box_w = width or comp.width + 2 * comp.bleed
+        box_h = height or comp.height + 2 * comp.bleed
+        lines = int(box_h / (smallest * line_height)) + 1
+        capacity = (int(box_w / (smallest * _NARROWEST_EM)) + 1) * lines + lines
+        if len(text) <= capacity:
+            return text, None
+        detail = (f"{len(text):,} characters cannot fit {box_w:g} × {box_h:g} mm even at {smallest:g} mm "
+                  f"(at most about {capacity:,})")
+        return text[:capacity], (text[:80] + "…", detail)
+
+    @staticmethod
     def _what(component: Component, card: Card, side: str) -> str:
         return f"card '{card.id}' of component '{component.id}', {side}"
 
@@ -379,16 +439,24 @@ class Renderer:
                  line_height: float = 1.2, field: str = "", direction: str | None = None) -> Markup:
             """Shaped text as glyph outlines; overflow and uncovered characters are reported."""
             s = str(content)
+            _coordinates(x=x, y=y)
+            spent = current()
+            if spent is not None:
+                spent.spend_text(len(s))
+            label = field or s[:24]
+            s, too_long = self._within_capacity(comp, s, size, width, height, min_size, line_height)
+            if too_long:
+                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, too_long[0],
+                                             "overflow", too_long[1]))
             if self.on_text is not None:
                 watch.told.append((s, width, height, size, min_size))
                 self.on_text(s, width, height, size, min_size)
             res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
                                      direction=direction)
-            label = field or s[:24]
             if self.wraps is not None and height is None and width is not None:
                 self.wraps.append((comp.id, card.id, side, label, len(res.lines)))
-            if not res.fits:
+            if not res.fits and not too_long:
                 self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
                                              f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))
             if res.missing:
@@ -401,6 +469,7 @@ class Renderer:
                    weight: str = "bold") -> Markup:
             """A particle symbol: base letter, overline for antiparticles, sub- and superscript,
             with the baseline at ``y``."""
+            _coordinates(x=x, y=y, size=size)
             base = self.engine.layout(sym.base, size=size, weight=weight, valign="baseline", direction="ltr")
             sub = (self.engine.layout(sym.sub, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
                    if sym.sub else None)
@@ -425,6 +494,7 @@ class Renderer:
                   opacity: float = 1.0) -> Markup:
             """User artwork from the game folder (PNG, JPEG, SVG), checked and embedded; ``fit``
             is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
+            _coordinates(x=x, y=y, width=width, height=height)
             what = self._what(comp, card, side)
             art = images.load(images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what), what)
             mode = "slice" if fit == "slice" else "meet"

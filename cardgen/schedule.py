@@ -12,10 +12,15 @@ the lane that finished the component, so imposition overlaps with rendering else
 from __future__ import annotations
 
 import gc
+import os
+import traceback
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
+
+from .errors import CardgenError, InternalError
 
 #: Tasks a lane may have queued in its process beyond the running one, so that it never
 #: waits for the main process between two tasks of its own.
@@ -41,7 +46,8 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
         initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> None:
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
-    run and propagates; tasks not yet started are cancelled."""
+    run and propagates; tasks not yet started are cancelled. Whatever a task raises reaches
+    the caller as a :class:`CardgenError` (see :func:`call`), the same for every ``jobs``."""
     # The objects that exist now (modules, loaded games) live through the run: the garbage
     # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
     # that — Python's documented recipe for fork() — so their collections no longer walk
@@ -61,29 +67,54 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
         return
     lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=initializer, initargs=initargs))
              for _ in range(jobs)]
+    failed = True
     try:
         _assign(tasks, lanes)
         running: dict[Future[Any], tuple[_Lane, Task]] = {}
-        for lane in lanes:
-            _feed(lane, lanes, running)
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                lane, task = running.pop(fut)
-                lane.busy -= 1
-                lane.urgent.extend(on_result(task, fut.result()))
-            for lane in sorted(lanes, key=lambda ln: ln.busy):
+        try:
+            for lane in lanes:
                 _feed(lane, lanes, running)
+            _drain(lanes, running, on_result)
+            failed = False
+        except BrokenProcessPool:
+            raise InternalError("a build worker process ended abruptly (killed, or out of memory)", None,
+                                "run the build again with --jobs 1 to see where it fails") from None
     finally:
-        for lane in lanes:
-            lane.pool.shutdown(cancel_futures=True)
+        for lane in lanes:   # after a failure, tasks still running are not waited for
+            lane.pool.shutdown(wait=not failed, cancel_futures=True)
+
+
+def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult) -> None:
+    while running:
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for fut in done:
+            lane, task = running.pop(fut)
+            lane.busy -= 1
+            lane.urgent.extend(on_result(task, fut.result()))
+        for lane in sorted(lanes, key=lambda ln: ln.busy):
+            _feed(lane, lanes, running)
+
+
+def call(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run one task, turning an exception that is not a :class:`CardgenError` into an
+    :class:`InternalError` right here. In a worker process that matters: an exception the
+    main process cannot unpickle would otherwise break the whole pool and hide what failed."""
+    try:
+        return fn(*args)
+    except CardgenError:
+        raise
+    except MemoryError:
+        raise InternalError("out of memory", None, "close other programs or build fewer games at once") from None
+    except Exception as exc:  # noqa: BLE001 the boundary: everything else is a cardgen bug
+        detail = "\n" + traceback.format_exc() if os.environ.get("CARDGEN_DEBUG") else ""
+        raise InternalError(f"{type(exc).__name__}: {exc}{detail}") from None
 
 
 def _run_here(tasks: list[Task], on_result: OnResult) -> None:
     queue = deque(tasks)
     while queue:
         task = queue.popleft()
-        queue.extendleft(reversed(list(on_result(task, task.fn(*task.args)))))
+        queue.extendleft(reversed(list(on_result(task, call(task.fn, *task.args)))))
 
 
 class _Lane:
@@ -125,5 +156,5 @@ def _feed(lane: _Lane, lanes: list[_Lane], running: dict[Future[Any], tuple[_Lan
         task = _next(lane, lanes)
         if task is None:
             return
-        running[lane.pool.submit(task.fn, *task.args)] = (lane, task)
+        running[lane.pool.submit(call, task.fn, *task.args)] = (lane, task)
         lane.busy += 1

@@ -235,12 +235,12 @@ OVERFLOWING_BACK = """{% extends "base.svg.j2" %}
 def renders(monkeypatch):
     """Names of the templates rendered (not faces handed out)."""
     names: list[str] = []
-    real = jinja2.Template.render
+    real = jinja2.Template.generate   # what a face is rendered with (piece by piece, within its budget)
 
-    def render(self, *args, **kwargs):
+    def generate(self, *args, **kwargs):
         names.append(self.name)
         return real(self, *args, **kwargs)
-    monkeypatch.setattr(jinja2.Template, "render", render)
+    monkeypatch.setattr(jinja2.Template, "generate", generate)
     return names
 
 
