@@ -69,6 +69,8 @@ class BuildOptions:
                 raise InputError(f"--{name} {value!r} is not one of {', '.join(allowed)}", None,
                                  f"use --{name} {allowed[0]}")
         self.sheet()
+        if self.lang != "all":
+            i18n.check_language(self.lang)
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
@@ -80,7 +82,7 @@ class BuildOptions:
         try:
             return parse_paper(self.paper)
         except PaperError as exc:
-            raise InputError(str(exc)) from None
+            raise InputError(str(exc), None, "use a4, a3, a5, letter, legal, tabloid or WxHmm such as 300x450mm") from None
 
 
 @dataclass(frozen=True)
@@ -264,10 +266,10 @@ class UntranslatedError(CardgenError):
 
 
 def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, chunks: list[FaceChunk],
-                     options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+                     options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[Path]]:
     """Impose one component's rendered faces; its PDF (and cut file) are staged, not yet
     renamed into place (see :func:`cardgen.output.commit`)."""
-    staged: list[tuple[Path, Path]] = []
+    staged: list[Path] = []
     game = _game(game_ref, games_dirs)
     comp = game.components[comp_id]
     paper, epoch = options.sheet(), source_date_epoch()
@@ -315,7 +317,7 @@ def _write_component(game_ref: str, games_dirs: tuple[Path, ...], comp_id: str, 
                      len(placements), len(pdfs), hashlib.sha256(data).hexdigest(), inputs), staged
 
 
-def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:
+def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> Path:
     from .cutfile import write_cut_svg
 
     sheets = -(-cards // plan.per_sheet)
@@ -323,7 +325,7 @@ def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: i
 
 
 def _stage_manifest(game: Game, result: GameBuild, options: BuildOptions,
-                    tr: i18n.Translator | None) -> list[tuple[Path, Path]]:
+                    tr: i18n.Translator | None) -> list[Path]:
     manifest = {
         "game": game.id, "name": game.name, "lang": options.lang,
         "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
@@ -333,10 +335,8 @@ def _stage_manifest(game: Game, result: GameBuild, options: BuildOptions,
     }
     staged = [stage(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))]
     report = text_report(result)
-    if report:
+    if report:   # without one, the folder's next version simply has none
         staged.append(stage(result.folder / "text-report.txt", report.encode("utf-8")))
-    else:
-        (result.folder / "text-report.txt").unlink(missing_ok=True)
     # the manifest goes last: it describes files that are already in place
     staged.append(stage(result.folder / "manifest.json",
                         (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")))
@@ -439,11 +439,11 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                 tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp.id, chunk, options.cache_root,
                                                  frozenset(chunk_keys & present)),
                                   group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, comp.id)))
-    staged: list[tuple[Path, Path]] = []
+    staged: list[Path] = []
     try:
         pending = Counter(t.tag[1:] for t in tasks)
         chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
-        outcomes: dict[tuple[str, str], tuple[BuiltFile, list[tuple[Path, Path]]]] = {
+        outcomes: dict[tuple[str, str], tuple[BuiltFile, list[Path]]] = {
             key: (built, []) for key, built in reused.items()}
 
         def on_result(task: Task, result: object) -> list[Task]:
@@ -480,7 +480,9 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             _check_strict(g, res, options)   # raises before anything replaces the old files
             res.files = [outcomes[(g.id, c.id)][0] for c in components_for(g, options.level)]
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
-        commit(staged)   # every file was written in full: only now do they replace the old ones
+        # every file was written in full: only now does each folder's new version replace the old
+        commit(staged, keep=[options.out / built.path for built in reused.values()] +
+               [options.out / Path(built.path).with_name(f"{built.component}-cut.svg") for built in reused.values()])
         staged = []
         for g in games:
             if on_done:
@@ -557,7 +559,10 @@ def calibrate(paper: str, duplex: str, out: Path) -> Path:
     sheet = opts.sheet()
     if duplex == "none":
         raise InputError("calibration needs a duplex mode", None, "use --duplex long or --duplex short")
-    data = write_calibration(sheet.width, sheet.height, duplex=duplex, creation_epoch=source_date_epoch())
+    try:
+        data = write_calibration(sheet.width, sheet.height, duplex=duplex, creation_epoch=source_date_epoch())
+    except PdfWriteError as exc:
+        raise InputError(f"--paper {paper}: {exc}", None, "choose a larger --paper, such as a4") from None
     path = out / f"calibration-{paper}-{duplex}.pdf"
     atomic_write(path, data)
     return path

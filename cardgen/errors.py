@@ -39,7 +39,7 @@ def display_path(path: Path | str) -> str:
     p = Path(path)
     try:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):   # RuntimeError: a loop of symbolic links (Python < 3.13)
         return str(p)
 
 
@@ -87,6 +87,40 @@ def _rebuild(cls: type[CardgenError], args: tuple, state: dict[str, object]) -> 
 
 class InputError(CardgenError):
     """The input files cannot be loaded as they are."""
+
+
+class FileSystemError(CardgenError):
+    """A file or folder cannot be read or written (full disk, read-only or missing folder,
+    permissions, a loop of symbolic links): which one, why, and what to do."""
+
+
+
+#: What to do about an operating-system error, by errno name.
+_OS_FIXES = {
+    "ENOSPC": "free some disk space, or write to another disk with --out",
+    "EDQUOT": "free some of your disk quota, or write to another disk with --out",
+    "EROFS": "the disk is read-only: choose a folder on a writable disk with --out",
+    "EACCES": "choose a folder you may write to with --out, or change its permissions",
+    "EPERM": "choose a folder you may write to with --out, or change its permissions",
+    "ENOTDIR": "a file stands where a folder is needed: remove it or choose another --out",
+    "EISDIR": "a folder stands where a file is needed: remove it or choose another --out",
+    "ELOOP": "remove the loop of symbolic links",
+    "ENAMETOOLONG": "use a shorter path",
+    "EMFILE": "close other programs, or raise the limit on open files (ulimit -n)",
+}
+
+
+def file_system_error(exc: OSError, doing: str = "use", path: Path | str | None = None) -> FileSystemError:
+    """An :class:`OSError` as one clear line: ``cannot write 'out/qcd/en/cards.pdf': No space
+    left on device. Fix: free some disk space ...``."""
+    import errno as _errno
+
+    target = path if path is not None else exc.filename
+    name = _errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc)
+    where = f" '{display_path(target)}'" if target is not None else ""
+    return FileSystemError(f"cannot {doing}{where}: {reason}", None, _OS_FIXES.get(name, "check that path"),
+                           code="io")
 
 
 class InternalError(CardgenError):

@@ -8,6 +8,7 @@ adding one.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import math
 import os
@@ -63,14 +64,33 @@ def discover_games(games_dirs: Iterable[Path] = (), include_shipped: bool = True
                 add(GameSource(d.name, d, SHIPPED_TEMPLATES / d.name))
     for root in games_dirs:
         root = Path(root)
+        _no_link_loop(root, "the games folder")
         if not root.is_dir():
             raise InputError("games folder not found", Location.of_file(root),
                              "pass an existing folder to --games-dir")
-        candidates = [root] if (root / "game.yaml").is_file() else sorted(root.iterdir())
+        try:
+            candidates = [root] if (root / "game.yaml").is_file() else sorted(root.iterdir())
+        except OSError as exc:
+            raise InputError(f"the games folder cannot be read: {exc.strerror}", Location.of_file(root),
+                             "pass a folder you can read to --games-dir") from None
         for d in candidates:
+            _no_link_loop(d, "an entry of the games folder")
             if d.is_dir() and (d / "game.yaml").is_file():
                 add(GameSource(d.name, d, d / "templates"))
     return found
+
+
+def _no_link_loop(path: Path, what: str) -> None:
+    """A symbolic link that leads back to itself is reported, not skipped without a word (it
+    is most often a game folder linked the wrong way round)."""
+    if not path.is_symlink():
+        return
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{what} is a loop of symbolic links", Location.of_file(path),
+                             "remove the link, or point it at a real game folder") from None
 
 
 @lru_cache(maxsize=4)

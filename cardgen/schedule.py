@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .errors import CardgenError, InternalError
+from .errors import CardgenError, InternalError, file_system_error
 
 #: Tasks a lane may have queued in its process beyond the running one, so that it never
 #: waits for the main process between two tasks of its own.
@@ -103,6 +103,8 @@ def call(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     except CardgenError:
         raise
+    except OSError as exc:
+        raise file_system_error(exc) from None
     except MemoryError:
         raise InternalError("out of memory", None, "close other programs or build fewer games at once") from None
     except Exception as exc:  # noqa: BLE001 the boundary: everything else is a cardgen bug
