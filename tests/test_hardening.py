@@ -248,3 +248,78 @@ def test_a_failed_build_leaves_no_staged_files(tmp_path):
         build(games, BuildOptions(out=out, cache=False), jobs=2)
     assert not list(out.rglob("*.part"))
     assert not list(out.rglob("*.pdf")) and not list(out.rglob("manifest.json"))
+
+
+# --- a build killed between any two file-system steps ---------------------------------------
+
+#: Runs `cardgen build` in a subprocess that SIGKILLs itself at its Nth file-system step
+#: (writing, flushing, linking, renaming, swapping, deleting); N = 0 counts the steps into
+#: the file given as the second argument instead.
+KILL_AT_STEP = """
+import os, shutil, signal, sys
+from cardgen import cli, output
+
+stop, counter = int(sys.argv[1]), sys.argv[2]
+steps = 0
+
+def step(fn):
+    def counted(*args, **kwargs):
+        global steps
+        steps += 1
+        if steps == stop:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if not stop:
+            with open(counter, "w") as fh:
+                fh.write(str(steps))
+        return fn(*args, **kwargs)
+    return counted
+
+for module, name in ((os, "fsync"), (os, "rename"), (os, "replace"), (os, "link"), (os, "unlink"),
+                     (shutil, "rmtree"), (output, "exchange")):
+    setattr(module, name, step(getattr(module, name)))
+cli.main(sys.argv[3:])
+"""
+
+
+def folders_agree_with_manifests(out: Path) -> list[str]:
+    """Every OUT/<game>/<lang>/ folder as its manifest describes it: each listed file's
+    sha256, no unlisted PDF, one paper size; what disagrees, as messages."""
+    problems = []
+    for folder in sorted(p for p in out.glob("*/*") if p.is_dir() and not p.name.startswith(".")):
+        manifest = folder / "manifest.json"
+        if not manifest.is_file():
+            problems.append(f"{folder}: no manifest")
+            continue
+        files = json.loads(manifest.read_text())["files"]
+        for f in files:
+            path = out / f["path"]
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != f["sha256"]:
+                problems.append(f"{path}: not the file its manifest lists")
+        listed = {Path(f["path"]).name for f in files}
+        problems += [f"{pdf}: not in the manifest" for pdf in folder.glob("*.pdf") if pdf.name not in listed]
+        if len({f["paper"] for f in files}) != 1:
+            problems.append(f"{folder}: PDFs of several paper sizes")
+    return problems
+
+
+def test_a_build_killed_at_any_file_system_step_leaves_folders_that_agree_with_their_manifests(tmp_path):
+    out, counter = tmp_path / "out", tmp_path / "steps"
+
+    def build_killed_at(step: int, paper: str) -> int:
+        args = ["build", "qcd", "--lang", "all", "--paper", paper, "--jobs", "1",
+                "--out", str(out)]
+        return subprocess.run([sys.executable, "-c", KILL_AT_STEP, str(step), str(counter), *args], cwd=ROOT,
+                              capture_output=True, timeout=300).returncode
+
+    assert build_killed_at(0, "a4") == 0
+    assert build_killed_at(0, "letter") == 0
+    steps = int(counter.read_text())
+    assert steps > 20, "the build takes enough file-system steps to be killed between"
+    papers = ["a4", "letter"]
+    for i, stop in enumerate(sorted({1, 2, steps // 2, steps - 2, steps - 1, *range(3, steps, max(1, steps // 9))})):
+        assert build_killed_at(stop, papers[i % 2]) == -signal.SIGKILL
+        assert folders_agree_with_manifests(out) == [], f"killed at step {stop} of {steps}"
+    assert build_killed_at(0, "a4") == 0   # the next build sweeps what the killed ones left
+    assert not list(out.glob("*/.*.next")) and folders_agree_with_manifests(out) == []
+    papers = {json.loads(m.read_text())["files"][0]["paper"] for m in out.glob("*/*/manifest.json")}
+    assert papers == {"A4"}
