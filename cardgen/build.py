@@ -221,10 +221,16 @@ def _drawn(face: Face, comp: Component, side: str) -> bytes:
     draw) is an error naming its card and template, not a crash."""
     from .draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
 
+    from xml.etree.ElementTree import ParseError
+
     try:
         return render_pdf(face)
     except CardgenError:
         raise
+    except ParseError as exc:
+        raise TemplateError(f"the face of card '{face.card}' of component '{comp.id}', {side}, is not well-formed "
+                            f"SVG ({exc})", comp.where(side),
+                            "check the markup the template writes: every tag closed, '&' written as &amp;") from None
     except Exception as exc:  # noqa: BLE001 cairo's errors are what the template wrote
         raise TemplateError(f"the face of card '{face.card}' of component '{comp.id}', {side}, cannot be drawn "
                             f"({type(exc).__name__}: {exc})", comp.where(side),

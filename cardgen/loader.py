@@ -261,11 +261,16 @@ def _table(path: Path, physics: PhysicsData) -> Table:
 
 # --- components -----------------------------------------------------------------------------
 
-def _shape(value: Any, loc: Location, raw: Any = None) -> Shape:
+def _shape(value: Any, loc: Location, size: tuple[float, float]) -> Shape:
     f = S.Fields(value, "a shape", loc)
     shape = Shape(type=f.get("type", S.choice(SHAPE_TYPES)), radius=f.get("radius", S.number(minimum=0), 3.0),
                   angle=f.get("angle", S.number(1, 179), None), pointy=f.get("pointy", S.boolean, False))
     f.finish()
+    largest = min(size) / 2
+    if shape.type == "rounded-rect" and f.has("radius") and shape.radius > largest:
+        raise InputError(f"corner radius {shape.radius:g} mm is more than half the {size[0]:g} × {size[1]:g} mm "
+                         "size: the corners would overlap", f.map.where("radius"),
+                         f"use a radius of at most {largest:g} mm (a card's corners are usually 3 mm)")
     if shape.type == "lozenge" and shape.angle is None:
         raise InputError("a lozenge needs its corner 'angle'", f.loc, "add e.g. 'angle: 120'")
     return shape
@@ -289,7 +294,7 @@ def _component(path: Path, physics: PhysicsData) -> Component:
     width, height = f.get("size", _size)
     comp_kw = dict(
         id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
-        width=width, height=height, shape=f.get("shape", _shape, Shape()),
+        width=width, height=height, shape=f.get("shape", lambda v, l, r=None: _shape(v, l, (width, height)), Shape()),
         bleed=f.get("bleed", S.number(0, 20), 3.0), safe=f.get("safe", S.number(0, 50), 4.0),
         front=f.get("front", _template_name),
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import traceback
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -46,6 +48,8 @@ MAX_COORDINATE_MM = 10_000.0
 #: The narrowest a character can be, in em; a text longer than its box could hold at this
 #: width is reported as overflowing without laying it out (long text fails fast).
 _NARROWEST_EM = 0.15
+#: A DTD or entity declaration in a face (an XML external entity could read local files).
+_DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY)", re.I)
 
 
 class TemplateError(CardgenError):
@@ -157,12 +161,18 @@ class _ContainedLoader(jinja2.FileSystemLoader):
 
 
 def _template_location(exc: BaseException, fallback: str) -> Location:
-    """Jinja rewrites tracebacks so template frames carry the template file and line."""
+    """Jinja rewrites tracebacks so template frames carry the template file and line. For
+    runaway recursion the line to show is the one that recurs most (the call of a macro to
+    itself, the include of a template in itself), not wherever the stack happened to end."""
     if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
         return Location(display_path(exc.filename), exc.lineno or 0, 1)
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.endswith(".j2"):
-            return Location(display_path(frame.filename), frame.lineno or 0, 1)
+    frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+    if isinstance(exc, RecursionError) and frames:
+        counts = Counter(frames)
+        filename, line = max(reversed(frames), key=lambda frame: counts[frame])
+        return Location(display_path(filename), line, 1)
+    if frames:
+        return Location(display_path(frames[-1][0]), frames[-1][1], 1)
     return Location(fallback)
 
 
@@ -342,6 +352,12 @@ class Renderer:
         except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
             raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
                                 _template_location(exc, name), "fix the expression at this line") from None
+        declared = _DECLARATION.search(body)
+        if declared:
+            raise TemplateError(f"the template writes a {declared[1].upper()} declaration (rendering "
+                                f"{self._what(component, card, side)}); faces may not declare entities or a DTD, "
+                                "which could pull in outside files", self._line_of(name, _DECLARATION),
+                                "remove the declaration and write the characters themselves")
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
@@ -351,6 +367,13 @@ class Renderer:
             self._shared[(component.id, side, template)] = _Shared(
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
         return face
+
+    def _line_of(self, name: str, pattern: re.Pattern[str]) -> Location:
+        """Where ``pattern`` first matches in template ``name`` (or the template as a whole)."""
+        source, filename, _ = self.env.loader.get_source(self.env, name)
+        found = pattern.search(source)
+        line = source[:found.start()].count("\n") + 1 if found else 0
+        return Location(display_path(filename), line, 1 if line else 0)
 
     def _again(self, shared: _Shared, component: Component, card: Card) -> Face:
         """``shared``'s face for ``card``, reporting what rendering it for this card would

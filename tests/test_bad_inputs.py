@@ -44,7 +44,7 @@ def materialize(case: dict[str, Any], root: Path) -> Path:
         elif op == "pad":
             f = game / spec["file"]
             data = f.read_bytes()
-            line = b"# " + b"padding " * 15 + b"\n"
+            line = spec.get("line", "# " + "padding " * 15 + "\n").encode("utf-8")
             f.write_bytes(data + line * ((spec["bytes"] - len(data)) // len(line) + 1))
         elif op == "symlink_out":
             f = game / spec
