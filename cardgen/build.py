@@ -228,13 +228,17 @@ def _drawn(face: Face, comp: Component, side: str) -> bytes:
     except CardgenError:
         raise
     except ParseError as exc:
-        raise TemplateError(f"the face of card '{face.card}' of component '{comp.id}', {side}, is not well-formed "
-                            f"SVG ({exc})", comp.where(side),
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that is not well-formed for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({exc})", comp.where(side),
                             "check the markup the template writes: every tag closed, '&' written as &amp;") from None
     except Exception as exc:  # noqa: BLE001 cairo's errors are what the template wrote
-        raise TemplateError(f"the face of card '{face.card}' of component '{comp.id}', {side}, cannot be drawn "
-                            f"({type(exc).__name__}: {exc})", comp.where(side),
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that cannot be drawn for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({type(exc).__name__}: {exc})", comp.where(side),
                             "check the numbers the template writes: sizes, positions and transforms") from None
+
+
+def _template_of(comp: Component, side: str) -> str:
+    return (comp.front if side == "front" else comp.back) or ""
 
 
 def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:

@@ -316,8 +316,10 @@ class Renderer:
         reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
         watch = _Watch()
         budget = FaceBudget()
+        where = name   # the template file, once found: errors without a line point at it
         try:
             template = self.env.get_template(name)
+            where = display_path(template.filename or name)
             shared = self._shared.get((component.id, side, template))
             if shared is not None:
                 return self._again(shared, component, card)
@@ -331,27 +333,32 @@ class Renderer:
         except CardgenError as exc:
             if exc.location is None:   # a helper refused its arguments: point at the call and the card
                 what = self._what(component, card, side)
-                exc.location = _template_location(exc, name)
+                exc.location = _template_location(exc, where)
                 exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
                 exc.fix = exc.fix or "fix the call at this line"
             raise
         except BudgetExceeded as exc:
             reason = budget.reason or budget.timed_out().args[0]
             raise TemplateError(f"{reason} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), budget.fix) from None
+                                _template_location(exc, where), budget.fix) from None
         except RecursionError as exc:
             raise TemplateError(f"templates nest too deeply (rendering {self._what(component, card, side)}): a macro "
                                 "that calls itself, or a template that includes or extends itself?",
-                                _template_location(exc, name), "make sure every macro and include ends") from None
+                                _template_location(exc, where), "make sure every macro and include ends") from None
         except MemoryError as exc:
             raise TemplateError(f"rendering ran out of memory (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), "build smaller strings and lists") from None
+                                _template_location(exc, where), "build smaller strings and lists") from None
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), "fix the template or add the missing field") from None
+                                _template_location(exc, where), "fix the template or add the missing field") from None
+        except NameError as exc:   # Jinja writes a number too large for a float (1e999) as the name 'inf'
+            infinite = "'inf'" in str(exc) or "'nan'" in str(exc)
+            raise TemplateError((f"a number in the template is too large: it became infinity" if infinite else str(exc)) +
+                                f" (rendering {self._what(component, card, side)})", _template_location(exc, where),
+                                "write numbers of sensible size" if infinite else "fix the expression at this line") from None
         except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
             raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), "fix the expression at this line") from None
+                                _template_location(exc, where), "fix the expression at this line") from None
         declared = _DECLARATION.search(body)
         if declared:
             raise TemplateError(f"the template writes a {declared[1].upper()} declaration (rendering "

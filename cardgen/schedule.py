@@ -67,30 +67,67 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
         return
     lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=initializer, initargs=initargs))
              for _ in range(jobs)]
-    failed = True
+    failed: _Failed | None = None
+    finished: set[int] = set()   # id() of the tasks that ended without error
     try:
         _assign(tasks, lanes)
         running: dict[Future[Any], tuple[_Lane, Task]] = {}
         try:
             for lane in lanes:
                 _feed(lane, lanes, running)
-            _drain(lanes, running, on_result)
-            failed = False
+            _drain(lanes, running, on_result, finished)
+        except _Failed as failure:
+            failed = failure
         except BrokenProcessPool:
-            raise InternalError("a build worker process ended abruptly (killed, or out of memory)", None,
-                                "run the build again with --jobs 1 to see where it fails") from None
+            failed = _Failed(None, InternalError("a build worker process ended abruptly (killed, or out of memory)",
+                                                 None, "run the build again with --jobs 1 to see where it fails"))
     finally:
         for lane in lanes:   # after a failure, tasks still running are not waited for
-            lane.pool.shutdown(wait=not failed, cancel_futures=True)
+            lane.pool.shutdown(wait=failed is None, cancel_futures=True)
+    if failed is not None:
+        raise _first_error(tasks, failed, finished) from None
 
 
-def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult) -> None:
+class _Failed(Exception):
+    """A task of a parallel run raised ``error`` (``task`` None: a worker died)."""
+
+    def __init__(self, task: Task | None, error: BaseException) -> None:
+        super().__init__(task, error)
+        self.task, self.error = task, error
+
+
+def _first_error(tasks: list[Task], failed: _Failed, finished: set[int]) -> BaseException:
+    """The error a run on one process would have met first: that of the earliest task that
+    fails. Processes finish tasks in no fixed order, so when several cards are broken the
+    first to fail is a matter of timing; the tasks before the failed one that did not finish
+    are run here, in order, until one fails. The same input then gives the same message for
+    every number of jobs. (A worker that died is reported as such: nothing is run again.)"""
+    if failed.task is None:
+        return failed.error
+    for task in tasks:
+        if task is failed.task:
+            break
+        if id(task) not in finished:
+            try:
+                call(task.fn, *task.args)
+            except CardgenError as error:
+                return error
+    return failed.error
+
+
+def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult,
+           finished: set[int]) -> None:
     while running:
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for fut in done:
             lane, task = running.pop(fut)
             lane.busy -= 1
-            lane.urgent.extend(on_result(task, fut.result()))
+            try:
+                result = fut.result()
+            except CardgenError as error:
+                raise _Failed(task, error) from None
+            finished.add(id(task))
+            lane.urgent.extend(on_result(task, result))
         for lane in sorted(lanes, key=lambda ln: ln.busy):
             _feed(lane, lanes, running)
 

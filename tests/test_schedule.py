@@ -143,3 +143,18 @@ def test_what_existed_before_the_run_is_left_to_the_collector_afterwards(jobs):
     with pytest.raises(InternalError):
         collect([Task(boom, ("x",))], jobs)
     assert gc.get_freeze_count() == 0
+
+
+def slow_boom(name: str, seconds: float) -> None:
+    time.sleep(seconds)
+    raise ValueError(f"task {name} failed")
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_the_error_reported_is_the_first_in_task_order_for_any_number_of_jobs(jobs):
+    """Task 'a' fails slowly, 'b' at once: with several processes 'b' fails first, yet the
+    run reports 'a', as a run on one process does."""
+    tasks = [Task(where, ("ok",), group="x"), Task(slow_boom, ("a", 0.5), group="a"), Task(boom, ("b",), group="b")]
+    with pytest.raises(InternalError) as info:
+        collect(tasks, jobs)
+    assert info.value.message == "ValueError: task a failed"

@@ -163,7 +163,9 @@ class TextEngine:
         if direction not in _DIRECTIONS:
             problems.append(f"direction must be ltr, rtl or None, got {direction!r}")
         if problems:
-            raise TextEngineError("; ".join(problems))
+            error = TextEngineError("; ".join(problems))
+            error.code = "text"   # the caller's arguments, not a font
+            raise error
 
     def covers(self, text: str, weight: str = "regular") -> set[str]:
         """Characters of ``text`` that no face of the chain has (for coverage reports)."""
