@@ -51,8 +51,8 @@ class BudgetExceeded(Exception):
 class FaceBudget:
     """What one face has spent so far, and its limits (time from when it is entered)."""
 
-    def __init__(self, seconds: float = FACE_SECONDS) -> None:
-        self.seconds = seconds
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = FACE_SECONDS if seconds is None else seconds
         self.deadline = 0.0
         self.steps = 0
         self.output = 0

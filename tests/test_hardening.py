@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -323,3 +324,108 @@ def test_a_build_killed_at_any_file_system_step_leaves_folders_that_agree_with_t
     assert not list(out.glob("*/.*.next")) and folders_agree_with_manifests(out) == []
     papers = {json.loads(m.read_text())["files"][0]["paper"] for m in out.glob("*/*/manifest.json")}
     assert papers == {"A4"}
+
+
+# --- errors cross processes; limits of one face --------------------------------------------------
+
+def all_subclasses(cls: type) -> list[type]:
+    return [cls] + [s for sub in cls.__subclasses__() for s in all_subclasses(sub)]
+
+
+def test_every_cardgen_error_survives_pickling_with_everything_it_carries():
+    import pickle
+
+    import cardgen.build  # noqa: F401  (their error classes register as subclasses on import)
+    import cardgen.render  # noqa: F401
+    import cardgen.text.engine  # noqa: F401
+    from cardgen.errors import Location
+
+    classes = all_subclasses(CardgenError)
+    assert {"TextEngineError", "MissingGlyphs", "TemplateError", "UntranslatedError", "InternalError",
+            "FileSystemError"} <= {c.__name__ for c in classes}
+    for cls in classes:
+        err = cls.__new__(cls)
+        CardgenError.__init__(err, f"{cls.__name__} went wrong", Location("a.yaml", 3, 4), "fix it", code="x")
+        err.extra = ["kept"]
+        copy = pickle.loads(pickle.dumps(err))
+        assert type(copy) is cls and str(copy) == str(err) and copy.extra == ["kept"]
+        assert (copy.message, copy.location, copy.fix, copy.code, copy.exit_code) == \
+            (err.message, err.location, err.fix, err.code, err.exit_code)
+    from cardgen.text.engine import MissingGlyphs
+
+    glyphs = pickle.loads(pickle.dumps(MissingGlyphs("xyz", ["y"])))
+    assert glyphs.chars == ["y"] and "U+0079" in glyphs.message
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_full_disk_is_one_clear_error_and_the_old_outputs_stay(tmp_path, monkeypatch, jobs):
+    import errno
+
+    from cardgen import output
+
+    out = tmp_path / "out"
+    games = [cardgen.load_game("qcd"), cardgen.load_game("particles-in-circle")]
+    build(games, BuildOptions(out=out), jobs=1)
+    before = digests(out)
+    real_open = open
+
+    def full_disk(path, mode="r", *args, **kwargs):
+        if "w" in mode and str(path).endswith(".pdf"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(output, "open", full_disk, raising=False)   # workers fork with it
+    with pytest.raises(CardgenError) as info:
+        build(games, BuildOptions(out=out, paper="letter", cache=False), jobs=jobs)
+    err = info.value
+    assert err.code == "io" and err.exit_code == 2
+    assert re.fullmatch(r"cannot write '.*/out/(qcd|particles-in-circle)/en/\w+\.pdf': No space left on device",
+                        err.message), err.message
+    assert err.fix == "free some disk space, or write to another disk with --out"
+    assert digests(out) == before and not list(out.glob("*/.*.next"))
+
+
+def test_a_read_only_output_folder_is_one_clear_error(tmp_path, cli):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    res = cli("build", "qcd", "--out", str(blocker / "out"))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip() == (f"cardgen: error[io]: cannot write into the output folder '{blocker / 'out'}': "
+                                  "Not a directory. Fix: a file stands where a folder is needed: remove it or "
+                                  "choose another --out.")
+
+
+def test_a_face_that_runs_too_long_is_stopped_and_named(tmp_path, monkeypatch):
+    """A tight loop passes no check of the budget: the watchdog stops it."""
+    from cardgen import budget
+
+    monkeypatch.setattr(budget, "FACE_SECONDS", 0.5)
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}{% set s = "ab" * 3000 %}'
+                '{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}{% endblock %}')
+    started = time.monotonic()
+    with pytest.raises(CardgenError) as info:
+        face(make_game(tmp_path, template))
+    assert time.monotonic() - started < 5
+    assert info.value.message == ("rendering took longer than 0.5 s, the limit for one face (rendering card 'one' of "
+                                  "component 'cards', front)")
+    assert info.value.location.file.endswith("front.svg.j2") and info.value.location.line == 1
+    assert info.value.fix == "look for a loop that runs far more often than intended"
+    # the watchdog stopped only that render: the next face renders normally
+    ok = face(make_game(tmp_path / "again", '{% extends "base.svg.j2" %}{% block artwork %}{% endblock %}'))
+    assert ok.svg.startswith("<svg")
+
+
+@pytest.mark.parametrize("words", [2000, 8000])
+def test_text_far_too_long_for_its_box_is_overflow_at_once(tmp_path, words):
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}'
+                '{{ text("word " * ' + str(words) + ', 2, 10, size=3, width=46, min_size=2, field="rules") }}'
+                '{% endblock %}')
+    game = cardgen.load_game(make_game(tmp_path, template))
+    renderer = Renderer(game)
+    started = time.monotonic()
+    f = renderer.face(game.components["cards"], game.components["cards"].card("one"))
+    assert time.monotonic() - started < 2
+    (issue,) = renderer.issues
+    assert (issue.kind, issue.field, issue.card) == ("overflow", "rules", "one")
+    assert issue.detail.startswith(f"{5 * words:,} characters cannot fit 46 × 74 mm even at 2 mm")
+    assert len(issue.text) <= 81 and f.svg.count('aria-label="word') == 1
