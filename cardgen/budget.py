@@ -256,6 +256,12 @@ class _Watchdog:
     already finished is never hit (see :meth:`release`)."""
 
     def __init__(self) -> None:
+        self._reset()
+        # a process forked while the watchdog held its lock would inherit it held, by a thread
+        # the child does not have: the child starts afresh (its own watchdog on first use)
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._watched: dict[FaceBudget, int] = {}
