@@ -20,6 +20,7 @@ import contextvars
 import ctypes
 import functools
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -134,11 +135,24 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
                 _check_length(len(seq) * max(n, 0), f"'{type(seq).__name__} * {n}'")
     elif operator == "+" and _sized(left) and _sized(right):
         _check_length(len(left) + len(right), "the sum")
+    elif operator == "%" and isinstance(left, str):
+        _check_widths(left, "the '%' formatting")
     elif operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
         bits = max(abs(left), 1).bit_length() * right
         if bits > MAX_INT_BITS:
             reason = f"{left} ** {right} is a number of about {bits:,} bits; the limit is {MAX_INT_BITS:,}"
             raise budget.exceeded(reason, "use smaller numbers") if budget else BudgetExceeded(reason)
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _check_widths(template: str, what: str) -> None:
+    """A format string ('%1000000000d', '{:>1000000000}') names its field widths as numbers:
+    none may exceed what one string may hold."""
+    for digits in _NUMBER.findall(template):
+        if len(digits) > 7:   # a quick look first: only long runs of digits can be too large
+            _check_length(int(digits), f"{what} of {template[:30]!r}")
 
 
 def _check_counts(args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
@@ -192,7 +206,7 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, with every operator, call and filter that can build a large
     object checked against the face's budget first."""
 
-    intercepted_binops = frozenset(["*", "+", "**"])
+    intercepted_binops = frozenset(["*", "+", "**", "%"])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -204,8 +218,12 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 as Jinja's
-        if isinstance(getattr(__obj, "__self__", None), (str, list, tuple, bytes)):
+        # (the sandbox hands out str.format wrapped: the string is on the wrapped method)
+        owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
+        if isinstance(owner, (str, list, tuple, bytes)):
             _check_counts(args, kwargs, f"the result of {getattr(__obj, '__name__', 'a method')}()")
+            if isinstance(owner, str) and getattr(__obj, "__name__", "") in ("format", "format_map"):
+                _check_widths(owner, "the format")
         budget = current()
         if budget is not None:
             budget.check_time()
@@ -235,6 +253,8 @@ def _guarded_filter(name: str, fn: Any) -> Any:
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         _check_counts(args[skip:], kwargs, f"the result of the filter '{name}'")
+        if name == "format" and len(args) >= skip and isinstance(args[skip - 1], str):
+            _check_widths(args[skip - 1], "the filter 'format'")
         return fn(*args, **kwargs)
     return guarded
 

@@ -12,7 +12,9 @@ bleed extends to negative coordinates and past the trim size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import math
 import re
 import traceback
@@ -56,6 +58,19 @@ class TemplateError(CardgenError):
     """A template failed to compile or render; names the template line and the card."""
 
 
+def _checked(helper: Callable[..., Any]) -> Callable[..., Any]:
+    """A drawing helper whose numbers are checked like :func:`_coordinates` first."""
+    @functools.wraps(helper)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            numbers = inspect.signature(helper).bind(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise TypeError(f"{helper.__name__}(): {exc}") from None
+        _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        return helper(*args, **kwargs)
+    return checked
+
+
 def _coordinates(**values: Any) -> None:
     """Positions and sizes given to a drawing helper must be finite numbers of sensible size
     (``size=1e308`` would reach the PDF writer as a matrix it cannot invert)."""
@@ -67,6 +82,10 @@ def _coordinates(**values: Any) -> None:
             raise TemplateError(f"{name}={value!r} is out of range: positions and sizes are millimetres, "
                                 f"at most {MAX_COORDINATE_MM:g} from the card's corner", None,
                                 f"give {name} in millimetres")
+
+
+#: The artwork helpers templates call (feynman, polar...), their numbers checked first.
+_HELPERS = {name: _checked(fn) for name, fn in TEMPLATE_HELPERS.items()}
 
 
 @dataclass(frozen=True)
@@ -493,13 +512,14 @@ class Renderer:
                 self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
                                              "missing-glyphs", "no bundled font covers " + " ".join(res.missing)))
             return Markup(f'<g aria-label="{escape(s)}" data-field="{escape(field)}">'
-                          f'{res.to_svg(x, y, reg, fill=str(fill))}</g>')
+                          f'{res.to_svg(x, y, reg, fill=str(escape(fill)))}</g>')
 
         def symbol(sym: Symbol, x: float, y: float, size: float, fill: str = "#000", anchor: str = "middle",
                    weight: str = "bold") -> Markup:
             """A particle symbol: base letter, overline for antiparticles, sub- and superscript,
             with the baseline at ``y``."""
             _coordinates(x=x, y=y, size=size)
+            fill = str(escape(fill))
             base = self.engine.layout(sym.base, size=size, weight=weight, valign="baseline", direction="ltr")
             sub = (self.engine.layout(sym.sub, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
                    if sym.sub else None)
@@ -544,6 +564,6 @@ class Renderer:
             "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
-            "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **_HELPERS,
             _WATCH: watch,
         }
