@@ -6,11 +6,16 @@ Two kinds of problem exist and they map to different exit codes:
   missing files, dangling references). Loading stops; the CLI exits with 2.
 * :class:`Finding` — the input loads, but a game rule is broken (a target that cannot be built,
   a decay that does not conserve charge). The checker collects all of them; the CLI exits with 1.
+
+:class:`FileSystemError` (exit 2) names a file or folder the system refused and what to do;
+:class:`InternalError` (exit 70) is kept for what cardgen did not foresee. Every error pickles
+whole, so it crosses from a build worker to the main process unchanged.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -94,7 +99,6 @@ class FileSystemError(CardgenError):
     permissions, a loop of symbolic links): which one, why, and what to do."""
 
 
-
 #: What to do about an operating-system error, by errno name.
 _OS_FIXES = {
     "ENOSPC": "free some disk space, or write to another disk with --out",
@@ -113,10 +117,8 @@ _OS_FIXES = {
 def file_system_error(exc: OSError, doing: str = "use", path: Path | str | None = None) -> FileSystemError:
     """An :class:`OSError` as one clear line: ``cannot write 'out/qcd/en/cards.pdf': No space
     left on device. Fix: free some disk space ...``."""
-    import errno as _errno
-
     target = path if path is not None else exc.filename
-    name = _errno.errorcode.get(exc.errno or 0, "")
+    name = errno.errorcode.get(exc.errno or 0, "")
     reason = exc.strerror or str(exc)
     where = f" '{display_path(target)}'" if target is not None else ""
     return FileSystemError(f"cannot {doing}{where}: {reason}", None, _OS_FIXES.get(name, "check that path"),
