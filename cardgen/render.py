@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import linecache
 import math
 import re
 import traceback
@@ -188,7 +189,15 @@ def _template_location(exc: BaseException, fallback: str) -> Location:
     frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
     if isinstance(exc, RecursionError) and frames:
         counts = Counter(frames)
-        filename, line = max(reversed(frames), key=lambda frame: counts[frame])
+        most = max(counts.values())
+
+        def rank(frame: tuple[str, int]) -> tuple[bool, int, int]:
+            # of the lines that recur (about) as often as any, an include or import is the cause;
+            # the 'extends' line and the base frame's block recur with it but only carry it along
+            text = linecache.getline(frame[0], frame[1])
+            cause = 2 if re.search(r"\b(include|import)\b", text) else 0 if "extends" in text else 1
+            return counts[frame] >= 0.9 * most, cause, counts[frame]
+        filename, line = max(reversed(frames), key=rank)
         return Location(display_path(filename), line, 1)
     if frames:
         return Location(display_path(frames[-1][0]), frames[-1][1], 1)
