@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 
 def _n(v: float) -> str:
@@ -35,11 +35,26 @@ def _frame(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, fl
     return length, (x2 - x1) / length, (y2 - y1) / length
 
 
+#: Waves or loops one photon or gluon line may have (a card's line has a dozen).
+MAX_REPEATS = 2000
+
+
+def _repeats(length: float, period: float, name: str) -> int:
+    """Whole periods along a line, refusing a period so short the path would be endless."""
+    if not period > 0:
+        raise ValueError(f"{name} must be a positive number of millimetres, got {period!r}")
+    count = length / period
+    if not count <= MAX_REPEATS:
+        raise ValueError(f"a line of {length:g} mm with {name} {period:g} mm would have {count:g} periods; "
+                         f"at most {MAX_REPEATS} are drawn")
+    return max(1, round(count))
+
+
 def wavy(x1: float, y1: float, x2: float, y2: float, amplitude: float = 1.5, wavelength: float = 5.0) -> str:
     """A photon line: a sine wave with a whole number of periods, so both ends sit on the axis
     (lines from neighbouring cards then join without a step)."""
     length, ux, uy = _frame(x1, y1, x2, y2)
-    periods = max(1, round(length / wavelength))
+    periods = _repeats(length, wavelength, "wavelength")
     steps = periods * 16
     pts = []
     for i in range(steps + 1):
@@ -53,7 +68,7 @@ def wavy(x1: float, y1: float, x2: float, y2: float, amplitude: float = 1.5, wav
 def curly(x1: float, y1: float, x2: float, y2: float, radius: float = 1.6, pitch: float = 3.2) -> str:
     """A gluon line: a chain of loops (a prolate cycloid) starting and ending on the axis."""
     length, ux, uy = _frame(x1, y1, x2, y2)
-    loops = max(1, round(length / pitch))
+    loops = _repeats(length, pitch, "pitch")
     steps = loops * 24
     advance = length / (2 * math.pi * loops)
     pts = []
@@ -82,6 +97,7 @@ def feynman(style: str, x1: float, y1: float, x2: float, y2: float, stroke: str 
             arrow_size: float | None = None) -> Markup:
     """A Feynman-diagram line from (x1, y1) to (x2, y2): fermion (solid, with a charge arrow),
     photon (wavy), gluon (curly), scalar (dashed) or plain boson (solid)."""
+    stroke = escape(stroke)
     common = f'fill="none" stroke="{stroke}" stroke-width="{_n(width)}" stroke-linecap="round" stroke-linejoin="round"'
     if style == "photon":
         return Markup(f'<path d="{wavy(x1, y1, x2, y2, amplitude=width * 1.6, wavelength=width * 5)}" {common}/>')

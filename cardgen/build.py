@@ -30,7 +30,7 @@ from .paper import Paper, PaperError, parse_paper
 from .pdfwrite import (PdfWriteError, TileLabels, write_calibration, write_shared, write_sheets, write_single,
                        write_tiled)
 from . import setmark
-from .render import Renderer, TextIssue
+from .render import Face, Renderer, TemplateError, TextIssue
 from .setmark import MAX_SETS, SetMark
 from .schedule import Task
 from .userconfig import MAX_OFFSET_MM, saved_back_offset
@@ -78,6 +78,8 @@ class BuildOptions:
                 raise InputError(f"--{name} {value!r} is not one of {', '.join(allowed)}", None,
                                  f"use --{name} {allowed[0]}")
         self.sheet()
+        if self.lang != "all":
+            i18n.check_language(self.lang)
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
@@ -96,7 +98,7 @@ class BuildOptions:
         try:
             return parse_paper(self.paper)
         except PaperError as exc:
-            raise InputError(str(exc)) from None
+            raise InputError(str(exc), None, "use a4, a3, a5, letter, legal, tabloid or WxHmm such as 300x450mm") from None
 
 
 @dataclass(frozen=True)
@@ -291,8 +293,6 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
     """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
     ``cached``: the keys the cache held when the build looked (None: look each one up);
     the others are not looked for again."""
-    from .draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
-
     cache = FaceCache(cache_root)
     order: list[tuple[str, str | None, int]] = []
     pdfs: dict[str, bytes] = {}
@@ -316,7 +316,7 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
                     tr.missing.clear()
                 comp = game.components[comp_id]
                 face = renderer.face(comp, comp.card(card_id), side, mark)
-                hit = CachedFace(face.key, pdfs.get(face.key) or render_pdf(face), tuple(renderer.issues),
+                hit = CachedFace(face.key, pdfs.get(face.key) or _drawn(face, comp, side), tuple(renderer.issues),
                                  tuple(sorted(tr.missing)) if tr else (),
                                  tuple((str(p), file_digest(p)) for p in face.reads))
                 rendered.append((ck, hit))
@@ -329,6 +329,31 @@ def render_chunk(game_ref: str, lang: str, games_dirs: tuple[Path, ...], comp_id
         cache.put(rendered, face_scope(renderer_state[0], lang, renderer_state[0].components[comp_id]))
     return FaceChunk(comp_id, order, pdfs, issues, sorted(missing))
 
+
+
+def _drawn(face: Face, comp: Component, side: str) -> bytes:
+    """The face as a one-page PDF; a face the drawing library refuses (numbers it cannot
+    draw) is an error naming its card and template, not a crash."""
+    from .draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
+
+    from xml.etree.ElementTree import ParseError
+
+    try:
+        return render_pdf(face)
+    except CardgenError:
+        raise
+    except ParseError as exc:
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that is not well-formed for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({exc})", comp.where(side),
+                            "check the markup the template writes: every tag closed, '&' written as &amp;") from None
+    except Exception as exc:  # noqa: BLE001 cairo's errors are what the template wrote
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that cannot be drawn for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({type(exc).__name__}: {exc})", comp.where(side),
+                            "check the numbers the template writes: sizes, positions and transforms") from None
+
+
+def _template_of(comp: Component, side: str) -> str:
+    return (comp.front if side == "front" else comp.back) or ""
 
 
 def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:
@@ -391,10 +416,10 @@ class UntranslatedError(CardgenError):
 
 
 def _write_component(game_ref: str, games_dirs: tuple[Path, ...], job_id: str, chunks: list[FaceChunk],
-                     options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+                     options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[Path]]:
     """Impose one print job's rendered faces (a component, or a spare set of one); its PDF
     (and cut file) are staged, not yet renamed into place (see :func:`cardgen.output.commit`)."""
-    staged: list[tuple[Path, Path]] = []
+    staged: list[Path] = []
     game = _game(game_ref, games_dirs)
     job = next(j for j in print_jobs(game, options.level, options) if j.id == job_id)
     comp = job.comp
@@ -497,7 +522,7 @@ def _tile_labels(_: Callable[..., str], prefix: str) -> TileLabels:
 
 
 def _write_shared_job(game: Game, job: PrintJob, placements: dict[str, list[Placement]], pdfs: dict[str, bytes],
-                      options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[tuple[Path, Path]]]:
+                      options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[Path]]:
     """Small components on one shared sheet: each block stacked under the previous one."""
     paper = options.sheet()
     _ = _translating(i18n.translator(game, options.lang))
@@ -527,7 +552,7 @@ def _write_shared_job(game: Game, job: PrintJob, placements: dict[str, list[Plac
     return built, [stage(path, data)]
 
 
-def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> tuple[Path, Path]:
+def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: int) -> Path:
     from .cutfile import write_cut_svg
 
     sheets = -(-cards // plan.per_sheet)
@@ -535,7 +560,7 @@ def _stage_cut_file(path: Path, geometry: CardGeometry, plan: GridPlan, cards: i
 
 
 def _stage_manifest(game: Game, result: GameBuild, options: BuildOptions,
-                    tr: i18n.Translator | None) -> list[tuple[Path, Path]]:
+                    tr: i18n.Translator | None) -> list[Path]:
     manifest = {
         "game": game.id, "name": game.name, "lang": options.lang,
         "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
@@ -545,10 +570,8 @@ def _stage_manifest(game: Game, result: GameBuild, options: BuildOptions,
     }
     staged = [stage(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))]
     report = text_report(result)
-    if report:
+    if report:   # without one, the folder's next version simply has none
         staged.append(stage(result.folder / "text-report.txt", report.encode("utf-8")))
-    else:
-        (result.folder / "text-report.txt").unlink(missing_ok=True)
     # the manifest goes last: it describes files that are already in place
     staged.append(stage(result.folder / "manifest.json",
                         (json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")))
@@ -716,11 +739,11 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
                     tasks.append(Task(render_chunk, (refs[g.id], options.lang, dirs, comp_id, chunk,
                                                      options.cache_root, frozenset(chunk_keys & present)),
                                       group=g.id, cost=chunk_misses + 0.05, tag=(len(tasks), g.id, job.id)))
-    staged: list[tuple[Path, Path]] = []
+    staged: list[Path] = []
     try:
         pending = Counter(t.tag[1:] for t in tasks)
         chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = {}
-        outcomes: dict[tuple[str, str], tuple[BuiltFile, list[tuple[Path, Path]]]] = {
+        outcomes: dict[tuple[str, str], tuple[BuiltFile, list[Path]]] = {
             key: (built, []) for key, built in reused.items()}
 
         def on_result(task: Task, result: object) -> list[Task]:
@@ -746,6 +769,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             # are imported once here instead of once per worker, and their pages are shared
             from . import draw  # noqa: F401
         schedule.run(tasks, workers, on_result, mp_context=context, initializer=_worker_init, initargs=(lock_fd,))
+        kept_sheets: list[Path] = []   # rule sheets and answer keys whose inputs did not change
         for g in games:
             res = results[g.id]
             for job in jobs_of[g.id]:
@@ -756,11 +780,14 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
             res.untranslated = sorted(set(res.untranslated))
             sheet_files, sheet_staged = _sheets(g, res, options, previous_sheets.get(g.id, {}))
             staged.extend(sheet_staged)
+            kept_sheets.extend(options.out / f.path for f in sheet_files if options.out / f.path not in sheet_staged)
             _check_strict(g, res, options)   # raises before anything replaces the old files
             _check_text(g, res, options)
             res.files = [outcomes[(g.id, job.id)][0] for job in jobs_of[g.id]] + sheet_files
             staged.extend(_stage_manifest(g, res, options, i18n.translator(g, options.lang)))
-        commit(staged)   # every file was written in full: only now do they replace the old ones
+        # every file was written in full: only now does each folder's new version replace the old
+        commit(staged, keep=[options.out / built.path for built in reused.values()] + kept_sheets +
+               [options.out / Path(built.path).with_name(f"{built.component}-cut.svg") for built in reused.values()])
         staged = []
         # the cache keeps what these components are made of now, not what they were made of
         kept: dict[str, list[str]] = {}
@@ -779,7 +806,7 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
 
 
 def _sheets(game: Game, result: GameBuild, options: BuildOptions,
-            previous: dict[str, BuiltFile]) -> tuple[list[BuiltFile], list[tuple[Path, Path]]]:
+            previous: dict[str, BuiltFile]) -> tuple[list[BuiltFile], list[Path]]:
     """The game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
     :mod:`cardgen.sheets`), staged like the components' PDFs. A sheet whose inputs (the
     game's data, templates, catalogs and the options it depends on) are unchanged and whose
@@ -793,7 +820,7 @@ def _sheets(game: Game, result: GameBuild, options: BuildOptions,
         raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
                          f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
     files: list[BuiltFile] = []
-    staged: list[tuple[Path, Path]] = []
+    staged: list[Path] = []
     game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": epoch,
@@ -889,7 +916,10 @@ def calibrate(paper: str, duplex: str, out: Path) -> Path:
     sheet = opts.sheet()
     if duplex == "none":
         raise InputError("calibration needs a duplex mode", None, "use --duplex long or --duplex short")
-    data = write_calibration(sheet.width, sheet.height, duplex=duplex, creation_epoch=source_date_epoch())
+    try:
+        data = write_calibration(sheet.width, sheet.height, duplex=duplex, creation_epoch=source_date_epoch())
+    except PdfWriteError as exc:
+        raise InputError(f"--paper {paper}: {exc}", None, "choose a larger --paper, such as a4") from None
     path = out / f"calibration-{paper}-{duplex}.pdf"
     atomic_write(path, data)
     return path

@@ -21,7 +21,7 @@ import click
 from . import __version__
 from .check import check
 from .cli_help import FullHelpGroup
-from .errors import CardgenError
+from .errors import CardgenError, file_system_error
 from .loader import load_games
 
 EXIT_FINDINGS = 1
@@ -45,6 +45,11 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except OSError as exc:   # a file or folder the system refused (full disk, read-only folder)
+            if os.environ.get("CARDGEN_DEBUG"):
+                raise
+            err = file_system_error(exc)
+            _fail(f"cardgen: {err}", err.exit_code)
         except Exception as exc:  # a bug in cardgen itself, not in the user's input
             if os.environ.get("CARDGEN_DEBUG"):
                 raise

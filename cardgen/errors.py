@@ -6,11 +6,16 @@ Two kinds of problem exist and they map to different exit codes:
   missing files, dangling references). Loading stops; the CLI exits with 2.
 * :class:`Finding` — the input loads, but a game rule is broken (a target that cannot be built,
   a decay that does not conserve charge). The checker collects all of them; the CLI exits with 1.
+
+:class:`FileSystemError` (exit 2) names a file or folder the system refused and what to do;
+:class:`InternalError` (exit 70) is kept for what cardgen did not foresee. Every error pickles
+whole, so it crosses from a build worker to the main process unchanged.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -43,7 +48,7 @@ def display_path(path: Path | str) -> str:
     p = Path(path)
     try:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):   # RuntimeError: a loop of symbolic links (Python < 3.13)
         return str(p)
 
 
@@ -61,8 +66,9 @@ class CardgenError(Exception):
         self.code = code
 
     def __reduce__(self) -> tuple:
-        """Keep location and fix when an error crosses a process boundary (parallel builds)."""
-        return (self.__class__, (self.message, self.location, self.fix, self.code))
+        """Cross a process boundary (parallel builds) whole, whatever a subclass's constructor
+        takes: the copy is made without calling ``__init__`` and gets every attribute back."""
+        return (_rebuild, (self.__class__, self.args, self.__dict__))
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""
@@ -80,8 +86,60 @@ class CardgenError(Exception):
         }
 
 
+def _rebuild(cls: type[CardgenError], args: tuple, state: dict[str, object]) -> CardgenError:
+    """The other half of :meth:`CardgenError.__reduce__`."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class InputError(CardgenError):
     """The input files cannot be loaded as they are."""
+
+
+class FileSystemError(CardgenError):
+    """A file or folder cannot be read or written (full disk, read-only or missing folder,
+    permissions, a loop of symbolic links): which one, why, and what to do."""
+
+
+#: What to do about an operating-system error, by errno name.
+_OS_FIXES = {
+    "ENOSPC": "free some disk space, or write to another disk with --out",
+    "EDQUOT": "free some of your disk quota, or write to another disk with --out",
+    "EROFS": "the disk is read-only: choose a folder on a writable disk with --out",
+    "EACCES": "choose a folder you may write to with --out, or change its permissions",
+    "EPERM": "choose a folder you may write to with --out, or change its permissions",
+    "ENOTDIR": "a file stands where a folder is needed: remove it or choose another --out",
+    "EISDIR": "a folder stands where a file is needed: remove it or choose another --out",
+    "ELOOP": "remove the loop of symbolic links",
+    "ENAMETOOLONG": "use a shorter path",
+    "EMFILE": "close other programs, or raise the limit on open files (ulimit -n)",
+}
+
+
+def file_system_error(exc: OSError, doing: str = "use", path: Path | str | None = None) -> FileSystemError:
+    """An :class:`OSError` as one clear line: ``cannot write 'out/qcd/en/cards.pdf': No space
+    left on device. Fix: free some disk space ...``."""
+    target = path if path is not None else exc.filename
+    name = errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc)
+    where = f" '{display_path(target)}'" if target is not None else ""
+    return FileSystemError(f"cannot {doing}{where}: {reason}", None, _OS_FIXES.get(name, "check that path"),
+                           code="io")
+
+
+class InternalError(CardgenError):
+    """A failure cardgen did not foresee (a bug, or a resource the system ran out of), turned
+    into a plain one-line error where it happened — inside a build worker too — so it reaches
+    the user the same way for every ``--jobs``."""
+
+    exit_code = 70
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        fix = f" {sentence(self.fix)}" if self.fix else ""
+        return f"{where}internal error: {sentence(self.message)}{fix} (set CARDGEN_DEBUG=1 for details and please report it)"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ keeps its own in ``<game>/locale/``). Builds read the .po files directly: nothin
 from __future__ import annotations
 
 import io
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -41,7 +42,22 @@ def locale_dir(game: Game | None) -> Path:
     return game.data_dir / "locale"
 
 
+#: A language code as BCP 47 writes it (de, pt-BR, zh-Hant, sr_Latn): letters, digits and
+#: separators only, so a code can never name a folder outside the catalogs ('../../etc').
+_LANG_CODE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}")
+
+
+def check_language(lang: str) -> str:
+    """``lang`` if it has the form of a language code; an error saying what to type otherwise."""
+    if not isinstance(lang, str) or not _LANG_CODE.fullmatch(lang):
+        shown = repr(lang) if len(str(lang)) <= 40 else repr(str(lang)[:40] + "…")
+        raise InputError(f"{shown} is not a language code", None,
+                         "use a code such as en, de, fr, pt-BR or zh-Hant ('all' with build and check)")
+    return lang
+
+
 def po_path(game: Game | None, lang: str) -> Path:
+    check_language(lang)
     domain = game.id if game else COMMON
     return locale_dir(game) / lang / "LC_MESSAGES" / f"{domain}.po"
 

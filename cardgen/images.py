@@ -95,7 +95,10 @@ def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[f
     except InputError:
         raise
     except Exception as exc:  # Pillow raises many types for broken files
-        raise InputError(f"{what}: cannot read image: {exc}", where, "re-export the file as PNG or JPEG") from None
+        # Pillow names the in-memory copy it was given ('<_io.BytesIO object at 0x…>'): name the file
+        reason = re.sub(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>", f"'{Path(where.file).name}'", str(exc))
+        raise InputError(f"{what}: cannot read image {where.file}: {reason}", where,
+                         "the file is damaged or not really an image: re-export it as PNG or JPEG") from None
     if actual != kind:
         raise InputError(f"{what}: file is {actual or 'not an image'} but named {where.file}", where,
                          "fix the file extension")

@@ -8,6 +8,7 @@ adding one.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import math
 import os
@@ -66,14 +67,33 @@ def discover_games(games_dirs: Iterable[Path] = (), include_shipped: bool = True
                 add(GameSource(d.name, d, SHIPPED_TEMPLATES / d.name))
     for root in games_dirs:
         root = Path(root)
+        _no_link_loop(root, "the games folder")
         if not root.is_dir():
             raise InputError("games folder not found", Location.of_file(root),
                              "pass an existing folder to --games-dir")
-        candidates = [root] if (root / "game.yaml").is_file() else sorted(root.iterdir())
+        try:
+            candidates = [root] if (root / "game.yaml").is_file() else sorted(root.iterdir())
+        except OSError as exc:
+            raise InputError(f"the games folder cannot be read: {exc.strerror}", Location.of_file(root),
+                             "pass a folder you can read to --games-dir") from None
         for d in candidates:
+            _no_link_loop(d, "an entry of the games folder")
             if d.is_dir() and (d / "game.yaml").is_file():
                 add(GameSource(d.name, d, d / "templates"))
     return found
+
+
+def _no_link_loop(path: Path, what: str) -> None:
+    """A symbolic link that leads back to itself is reported, not skipped without a word (it
+    is most often a game folder linked the wrong way round)."""
+    if not path.is_symlink():
+        return
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{what} is a loop of symbolic links", Location.of_file(path),
+                             "remove the link, or point it at a real game folder") from None
 
 
 @lru_cache(maxsize=4)
@@ -270,11 +290,16 @@ def _table(path: Path, physics: PhysicsData) -> Table:
 
 # --- components -----------------------------------------------------------------------------
 
-def _shape(value: Any, loc: Location, raw: Any = None) -> Shape:
+def _shape(value: Any, loc: Location, size: tuple[float, float]) -> Shape:
     f = S.Fields(value, "a shape", loc)
     shape = Shape(type=f.get("type", S.choice(SHAPE_TYPES)), radius=f.get("radius", S.number(minimum=0), 3.0),
                   angle=f.get("angle", S.number(1, 179), None), pointy=f.get("pointy", S.boolean, False))
     f.finish()
+    largest = min(size) / 2
+    if shape.type == "rounded-rect" and f.has("radius") and shape.radius > largest:
+        raise InputError(f"corner radius {shape.radius:g} mm is more than half the {size[0]:g} × {size[1]:g} mm "
+                         "size: the corners would overlap", f.map.where("radius"),
+                         f"use a radius of at most {largest:g} mm (a card's corners are usually 3 mm)")
     if shape.type == "lozenge" and shape.angle is None:
         raise InputError("a lozenge needs its corner 'angle'", f.loc, "add e.g. 'angle: 120'")
     return shape
@@ -300,7 +325,7 @@ def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Compon
     places, place_defaults = f.get("places", lambda v, l, r=None: parse_layout(v, l, physics, what), (None, None))
     comp_kw = dict(
         id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
-        width=width, height=height, shape=f.get("shape", _shape, Shape()),
+        width=width, height=height, shape=f.get("shape", lambda v, l, r=None: _shape(v, l, (width, height)), Shape()),
         bleed=f.get("bleed", S.number(0, 20), 3.0), safe=f.get("safe", S.number(0, 50), 4.0),
         front=f.get("front", _template_name),
         back=f.get("back", lambda v, l, r=None: None if v is None else _template_name(v, l), None),

@@ -1,15 +1,29 @@
-"""Writing build products safely: every file appears whole or not at all.
+"""Writing build products safely: every file, and every build folder, appears whole or not at all.
 
-A file is written to a temporary name in the same folder, flushed to disk and renamed over
-the target; a crash or Ctrl-C at any moment leaves the previous good file in place.
+A single file is written to a temporary name in the same folder, flushed to disk and renamed
+over the target. A build folder (``OUT/<game>/<lang>/``: PDFs, cut files, instructions and
+the manifest that describes them) is built beside it as ``.<lang>.next`` and swapped in with
+one atomic rename (Linux ``renameat2(RENAME_EXCHANGE)``): a crash, kill -9 or Ctrl-C at any
+moment leaves either the old folder or the new one, never a mixture that disagrees with its
+manifest.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import hashlib
 import os
+import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+from .errors import file_system_error
+
+#: Files a build writes into a folder; the rest (a render's faces/, a user's notes) is kept.
+BUILD_PRODUCTS = ("*.pdf", "*-cut.svg", "PRINTING.txt", "text-report.txt", "manifest.json")
+_NEXT, _OLD = ".next", ".old"
 
 
 def _file_mode() -> int:
@@ -22,38 +36,163 @@ def _file_mode() -> int:
 FILE_MODE = _file_mode()
 
 
-def stage(path: Path, data: bytes) -> tuple[Path, Path]:
-    """Write ``data`` next to ``path`` under a temporary name, flushed to disk; returns
-    (temporary, final). :func:`commit` renames it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+def next_folder(folder: Path) -> Path:
+    """Where the next version of a build folder is put together."""
+    return folder.parent / f".{folder.name}{_NEXT}"
+
+
+def stage(path: Path, data: bytes) -> Path:
+    """Write ``data`` as ``path`` will hold it in its folder's next version (flushed to
+    disk); returns ``path``. Nothing in the folder itself changes until :func:`commit`."""
+    target = next_folder(path.parent) / path.name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise file_system_error(exc, "write", path) from None
+    return path
+
+
+def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
+    """Swap in the next version of every folder a file was staged for. Each next version gets
+    what it keeps of the current one — the files in ``keep`` (unchanged build products) and
+    everything that is not a build product — as hard links, then replaces it in one rename."""
+    staged, keep = set(staged), set(keep)
+    for folder in sorted({p.parent for p in staged}):
+        try:
+            _swap_in(folder, {p.name for p in staged if p.parent == folder}, {p.name for p in keep if p.parent == folder})
+        except OSError as exc:
+            raise file_system_error(exc, "write", folder) from None
+
+
+def _swap_in(folder: Path, written: set[str], keep: set[str]) -> None:
+    nxt = next_folder(folder)
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if entry.name in written or (is_build_product(entry.name) and entry.name not in keep):
+                continue
+            _link_tree(entry, nxt / entry.name)
+    _sync(nxt)
+    if folder.is_dir():
+        exchange(nxt, folder)              # the one step that changes what the folder holds
+        _sync(folder.parent)
+        shutil.rmtree(nxt)                 # the old version (a crash here leaves it to the next sweep)
+    else:
+        os.rename(nxt, folder)
+        _sync(folder.parent)
+
+
+def discard(staged: Iterable[Path]) -> None:
+    """Drop the next versions a failed build had started."""
+    for folder in {p.parent for p in staged}:
+        shutil.rmtree(next_folder(folder), ignore_errors=True)
+
+
+def is_build_product(name: str) -> bool:
+    return any(Path(name).match(pattern) for pattern in BUILD_PRODUCTS)
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    """Hard-link a file (copy where links are impossible) or a folder of files."""
+    if src.is_dir() and not src.is_symlink():
+        shutil.copytree(src, dst, symlinks=True, copy_function=_link_or_copy)
+    else:
+        _link_or_copy(src, dst)
+
+
+def _link_or_copy(src: Path | str, dst: Path | str) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _sync(folder: Path) -> None:
+    """Make a folder's entries durable (the renames in it survive a power cut)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(a: Path, b: Path) -> None:
+    """Swap two folders in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``). Where the
+    system has no such call, ``b`` is first renamed aside to ``.<name>.old`` and ``a`` put in
+    its place; :func:`repair` puts the old one back if a crash came in between."""
+    renameat2 = getattr(_libc(), "renameat2", None)
+    if renameat2 is not None:
+        if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise OSError(code, os.strerror(code), str(b))
+    old = b.parent / f".{b.name}{_OLD}"
+    os.rename(b, old)
+    os.rename(a, b)
+    os.rename(old, a)
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def repair(out: Path) -> None:
+    """After a build that was killed: drop unfinished next versions of build folders and put
+    back a folder the fallback of :func:`exchange` had renamed aside. Run under the lock."""
+    for game in _subfolders(out):
+        for entry in _subfolders(game):
+            name = entry.name
+            if name.startswith(".") and name.endswith(_OLD):
+                live = game / name[1:-len(_OLD)]
+                if not live.exists():
+                    os.rename(entry, live)
+                else:
+                    shutil.rmtree(entry, ignore_errors=True)
+            elif name.startswith(".") and name.endswith(_NEXT):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return []
+
+
+def atomic_write(path: Path, data: bytes) -> str:
+    """Write ``data`` to ``path`` atomically (a temporary file renamed over it); returns its
+    sha256 (hex)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:
+        raise file_system_error(exc, "write", path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise file_system_error(exc, "write", path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return Path(tmp), path
-
-
-def commit(staged: list[tuple[Path, Path]]) -> None:
-    """Rename staged files into place, one quick rename each: a build's files change together,
-    after every one of them was completely written."""
-    for tmp, final in staged:
-        os.replace(tmp, final)
-
-
-def discard(staged: list[tuple[Path, Path]]) -> None:
-    for tmp, _final in staged:
-        tmp.unlink(missing_ok=True)
-
-
-def atomic_write(path: Path, data: bytes) -> str:
-    """Write ``data`` to ``path`` atomically; returns its sha256 (hex)."""
-    commit([stage(path, data)])
     return hashlib.sha256(data).hexdigest()
 
 
@@ -87,8 +226,11 @@ class BuildLock:
     def __enter__(self) -> "BuildLock":
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(self.path, "a+")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.fh = open(self.path, "a+")
+        except OSError as exc:
+            raise file_system_error(exc, "write into the output folder", self.path.parent) from None
         try:
             fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -99,6 +241,7 @@ class BuildLock:
         return self
 
     def _sweep(self) -> None:
+        repair(self.path.parent)
         for stale in self.path.parent.rglob(".*.part"):
             stale.unlink(missing_ok=True)
 

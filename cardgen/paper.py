@@ -26,6 +26,10 @@ STANDARD_SIZES: dict[str, tuple[float, float]] = {
 
 # Sheets larger than this are almost certainly a unit mistake (cm or pt typed as mm).
 MAX_SIDE_MM = 5000.0
+# A sheet to print on: the largest a printer or plotter takes is A0 (841 × 1189 mm) or a
+# 1200 mm roll, and the smallest must still hold a card and the printer's margins.
+MAX_PAPER_MM = 1200.0
+MIN_PAPER_MM = 50.0
 
 _CUSTOM_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*$", re.IGNORECASE)
 
@@ -72,6 +76,10 @@ def parse_paper(spec: str) -> Paper:
         raise PaperError(f"unknown paper size {spec!r}; use one of {_names()} or WxHmm such as 300x450mm")
     w, h = float(match.group(1)), float(match.group(2))
     check_size(w, h, what=f"paper {spec!r}")
+    for side, value in (("width", w), ("height", h)):
+        if not MIN_PAPER_MM <= value <= MAX_PAPER_MM:
+            raise PaperError(f"paper {spec!r}: {side} {fmt_mm(value)} mm is outside the sheet sizes accepted, "
+                             f"{fmt_mm(MIN_PAPER_MM)} to {fmt_mm(MAX_PAPER_MM)} mm; sizes are in millimetres")
     return Paper(key.replace(" ", ""), w, h)
 
 

@@ -12,10 +12,16 @@ bleed extends to negative coordinates and past the trim size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
+import linecache
+import math
+import re
 import traceback
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -23,12 +29,12 @@ from types import CodeType
 from typing import Any, Callable, Iterator
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from . import format as fmt
 from . import images
 from .artwork import TEMPLATE_HELPERS
+from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
 from .errors import CardgenError, Location, display_path
 from .loader import SHARED_TEMPLATES
 from .model import Card, Component, Game, Table
@@ -43,10 +49,48 @@ from .text.svg import PlacedText
 DEFS_MARKER = "<!--cardgen:defs-->"
 SIDES = ("front", "back")
 RTL_LANGS = {"ar", "he", "fa", "ur"}
+#: Positions and sizes a template may pass to text(), symbol() and image(), in mm: far beyond
+#: any sheet, yet small enough that every number stays exact and drawable.
+MAX_COORDINATE_MM = 10_000.0
+#: The narrowest a character can be, in em; a text longer than its box could hold at this
+#: width is reported as overflowing without laying it out (long text fails fast).
+_NARROWEST_EM = 0.15
+#: A DTD or entity declaration in a face (an XML external entity could read local files).
+_DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY)", re.I)
 
 
 class TemplateError(CardgenError):
     """A template failed to compile or render; names the template line and the card."""
+
+
+def _checked(helper: Callable[..., Any]) -> Callable[..., Any]:
+    """A drawing helper whose numbers are checked like :func:`_coordinates` first."""
+    @functools.wraps(helper)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            numbers = inspect.signature(helper).bind(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise TypeError(f"{helper.__name__}(): {exc}") from None
+        _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        return helper(*args, **kwargs)
+    return checked
+
+
+def _coordinates(**values: Any) -> None:
+    """Positions and sizes given to a drawing helper must be finite numbers of sensible size
+    (``size=1e308`` would reach the PDF writer as a matrix it cannot invert)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TemplateError(f"{name} must be a number of millimetres, got {value!r}", None,
+                                f"pass a number as {name}")
+        if not math.isfinite(value) or abs(value) > MAX_COORDINATE_MM:
+            raise TemplateError(f"{name}={value!r} is out of range: positions and sizes are millimetres, "
+                                f"at most {MAX_COORDINATE_MM:g} from the card's corner", None,
+                                f"give {name} in millimetres")
+
+
+#: The artwork helpers templates call (feynman, polar...), their numbers checked first.
+_HELPERS = {name: _checked(fn) for name, fn in TEMPLATE_HELPERS.items()}
 
 
 @dataclass(frozen=True)
@@ -145,12 +189,26 @@ class _ContainedLoader(jinja2.FileSystemLoader):
 
 
 def _template_location(exc: BaseException, fallback: str) -> Location:
-    """Jinja rewrites tracebacks so template frames carry the template file and line."""
+    """Jinja rewrites tracebacks so template frames carry the template file and line. For
+    runaway recursion the line to show is the one that recurs most (the call of a macro to
+    itself, the include of a template in itself), not wherever the stack happened to end."""
     if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
         return Location(display_path(exc.filename), exc.lineno or 0, 1)
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.endswith(".j2"):
-            return Location(display_path(frame.filename), frame.lineno or 0, 1)
+    frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+    if isinstance(exc, RecursionError) and frames:
+        counts = Counter(frames)
+        most = max(counts.values())
+
+        def rank(frame: tuple[str, int]) -> tuple[bool, int, int]:
+            # of the lines that recur (about) as often as any, an include or import is the cause;
+            # the 'extends' line and the base frame's block recur with it but only carry it along
+            text = linecache.getline(frame[0], frame[1])
+            cause = 2 if re.search(r"\b(include|import)\b", text) else 0 if "extends" in text else 1
+            return counts[frame] >= 0.9 * most, cause, counts[frame]
+        filename, line = max(reversed(frames), key=rank)
+        return Location(display_path(filename), line, 1)
+    if frames:
+        return Location(display_path(frames[-1][0]), frames[-1][1], 1)
     return Location(fallback)
 
 
@@ -201,7 +259,7 @@ class CompiledTemplates(jinja2.BytecodeCache):
             open_store(self._db).put("templates", [(bucket.key, meta, source.encode("utf-8"))])
 
 
-class _Environment(ImmutableSandboxedEnvironment):
+class _Environment(BudgetedEnvironment):
     """The sandbox, noting the Python source it compiles each template from, for
     :class:`CompiledTemplates` to keep (``_compile`` is Jinja's documented hook for this)."""
 
@@ -331,31 +389,56 @@ class Renderer:
             raise ValueError(f"component '{component.id}' has no {side}")
         reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
         watch = _Watch()
+        budget = FaceBudget()
+        where = name   # the template file, once found: errors without a line point at it
         try:
             template = self.env.get_template(name)
+            where = display_path(template.filename or name)
             shared = self._shared.get((component.id, side, template, mark))
             if shared is not None:
                 return self._again(shared, component, card)
             issues, wraps = len(self.issues), len(self.wraps or ())
             ctx = self._context(component, card, side, reg, watch, mark)
-            body = template.render(ctx)
+            with budget:
+                body = render_within(template, ctx, budget)
         except jinja2.TemplateNotFound as exc:
             raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
         except CardgenError as exc:
-            if exc.location is None:
-                # a helper's complaint (text size -3): point at the template line and the card, as for any other error
+            if exc.location is None:   # a helper refused its arguments: point at the call and the card
                 what = self._what(component, card, side)
-                exc.location = _template_location(exc, name)
+                exc.location = _template_location(exc, where)
                 exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
                 exc.fix = exc.fix or "fix the call at this line"
             raise
+        except BudgetExceeded as exc:
+            reason = budget.reason or budget.timed_out().args[0]
+            raise TemplateError(f"{reason} (rendering {self._what(component, card, side)})",
+                                _template_location(exc, where), budget.fix) from None
+        except RecursionError as exc:
+            raise TemplateError(f"templates nest too deeply (rendering {self._what(component, card, side)}): a macro "
+                                "that calls itself, or a template that includes or extends itself?",
+                                _template_location(exc, where), "make sure every macro and include ends") from None
+        except MemoryError as exc:
+            raise TemplateError(f"rendering ran out of memory (rendering {self._what(component, card, side)})",
+                                _template_location(exc, where), "build smaller strings and lists") from None
         except jinja2.TemplateError as exc:
             raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), "fix the template or add the missing field") from None
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError) as exc:
+                                _template_location(exc, where), "fix the template or add the missing field") from None
+        except NameError as exc:   # Jinja writes a number too large for a float (1e999) as the name 'inf'
+            infinite = "'inf'" in str(exc) or "'nan'" in str(exc)
+            raise TemplateError((f"a number in the template is too large: it became infinity" if infinite else str(exc)) +
+                                f" (rendering {self._what(component, card, side)})", _template_location(exc, where),
+                                "write numbers of sensible size" if infinite else "fix the expression at this line") from None
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
             raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, name), "fix the expression at this line") from None
+                                _template_location(exc, where), "fix the expression at this line") from None
+        declared = _DECLARATION.search(body)
+        if declared:
+            raise TemplateError(f"the template writes a {declared[1].upper()} declaration (rendering "
+                                f"{self._what(component, card, side)}); faces may not declare entities or a DTD, "
+                                "which could pull in outside files", self._line_of(name, _DECLARATION),
+                                "remove the declaration and write the characters themselves")
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
@@ -366,6 +449,13 @@ class Renderer:
             self._shared[(component.id, side, template, mark)] = _Shared(
                 face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
         return face
+
+    def _line_of(self, name: str, pattern: re.Pattern[str]) -> Location:
+        """Where ``pattern`` first matches in template ``name`` (or the template as a whole)."""
+        source, filename, _ = self.env.loader.get_source(self.env, name)
+        found = pattern.search(source)
+        line = source[:found.start()].count("\n") + 1 if found else 0
+        return Location(display_path(filename), line, 1 if line else 0)
 
     def _again(self, shared: _Shared, component: Component, card: Card) -> Face:
         """``shared``'s face for ``card``, reporting what rendering it for this card would
@@ -410,6 +500,28 @@ class Renderer:
         return self.translate(str(msgid), context) if self.translate else str(msgid)
 
     @staticmethod
+    def _within_capacity(comp: Component, text: str, size: Any, width: Any, height: Any, min_size: Any,
+                         line_height: Any) -> tuple[str, tuple[str, str] | None]:
+        """``text``, or as much of it as its box could possibly hold and why the rest cannot
+        fit: a box (or, without a width or height, the card) holds at most so many lines of
+        so many characters of the narrowest kind at the smallest size allowed. Laying out
+        thousands of words to find that out took seconds a card; this takes none."""
+        numbers = (size, width, height, min_size, line_height)
+        if not all(v is None or (isinstance(v, (int, float)) and 0 < v <= MAX_COORDINATE_MM) for v in numbers) \
+                or size is None:
+            return text, None   # the engine refuses these with its own message
+        smallest = min(size, min_size or size)
+        box_w = width or comp.width + 2 * comp.bleed
+        box_h = height or comp.height + 2 * comp.bleed
+        lines = int(box_h / (smallest * line_height)) + 1
+        capacity = (int(box_w / (smallest * _NARROWEST_EM)) + 1) * lines + lines
+        if len(text) <= capacity:
+            return text, None
+        detail = (f"{len(text):,} characters cannot fit {box_w:g} × {box_h:g} mm even at {smallest:g} mm "
+                  f"(at most about {capacity:,})")
+        return text[:capacity], (text[:80] + "…", detail)
+
+    @staticmethod
     def _what(component: Component, card: Card, side: str) -> str:
         return f"card '{card.id}' of component '{component.id}', {side}"
 
@@ -432,28 +544,38 @@ class Renderer:
                  line_height: float = 1.2, field: str = "", direction: str | None = None) -> Markup:
             """Shaped text as glyph outlines; overflow and uncovered characters are reported."""
             s = str(content)
+            _coordinates(x=x, y=y)
+            spent = current()
+            if spent is not None:
+                spent.spend_text(len(s))
+            label = field or s[:24]
+            s, too_long = self._within_capacity(comp, s, size, width, height, min_size, line_height)
+            if too_long:
+                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, too_long[0],
+                                             "overflow", too_long[1]))
             if self.on_text is not None:
                 watch.told.append((s, width, height, size, min_size))
                 self.on_text(s, width, height, size, min_size)
             res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
                                      direction=direction)
-            label = field or s[:24]
             if self.wraps is not None and height is None and width is not None:
                 self.wraps.append((comp.id, card.id, side, label, len(res.lines)))
-            if not res.fits:
+            if not res.fits and not too_long:
                 self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
                                              f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))
             if res.missing:
                 self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
                                              "missing-glyphs", "no bundled font covers " + " ".join(res.missing)))
             return Markup(f'<g aria-label="{escape(s)}" data-field="{escape(field)}">'
-                          f'{res.to_svg(x, y, reg, fill=str(fill))}</g>')
+                          f'{res.to_svg(x, y, reg, fill=str(escape(fill)))}</g>')
 
         def symbol(sym: Symbol, x: float, y: float, size: float, fill: str = "#000", anchor: str = "middle",
                    weight: str = "bold") -> Markup:
             """A particle symbol: base letter, overline for antiparticles, sub- and superscript,
             with the baseline at ``y``."""
+            _coordinates(x=x, y=y, size=size)
+            fill = str(escape(fill))
             base = self.engine.layout(sym.base, size=size, weight=weight, valign="baseline", direction="ltr")
             sub = (self.engine.layout(sym.sub, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
                    if sym.sub else None)
@@ -478,6 +600,7 @@ class Renderer:
                   opacity: float = 1.0) -> Markup:
             """User artwork from the game folder (PNG, JPEG, SVG), checked and embedded; ``fit``
             is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
+            _coordinates(x=x, y=y, width=width, height=height)
             what = self._what(comp, card, side)
             file = images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what)
             watch.read.append(file)
@@ -500,7 +623,7 @@ class Renderer:
             "places": [template_view(p, self.game.physics) for p in comp.places_of(card)],
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),
-            "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **TEMPLATE_HELPERS,
+            "text": text, "symbol": symbol, "image": image, "_": translated, "mirror_x": mirror_x, **_HELPERS,
             "set_mark": mark.for_template() if mark is not None else None,
             _WATCH: watch,
         }

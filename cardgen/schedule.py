@@ -12,10 +12,15 @@ the lane that finished the component, so imposition overlaps with rendering else
 from __future__ import annotations
 
 import gc
+import os
+import traceback
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
+
+from .errors import CardgenError, InternalError, file_system_error
 
 #: Tasks a lane may have queued in its process beyond the running one, so that it never
 #: waits for the main process between two tasks of its own.
@@ -41,7 +46,8 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
         initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> None:
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
-    run and propagates; tasks not yet started are cancelled."""
+    run and propagates; tasks not yet started are cancelled. Whatever a task raises reaches
+    the caller as a :class:`CardgenError` (see :func:`call`), the same for every ``jobs``."""
     # The objects that exist now (modules, loaded games) live through the run: the garbage
     # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
     # that — Python's documented recipe for fork() — so their collections no longer walk
@@ -61,29 +67,93 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
         return
     lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=initializer, initargs=initargs))
              for _ in range(jobs)]
+    failed: _Failed | None = None
+    finished: set[int] = set()   # id() of the tasks that ended without error
     try:
         _assign(tasks, lanes)
         running: dict[Future[Any], tuple[_Lane, Task]] = {}
-        for lane in lanes:
-            _feed(lane, lanes, running)
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                lane, task = running.pop(fut)
-                lane.busy -= 1
-                lane.urgent.extend(on_result(task, fut.result()))
-            for lane in sorted(lanes, key=lambda ln: ln.busy):
+        try:
+            for lane in lanes:
                 _feed(lane, lanes, running)
+            _drain(lanes, running, on_result, finished)
+        except _Failed as failure:
+            failed = failure
+        except BrokenProcessPool:
+            failed = _Failed(None, InternalError("a build worker process ended abruptly (killed, or out of memory)",
+                                                 None, "run the build again with --jobs 1 to see where it fails"))
     finally:
-        for lane in lanes:
-            lane.pool.shutdown(cancel_futures=True)
+        for lane in lanes:   # after a failure, tasks still running are not waited for
+            lane.pool.shutdown(wait=failed is None, cancel_futures=True)
+    if failed is not None:
+        raise _first_error(tasks, failed, finished) from None
+
+
+class _Failed(Exception):
+    """A task of a parallel run raised ``error`` (``task`` None: a worker died)."""
+
+    def __init__(self, task: Task | None, error: BaseException) -> None:
+        super().__init__(task, error)
+        self.task, self.error = task, error
+
+
+def _first_error(tasks: list[Task], failed: _Failed, finished: set[int]) -> BaseException:
+    """The error a run on one process would have met first: that of the earliest task that
+    fails. Processes finish tasks in no fixed order, so when several cards are broken the
+    first to fail is a matter of timing; the tasks before the failed one that did not finish
+    are run here, in order, until one fails. The same input then gives the same message for
+    every number of jobs. (A worker that died is reported as such: nothing is run again.)"""
+    if failed.task is None:
+        return failed.error
+    for task in tasks:
+        if task is failed.task:
+            break
+        if id(task) not in finished:
+            try:
+                call(task.fn, *task.args)
+            except CardgenError as error:
+                return error
+    return failed.error
+
+
+def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult,
+           finished: set[int]) -> None:
+    while running:
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for fut in done:
+            lane, task = running.pop(fut)
+            lane.busy -= 1
+            try:
+                result = fut.result()
+            except CardgenError as error:
+                raise _Failed(task, error) from None
+            finished.add(id(task))
+            lane.urgent.extend(on_result(task, result))
+        for lane in sorted(lanes, key=lambda ln: ln.busy):
+            _feed(lane, lanes, running)
+
+
+def call(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run one task, turning an exception that is not a :class:`CardgenError` into an
+    :class:`InternalError` right here. In a worker process that matters: an exception the
+    main process cannot unpickle would otherwise break the whole pool and hide what failed."""
+    try:
+        return fn(*args)
+    except CardgenError:
+        raise
+    except OSError as exc:
+        raise file_system_error(exc) from None
+    except MemoryError:
+        raise InternalError("out of memory", None, "close other programs or build fewer games at once") from None
+    except Exception as exc:  # noqa: BLE001 the boundary: everything else is a cardgen bug
+        detail = "\n" + traceback.format_exc() if os.environ.get("CARDGEN_DEBUG") else ""
+        raise InternalError(f"{type(exc).__name__}: {exc}{detail}") from None
 
 
 def _run_here(tasks: list[Task], on_result: OnResult) -> None:
     queue = deque(tasks)
     while queue:
         task = queue.popleft()
-        queue.extendleft(reversed(list(on_result(task, task.fn(*task.args)))))
+        queue.extendleft(reversed(list(on_result(task, call(task.fn, *task.args)))))
 
 
 class _Lane:
@@ -125,5 +195,5 @@ def _feed(lane: _Lane, lanes: list[_Lane], running: dict[Future[Any], tuple[_Lan
         task = _next(lane, lanes)
         if task is None:
             return
-        running[lane.pool.submit(task.fn, *task.args)] = (lane, task)
+        running[lane.pool.submit(call, task.fn, *task.args)] = (lane, task)
         lane.busy += 1

@@ -1,22 +1,27 @@
 """``cardgen serve``: a live preview for designers.
 
-A local web page shows every card of a game as inline SVG, a sheet preview per component and
-the checker's findings. A watcher re-loads and re-renders a game whenever one of its files
+A local web page shows every card of a game as an image (``<img>`` of the face's SVG: a
+browser never runs script in an SVG loaded as an image, so nothing a game's templates wrote
+can run in the designer's browser), a sheet preview per component and the checker's findings. A watcher re-loads and re-renders a game whenever one of its files
 (YAML, templates, fonts, catalogs) changes, compares each face's content hash with the last
 render and pushes the ids of the faces that changed over Server-Sent Events; the page then
 fetches only those faces. Errors in half-typed files are shown in a banner instead of stopping
 the server, and the page recovers by itself once the file is fixed.
 
-Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1.
+Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1. Every
+answer carries a strict Content-Security-Policy (the page's own script is the only script
+allowed), connections are capped and idle or slow ones closed.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
 import queue
 import re
+import socket
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -55,6 +60,9 @@ HOST = "127.0.0.1"
 PING_SECONDS = 15.0
 WATCH_STEP_MS = 30        # quiet time that ends a batch of file changes: low, so edits show at once
 SHEET_PAPER = "a4"        # the sheet preview shows the first page of a default build
+MAX_CONNECTIONS = 64      # open connections at once; more are answered 503 and closed
+MAX_STREAMS = 16          # of which live-refresh event streams (a few browser tabs)
+IDLE_SECONDS = 15.0       # a connection that sends or takes nothing this long is closed
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -333,24 +341,32 @@ def sse_message(event: str, data: dict[str, Any]) -> str:
 
 # --- the page -----------------------------------------------------------------------------------
 
-_ID_ATTR = re.compile(r'(?<![\w:-])id="([^"]+)"')
-_ID_REF = re.compile(r'(url\(#|href="#)([^")]+)')
-
-
-def scoped_svg(face: Face) -> str:
-    """The face's SVG with its ids made unique to it: many faces share one HTML document, where
-    two cards' ``clipPath id="trim"`` would otherwise clip each other."""
-    prefix = f"f{face.key[:12]}-"
-    svg = _ID_ATTR.sub(lambda m: f'id="{prefix}{m[1]}"', face.svg)
-    return _ID_REF.sub(lambda m: f"{m[1]}{prefix}{m[2]}", svg)
-
-
 def _face_url(gid: str, fid: str, key: str) -> str:
     return f"/face/{quote(gid)}/{quote(fid)}.svg?k={key}"
 
 
+def _page_template() -> str:
+    return resources.files("cardgen").joinpath("serve_page.html").read_text(encoding="utf-8")
+
+
+def page_policy() -> str:
+    """The Content-Security-Policy of the preview's pages: no script but the page's own (by its
+    hash), no plug-ins, frames or forms; images (faces) and fetches from the preview only."""
+    script = re.search(r"<script>(.*?)</script>", _page_template(), re.S)
+    digest = base64.b64encode(hashlib.sha256(script[1].encode("utf-8")).digest()).decode() if script else ""
+    return (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src 'self'; "
+            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+#: For a face's SVG opened by itself (not as an image): nothing in it may run or load, but
+#: its embedded artwork (data: URLs) and styles show.
+FACE_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox"
+#: For data answers (JSON, events, text): nothing at all.
+DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; sandbox"
+
+
 def _page(title: str, body: str, **data: str) -> str:
-    template = resources.files("cardgen").joinpath("serve_page.html").read_text(encoding="utf-8")
+    template = _page_template()
     attrs = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in data.items())
     return (template.replace("<!--title-->", html.escape(title)).replace("<!--body-attrs-->", attrs)
             .replace("<!--body-->", body))
@@ -441,10 +457,12 @@ def _mm_box(x: float, y: float, width: float, height: float, position: str = "ab
 
 
 def _face_html(snap: Snapshot, fid: str, width_mm: float) -> str:
+    """One face as an image of its SVG: markup a template wrote cannot run in an image."""
     face = snap.faces.get(fid)
-    svg, key = (scoped_svg(face), face.key) if face is not None else ("", "")
+    key = face.key if face is not None else ""
+    img = (f'<img src="{_face_url(snap.game, fid, key)}" alt="{html.escape(fid)}">' if face is not None else "")
     return (f'<div class="face" data-face="{html.escape(fid)}" data-key="{key}" '
-            f'style="width:calc({width_mm:g} * var(--mm))">{svg}</div>')
+            f'style="width:calc({width_mm:g} * var(--mm))">{img}</div>')
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -455,6 +473,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
+    timeout = IDLE_SECONDS   # per read or write: an idle keep-alive or a slow client is let go
 
     def do_GET(self) -> None:
         try:
@@ -497,17 +516,22 @@ class _Handler(BaseHTTPRequestHandler):
         face = snap.faces.get(fid) if snap else None
         if face is None:
             return self._not_found()
-        self._send(HTTPStatus.OK, "image/svg+xml; charset=utf-8", scoped_svg(face).encode("utf-8"),
-                   {"X-Face-Key": face.key})
+        self._send(HTTPStatus.OK, "image/svg+xml; charset=utf-8", face.svg.encode("utf-8"),
+                   {"X-Face-Key": face.key, "Content-Security-Policy": FACE_POLICY})
 
     def _events(self) -> None:
         """A long-lived event stream: ``hello`` with every game's version, then ``update``s,
         with ``: ping`` comments in between so proxies and browsers keep it open."""
         preview = self.server.preview
+        if not self.server.streams.acquire(blocking=False):
+            self.close_connection = True
+            return self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+                              b"too many live-refresh streams are open; close some preview tabs", {"Retry-After": "5"})
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-store")
         self.send_header("Connection", "keep-alive")
+        self._security_headers(DATA_POLICY)
         self.end_headers()
         self.close_connection = True
         q = preview.hub.subscribe()
@@ -521,17 +545,19 @@ class _Handler(BaseHTTPRequestHandler):
                 if message is None:
                     break
                 self._write(message)
-        except OSError:  # the page was closed or reloaded
+        except OSError:  # the page was closed or reloaded, or stopped reading
             pass
         finally:
             preview.hub.unsubscribe(q)
+            self.server.streams.release()
 
     def _write(self, text: str) -> None:
         self.wfile.write(text.encode("utf-8"))
         self.wfile.flush()
 
     def _html(self, text: str) -> None:
-        self._send(HTTPStatus.OK, "text/html; charset=utf-8", text.encode("utf-8"))
+        self._send(HTTPStatus.OK, "text/html; charset=utf-8", text.encode("utf-8"),
+                   {"Content-Security-Policy": self.server.page_policy})
 
     def _json(self, data: dict[str, Any]) -> None:
         self._send(HTTPStatus.OK, "application/json", json.dumps(data, ensure_ascii=False).encode("utf-8"))
@@ -547,19 +573,67 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
-        for name, value in (headers or {}).items():
+        headers = dict(headers or {})
+        self._security_headers(headers.pop("Content-Security-Policy", DATA_POLICY))
+        for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
+
+    def _security_headers(self, policy: str) -> None:
+        self.send_header("Content-Security-Policy", policy)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: a page load is dozens of requests, and the terminal is for errors."""
 
 
 class _HTTPServer(ThreadingHTTPServer):
+    """One thread per connection, at most ``max_connections`` at once: beyond that a
+    connection gets a short 503 answer and is closed without a thread of its own (800 slow
+    clients made 800 threads before)."""
+
     daemon_threads = True
     block_on_close = False   # idle keep-alive connections must not hold up Ctrl-C
+    request_queue_size = 128   # connections beyond the cap wait here briefly for their 503
     preview: PreviewServer
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], max_connections: int,
+                 max_streams: int) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(max_connections)
+        self.streams = threading.BoundedSemaphore(max_streams)
+        self.page_policy = page_policy()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self._refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def _refuse(self, request: socket.socket) -> None:
+        body = b"the preview has too many open connections; try again in a moment"
+        try:
+            request.settimeout(1.0)
+            request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                            b"Retry-After: 2\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n"
+                            b"Content-Security-Policy: " + DATA_POLICY.encode() +
+                            b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
 
 # --- the server -------------------------------------------------------------------------------
@@ -570,8 +644,10 @@ class PreviewServer:
 
     def __init__(self, games_dirs: Iterable[Path] = (), game: str | None = None, port: int = 8000,
                  lang: str = "en", ping_seconds: float = PING_SECONDS,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, max_connections: int = MAX_CONNECTIONS,
+                 max_streams: int = MAX_STREAMS, idle_seconds: float = IDLE_SECONDS) -> None:
         self.state = PreviewState(games_dirs, game, lang)
+        self.limits = (max_connections, max_streams, idle_seconds)
         self.port = port
         self.ping_seconds = ping_seconds
         self.log = log or (lambda message: None)
@@ -590,7 +666,9 @@ class PreviewServer:
     def start(self) -> PreviewServer:
         """Bind, start serving and watching; returns once both are ready."""
         try:
-            self._httpd = _HTTPServer((HOST, self.port), _Handler)
+            max_connections, max_streams, idle_seconds = self.limits
+            handler = type("_Handler", (_Handler,), {"timeout": idle_seconds})
+            self._httpd = _HTTPServer((HOST, self.port), handler, max_connections, max_streams)
         except OSError as exc:
             raise InputError(f"cannot listen on {HOST}:{self.port}: {exc.strerror}", None,
                              "pick another --port, or --port 0 for any free one") from None

@@ -19,8 +19,9 @@ from .errors import InputError, Location, display_path
 
 #: Hard cap on nodes per document: protects against alias bombs ("billion laughs").
 MAX_NODES = 200_000
-#: Documents bigger than this are refused before parsing.
-MAX_BYTES = 8 * 1024 * 1024
+#: Documents bigger than this are refused before they are read or parsed: a game's largest
+#: data file is tens of KB, and parsing takes about a second per MiB.
+MAX_BYTES = 2 * 1024 * 1024
 #: Deepest nesting of mappings and lists accepted.
 MAX_DEPTH = 64
 
@@ -85,13 +86,22 @@ class _Builder:
     def __init__(self, file: str) -> None:
         self.file = file
         self.count = 0
+        self.seen: set[int] = set()
+        self.aliased = False   # a node was reached twice: the document uses aliases
         self.constructor = yaml.SafeLoader("")  # only used for its scalar constructors
 
     def build(self, node: yaml.Node, depth: int = 0) -> Any:
         self.count += 1
+        if id(node) in self.seen:
+            self.aliased = True
+        self.seen.add(id(node))
         if self.count > MAX_NODES:
-            raise InputError(f"document has more than {MAX_NODES} nodes (alias expansion?)",
-                             _loc(self.file, node), "split the file or remove YAML aliases")
+            if self.aliased:
+                raise InputError(f"document expands to more than {MAX_NODES:,} values through its aliases "
+                                 "(*name repeats what &name marks)", _loc(self.file, node),
+                                 "write the values out or remove the YAML aliases")
+            raise InputError(f"document has more than {MAX_NODES:,} values", _loc(self.file, node),
+                             "split the data into several files")
         if depth > MAX_DEPTH:
             raise InputError(f"nesting deeper than {MAX_DEPTH} levels (or an alias that contains itself)",
                              _loc(self.file, node), "flatten the structure")
@@ -263,6 +273,28 @@ def _deep_spot(text: str, file: str) -> Location:
     return Location(file, event.start_mark.line + 1, event.start_mark.column + 1)
 
 
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32LE", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32BE", "UTF-32"),
+         (b"\xff\xfe", "UTF-16LE", "UTF-16"), (b"\xfe\xff", "UTF-16BE", "UTF-16"))
+
+
+def _wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """(how to name it, iconv's name for it) if ``data`` is UTF-16 or UTF-32 text: by its
+    byte-order mark, or without one by where its zero bytes fall — text in those encodings
+    has a zero byte beside almost every ASCII character, which UTF-8 text never has."""
+    for bom, name, codec in _BOMS:
+        if data.startswith(bom):
+            return f"{name} (with a byte-order mark)", codec
+    sample = data[:4096]
+    if len(sample) < 4 or sample.count(0) < len(sample) // 4:
+        return None
+    for name, width, zero_at in (("UTF-32LE", 4, (1, 2, 3)), ("UTF-32BE", 4, (0, 1, 2)),
+                                 ("UTF-16LE", 2, (1,)), ("UTF-16BE", 2, (0,))):
+        units = [sample[i:i + width] for i in range(0, len(sample) - width + 1, width)]
+        if sum(all(u[k] == 0 for k in zero_at) for u in units) >= 0.6 * len(units):
+            return f"{name} without a byte-order mark", name
+    return None
+
+
 def load_yaml(path: Path) -> Any:
     """Read and parse a YAML file, turning OS and encoding problems into InputErrors."""
     shown = display_path(path)
@@ -270,6 +302,10 @@ def load_yaml(path: Path) -> Any:
         # a named pipe or device would block or never end
         raise InputError("not a regular file", Location(shown), "point to a plain .yaml file")
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:   # refused by its size, before anything is read
+            raise InputError(f"file is {size / 2**20:.1f} MiB; data files may be at most {MAX_BYTES // 2**20} MiB",
+                             Location(shown), "split the data into several files")
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("file not found", Location(shown), "create the file or fix the path") from None
@@ -278,8 +314,14 @@ def load_yaml(path: Path) -> Any:
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", Location(shown), "check permissions") from None
     if len(data) > MAX_BYTES:
-        raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", Location(shown),
-                         "split the data into several files")
+        raise InputError(f"file is {len(data) / 2**20:.1f} MiB; data files may be at most {MAX_BYTES // 2**20} MiB",
+                         Location(shown), "split the data into several files")
+    wide = _wide_encoding(data)
+    if wide:
+        label, codec = wide
+        raise InputError(f"file is {label}, not UTF-8", Location(shown),
+                         f"save it as UTF-8 (your editor's 'Save with encoding', or: iconv -f {codec} "
+                         f"-t UTF-8 {path.name} > {path.stem}-utf8{path.suffix})")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ def materialize(case: dict[str, Any], root: Path) -> Path:
         elif op == "pad":
             f = game / spec["file"]
             data = f.read_bytes()
-            line = b"# " + b"padding " * 15 + b"\n"
+            line = spec.get("line", "# " + "padding " * 15 + "\n").encode("utf-8")
             f.write_bytes(data + line * ((spec["bytes"] - len(data)) // len(line) + 1))
         elif op == "symlink_out":
             f = game / spec
@@ -119,3 +120,62 @@ def test_bad_input(case: dict[str, Any], tmp_path: Path) -> None:
             assert res.stderr.strip().splitlines() == ["cardgen: " + expected_line(expect)]
         else:
             assert res.stdout.strip().splitlines() == [expected_line(expect)]
+
+
+# --- bad input a build meets ------------------------------------------------------------------
+
+BUILD_CASES: list[dict[str, Any]] = yaml.safe_load((HERE / "build_cases.yaml").read_text(encoding="utf-8"))
+FRONT = "{{% extends \"base.svg.j2\" %}}\n{{% block artwork %}}\n{body}\n{{% endblock %}}\n"
+
+
+def prepare_build(case: dict[str, Any], root: Path) -> tuple[Path, list[str]]:
+    """The broken game (and whatever else the case sets up) and the command line to run."""
+    game = materialize(case, root)
+    if "template" in case:
+        (game / "templates/card-front.svg.j2").write_text(FRONT.format(body=case["template"]), encoding="utf-8")
+    for link, to in (case.get("links") or {}).items():   # beside the game folder
+        (game.parent / link).parent.mkdir(parents=True, exist_ok=True)
+        (game.parent / link).symlink_to(to)
+    if case.get("png"):
+        (game / "art").mkdir()
+        (game / "art" / case["png"]["file"]).write_bytes(case["png"]["bytes"].encode("latin-1"))
+    if case.get("file_at"):
+        (game.parent / case["file_at"]).write_text("not a folder\n")
+    out = game.parent / "out"
+    args = case.get("args", "build demo --out {out}").format(out="out").split()
+    return game, args
+
+
+def build_line(expect: dict[str, Any]) -> str:
+    where = expect.get("where") or (f"demo/{expect['file']}" if expect.get("file") else "")
+    if where and expect.get("line"):
+        where += f":{expect['line']}:{expect['column']}"
+    return (f"{where + ': ' if where else ''}error[{expect.get('rule', 'input')}]: {sentence(expect['message'])}"
+            f" Fix: {sentence(expect['fix'])}")
+
+
+def test_the_build_battery_covers_enough_defects() -> None:
+    names = [c["name"] for c in BUILD_CASES]
+    assert len(names) >= 20 and len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("case", BUILD_CASES, ids=[c["name"] for c in BUILD_CASES])
+def test_bad_build(case: dict[str, Any], jobs: int, tmp_path: Path) -> None:
+    game, args = prepare_build(case, tmp_path)
+    if args[0] == "build":
+        args += ["--jobs", str(jobs)]
+    started = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "cardgen", *args], capture_output=True, text=True,
+                         cwd=game.parent, timeout=60)
+    assert time.monotonic() - started < 30
+    assert "Traceback" not in res.stderr, res.stderr
+    assert res.returncode == case["expect"]["exit"], res.stderr
+    if "usage" in case:   # refused by the command line parser itself, with its usage text
+        assert res.stderr.strip().splitlines()[-1] == case["usage"]
+    else:
+        assert res.stderr.strip().splitlines() == ["cardgen: " + build_line(case["expect"])]
+    out = game.parent / "out"
+    written = [p for p in out.rglob("*") if p.is_file() and ".cache" not in p.parts and p.name != ".lock"] \
+        if out.is_dir() else []
+    assert written == [], "a failed build wrote nothing"

@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -248,3 +249,183 @@ def test_a_failed_build_leaves_no_staged_files(tmp_path):
         build(games, BuildOptions(out=out, cache=False), jobs=2)
     assert not list(out.rglob("*.part"))
     assert not list(out.rglob("*.pdf")) and not list(out.rglob("manifest.json"))
+
+
+# --- a build killed between any two file-system steps ---------------------------------------
+
+#: Runs `cardgen build` in a subprocess that SIGKILLs itself at its Nth file-system step
+#: (writing, flushing, linking, renaming, swapping, deleting); N = 0 counts the steps into
+#: the file given as the second argument instead.
+KILL_AT_STEP = """
+import os, shutil, signal, sys
+from cardgen import cli, output
+
+stop, counter = int(sys.argv[1]), sys.argv[2]
+steps = 0
+
+def step(fn):
+    def counted(*args, **kwargs):
+        global steps
+        steps += 1
+        if steps == stop:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if not stop:
+            with open(counter, "w") as fh:
+                fh.write(str(steps))
+        return fn(*args, **kwargs)
+    return counted
+
+for module, name in ((os, "fsync"), (os, "rename"), (os, "replace"), (os, "link"), (os, "unlink"),
+                     (shutil, "rmtree"), (output, "exchange")):
+    setattr(module, name, step(getattr(module, name)))
+cli.main(sys.argv[3:])
+"""
+
+
+def folders_agree_with_manifests(out: Path) -> list[str]:
+    """Every OUT/<game>/<lang>/ folder as its manifest describes it: each listed file's
+    sha256, no unlisted PDF, one paper size; what disagrees, as messages."""
+    problems = []
+    for folder in sorted(p for p in out.glob("*/*") if p.is_dir() and not p.name.startswith(".")):
+        manifest = folder / "manifest.json"
+        if not manifest.is_file():
+            problems.append(f"{folder}: no manifest")
+            continue
+        files = json.loads(manifest.read_text())["files"]
+        for f in files:
+            path = out / f["path"]
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != f["sha256"]:
+                problems.append(f"{path}: not the file its manifest lists")
+        listed = {Path(f["path"]).name for f in files}
+        problems += [f"{pdf}: not in the manifest" for pdf in folder.glob("*.pdf") if pdf.name not in listed]
+        if len({f["paper"] for f in files}) != 1:
+            problems.append(f"{folder}: PDFs of several paper sizes")
+    return problems
+
+
+def test_a_build_killed_at_any_file_system_step_leaves_folders_that_agree_with_their_manifests(tmp_path):
+    out, counter = tmp_path / "out", tmp_path / "steps"
+
+    def build_killed_at(step: int, paper: str) -> int:
+        args = ["build", "qcd", "--lang", "all", "--paper", paper, "--jobs", "1",
+                "--out", str(out)]
+        return subprocess.run([sys.executable, "-c", KILL_AT_STEP, str(step), str(counter), *args], cwd=ROOT,
+                              capture_output=True, timeout=300).returncode
+
+    assert build_killed_at(0, "a4") == 0
+    assert build_killed_at(0, "letter") == 0
+    steps = int(counter.read_text())
+    assert steps > 20, "the build takes enough file-system steps to be killed between"
+    papers = ["a4", "letter"]
+    for i, stop in enumerate(sorted({1, 2, steps // 2, steps - 2, steps - 1, *range(3, steps, max(1, steps // 9))})):
+        assert build_killed_at(stop, papers[i % 2]) == -signal.SIGKILL
+        assert folders_agree_with_manifests(out) == [], f"killed at step {stop} of {steps}"
+    assert build_killed_at(0, "a4") == 0   # the next build sweeps what the killed ones left
+    assert not list(out.glob("*/.*.next")) and folders_agree_with_manifests(out) == []
+    papers = {json.loads(m.read_text())["files"][0]["paper"] for m in out.glob("*/*/manifest.json")}
+    assert papers == {"A4"}
+
+
+# --- errors cross processes; limits of one face --------------------------------------------------
+
+def all_subclasses(cls: type) -> list[type]:
+    return [cls] + [s for sub in cls.__subclasses__() for s in all_subclasses(sub)]
+
+
+def test_every_cardgen_error_survives_pickling_with_everything_it_carries():
+    import pickle
+
+    import cardgen.build  # noqa: F401  (their error classes register as subclasses on import)
+    import cardgen.render  # noqa: F401
+    import cardgen.text.engine  # noqa: F401
+    from cardgen.errors import Location
+
+    classes = all_subclasses(CardgenError)
+    assert {"TextEngineError", "MissingGlyphs", "TemplateError", "UntranslatedError", "InternalError",
+            "FileSystemError"} <= {c.__name__ for c in classes}
+    for cls in classes:
+        err = cls.__new__(cls)
+        CardgenError.__init__(err, f"{cls.__name__} went wrong", Location("a.yaml", 3, 4), "fix it", code="x")
+        err.extra = ["kept"]
+        copy = pickle.loads(pickle.dumps(err))
+        assert type(copy) is cls and str(copy) == str(err) and copy.extra == ["kept"]
+        assert (copy.message, copy.location, copy.fix, copy.code, copy.exit_code) == \
+            (err.message, err.location, err.fix, err.code, err.exit_code)
+    from cardgen.text.engine import MissingGlyphs
+
+    glyphs = pickle.loads(pickle.dumps(MissingGlyphs("xyz", ["y"])))
+    assert glyphs.chars == ["y"] and "U+0079" in glyphs.message
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_full_disk_is_one_clear_error_and_the_old_outputs_stay(tmp_path, monkeypatch, jobs):
+    import errno
+
+    from cardgen import output
+
+    out = tmp_path / "out"
+    games = [cardgen.load_game("qcd"), cardgen.load_game("particles-in-circle")]
+    build(games, BuildOptions(out=out), jobs=1)
+    before = digests(out)
+    real_open = open
+
+    def full_disk(path, mode="r", *args, **kwargs):
+        if "w" in mode and str(path).endswith(".pdf"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(output, "open", full_disk, raising=False)   # workers fork with it
+    with pytest.raises(CardgenError) as info:
+        build(games, BuildOptions(out=out, paper="letter", cache=False), jobs=jobs)
+    err = info.value
+    assert err.code == "io" and err.exit_code == 2
+    assert re.fullmatch(r"cannot write '.*/out/(qcd|particles-in-circle)/en/\w+\.pdf': No space left on device",
+                        err.message), err.message
+    assert err.fix == "free some disk space, or write to another disk with --out"
+    assert digests(out) == before and not list(out.glob("*/.*.next"))
+
+
+def test_a_read_only_output_folder_is_one_clear_error(tmp_path, cli):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    res = cli("build", "qcd", "--out", str(blocker / "out"))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip() == (f"cardgen: error[io]: cannot write into the output folder '{blocker / 'out'}': "
+                                  "Not a directory. Fix: a file stands where a folder is needed: remove it or "
+                                  "choose another --out.")
+
+
+def test_a_face_that_runs_too_long_is_stopped_and_named(tmp_path, monkeypatch):
+    """A tight loop passes no check of the budget: the watchdog stops it."""
+    from cardgen import budget
+
+    monkeypatch.setattr(budget, "FACE_SECONDS", 0.5)
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}{% set s = "ab" * 3000 %}'
+                '{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}{% endblock %}')
+    started = time.monotonic()
+    with pytest.raises(CardgenError) as info:
+        face(make_game(tmp_path, template))
+    assert time.monotonic() - started < 5
+    assert info.value.message == ("rendering took longer than 0.5 s, the limit for one face (rendering card 'one' of "
+                                  "component 'cards', front)")
+    assert info.value.location.file.endswith("front.svg.j2") and info.value.location.line == 1
+    assert info.value.fix == "look for a loop that runs far more often than intended"
+    # the watchdog stopped only that render: the next face renders normally
+    ok = face(make_game(tmp_path / "again", '{% extends "base.svg.j2" %}{% block artwork %}{% endblock %}'))
+    assert ok.svg.startswith("<svg")
+
+
+@pytest.mark.parametrize("words", [2000, 8000])
+def test_text_far_too_long_for_its_box_is_overflow_at_once(tmp_path, words):
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}'
+                '{{ text("word " * ' + str(words) + ', 2, 10, size=3, width=46, min_size=2, field="rules") }}'
+                '{% endblock %}')
+    game = cardgen.load_game(make_game(tmp_path, template))
+    renderer = Renderer(game)
+    started = time.monotonic()
+    f = renderer.face(game.components["cards"], game.components["cards"].card("one"))
+    assert time.monotonic() - started < 2
+    (issue,) = renderer.issues
+    assert (issue.kind, issue.field, issue.card) == ("overflow", "rules", "one")
+    assert issue.detail.startswith(f"{5 * words:,} characters cannot fit 46 × 74 mm even at 2 mm")
+    assert len(issue.text) <= 81 and f.svg.count('aria-label="word') == 1

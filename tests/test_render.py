@@ -235,12 +235,12 @@ OVERFLOWING_BACK = """{% extends "base.svg.j2" %}
 def renders(monkeypatch):
     """Names of the templates rendered (not faces handed out)."""
     names: list[str] = []
-    real = jinja2.Template.render
+    real = jinja2.Template.generate   # what a face is rendered with (piece by piece, within its budget)
 
-    def render(self, *args, **kwargs):
+    def generate(self, *args, **kwargs):
         names.append(self.name)
         return real(self, *args, **kwargs)
-    monkeypatch.setattr(jinja2.Template, "render", render)
+    monkeypatch.setattr(jinja2.Template, "generate", generate)
     return names
 
 
@@ -285,3 +285,12 @@ def test_a_card_named_on_a_branch_not_taken_counts_as_read(tmp_path, renders):
     backs = [r.face(comp, card, "back") for card in comp.cards]
     assert renders.count("back.svg.j2") == 3
     assert len({f.svg for f in backs}) == 1
+
+
+def test_a_colour_cannot_break_out_of_its_attribute(tmp_path):
+    """fill= reaches the SVG as an attribute value: quotes and brackets in it are escaped."""
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}'
+                '{{ text("x", 5, 20, size=5, fill=card.title) }}{{ feynman("fermion", 1, 1, 9, 9, stroke=card.title) }}'
+                '{% endblock %}')
+    face, _ = face_of(make_game(tmp_path, template, "  - {id: one, title: '\"/><script>alert(1)</script>'}"))
+    assert "<script>" not in face.svg and "&#34;/&gt;&lt;script&gt;" in face.svg

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from cardgen import schedule
+from cardgen.errors import CardgenError, InternalError, Location
 from cardgen.schedule import Task
 
 FORK = multiprocessing.get_context("fork")
@@ -87,10 +88,43 @@ def mark(folder: str, name: str) -> tuple[str, int]:
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_failing_task_stops_the_run(tmp_path, jobs):
+    """An unforeseen exception becomes the same InternalError for every number of jobs."""
     tasks = [Task(where, ("ok",)), Task(boom, ("bad",))] + [Task(mark, (str(tmp_path), f"later{i}")) for i in range(20)]
-    with pytest.raises(ValueError, match="task bad failed"):
+    with pytest.raises(InternalError) as info:
         collect(tasks, jobs)
+    assert info.value.message == "ValueError: task bad failed" and info.value.exit_code == 70
     assert len(list(tmp_path.iterdir())) < 20, "the remaining tasks were cancelled, not all run"
+
+
+class OddError(CardgenError):
+    """A constructor unlike CardgenError's: what pickle cannot call again by itself."""
+
+    def __init__(self, count: int, path: str) -> None:
+        super().__init__(f"{count} things wrong", Location(path, 3, 4), "fix them", code="odd")
+        self.count = count
+
+
+def odd(name: str) -> None:
+    raise OddError(7, f"{name}.yaml")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_error_with_any_constructor_crosses_from_a_worker_whole(jobs):
+    with pytest.raises(OddError) as info:
+        collect([Task(where, ("ok",)), Task(odd, ("deck",))], jobs)
+    err = info.value
+    assert (str(err), err.count) == ("deck.yaml:3:4: error[odd]: 7 things wrong. Fix: fix them.", 7)
+
+
+def die(name: str) -> None:
+    os._exit(3)
+
+
+def test_a_worker_that_dies_is_a_clear_error_not_a_broken_pool():
+    with pytest.raises(InternalError) as info:
+        collect([Task(where, ("ok",), group="a"), Task(die, ("x",), group="b")], 2)
+    assert "a build worker process ended abruptly" in info.value.message
+    assert "--jobs 1" in info.value.fix
 
 
 def frozen(name: str) -> tuple[str, int]:
@@ -106,6 +140,21 @@ def test_what_existed_before_the_run_is_left_to_the_collector_afterwards(jobs):
     seen = collect([Task(frozen, (str(i),), group=str(i)) for i in range(4)], jobs)
     assert keep and all(count >= 1000 for _name, count in seen)
     assert gc.get_freeze_count() == 0
-    with pytest.raises(ValueError):
+    with pytest.raises(InternalError):
         collect([Task(boom, ("x",))], jobs)
     assert gc.get_freeze_count() == 0
+
+
+def slow_boom(name: str, seconds: float) -> None:
+    time.sleep(seconds)
+    raise ValueError(f"task {name} failed")
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_the_error_reported_is_the_first_in_task_order_for_any_number_of_jobs(jobs):
+    """Task 'a' fails slowly, 'b' at once: with several processes 'b' fails first, yet the
+    run reports 'a', as a run on one process does."""
+    tasks = [Task(where, ("ok",), group="x"), Task(slow_boom, ("a", 0.5), group="a"), Task(boom, ("b",), group="b")]
+    with pytest.raises(InternalError) as info:
+        collect(tasks, jobs)
+    assert info.value.message == "ValueError: task a failed"

@@ -12,6 +12,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,8 +24,7 @@ from typing import Any
 
 import pytest
 
-from cardgen.render import Face
-from cardgen.serve import PreviewServer, scoped_svg
+from cardgen.serve import FACE_POLICY, PreviewServer
 
 from .conftest import ROOT
 
@@ -84,6 +84,11 @@ def get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode("utf-8")
 
 
+def headers(url: str) -> dict[str, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return {k.lower(): v for k, v in response.headers.items()}
+
+
 @pytest.fixture
 def qcd(game_copy):
     return game_copy("qcd")
@@ -100,7 +105,11 @@ def test_page_lists_cards_and_edits_reach_the_stream(server, qcd):
     status, page = get(server.url)  # redirects to the one served game
     assert status == 200 and "QCD the Game" in page
     assert 'data-face="cards/s-red/front"' in page and 'data-face="cards/wild-w/back"' in page
-    assert 'aria-label="500 MeV"' in page and 'class="sheet"' in page
+    assert 'class="sheet"' in page
+    # faces are images of their SVG, never markup pasted into the page
+    assert "<svg" not in page and "aria-label" not in page
+    assert re.search(r'<div class="face" data-face="cards/s-red/front" data-key="(\w+)"[^>]*>'
+                     r'<img src="/face/qcd/cards/s-red/front\.svg\?k=\1"', page)
     face_url = server.url + "face/qcd/cards/s-red/front.svg"
     _, before = get(face_url)
     assert before.startswith("<svg") and 'aria-label="500 MeV"' in before
@@ -160,12 +169,54 @@ def test_a_broken_file_is_reported_and_the_preview_recovers(server, qcd, rel, ol
         stream.close()
 
 
-def test_faces_inline_in_one_page_keep_their_ids_apart():
-    svg = ('<svg><defs><clipPath id="trim"/></defs><g clip-path="url(#trim)" data-id="x">'
-           '<use xlink:href="#trim"/></g></svg>')
-    a, b = (scoped_svg(Face("g", "c", card, "front", "en", svg.replace("x", card), (), 1, 1)) for card in ("a", "b"))
-    assert 'id="trim"' not in a and a.count(a.split('id="')[1].split('"')[0]) == 3
-    assert a.split('id="')[1] != b.split('id="')[1] and 'data-id="a"' in a
+def test_every_answer_forbids_script_and_sniffing(server):
+    page = headers(server.url + "game/qcd")
+    policy = page["content-security-policy"]
+    assert re.fullmatch(r"default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; .*", policy), policy
+    assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in policy and "img-src 'self'" in policy
+    face = headers(server.url + "face/qcd/cards/s-red/front.svg")
+    assert face["content-security-policy"] == FACE_POLICY and "script" not in FACE_POLICY
+    assert FACE_POLICY.startswith("default-src 'none'") and FACE_POLICY.endswith("sandbox")
+    for url in ("game/qcd", "face/qcd/cards/s-red/front.svg", "api/game/qcd"):
+        assert headers(server.url + url)["x-content-type-options"] == "nosniff"
+    try:
+        urllib.request.urlopen(server.url + "nothing", timeout=10)
+    except urllib.error.HTTPError as err:
+        assert err.code == 404 and err.headers["X-Content-Type-Options"] == "nosniff"
+        assert err.headers["Content-Security-Policy"].startswith("default-src 'none'")
+
+
+def test_connections_are_capped_and_idle_ones_closed(qcd):
+    srv = PreviewServer(games_dirs=[qcd.games_dir], game="qcd", port=0, max_connections=4, max_streams=2,
+                        idle_seconds=1.0).start()
+    host, port = srv.url.split("//")[1].strip("/").split(":")
+    threads = threading.active_count()
+    try:
+        idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(30)]
+        time.sleep(0.3)
+        refused = 0
+        for sock in idle[4:]:   # beyond the cap: a polite answer, then closed, without a thread
+            answer = sock.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 503 ") and b"too many open connections" in answer
+            refused += 1
+        assert refused == 26 and threading.active_count() <= threads + 4
+        for sock in idle[:4]:   # the idle ones inside the cap are let go after idle_seconds
+            sock.settimeout(5)
+            assert sock.recv(4096) == b""
+        streams = [EventStream(srv.url) for _ in range(2)]
+        try:
+            with pytest.raises(urllib.error.HTTPError) as info:   # a third stream is refused, politely
+                urllib.request.urlopen(srv.url + "events", timeout=5)
+            assert info.value.code == 503
+        finally:
+            for stream in streams:
+                stream.close()
+        assert get(srv.url + "game/qcd")[0] == 200
+        for sock in idle:
+            sock.close()
+    finally:
+        srv.stop()
 
 
 def test_cli_serves_on_a_free_port_and_stops_on_ctrl_c(qcd):
@@ -194,16 +245,29 @@ def test_browser_page_updates_the_changed_card_by_itself(server, qcd):
     except ImportError:
         pytest.fail("Playwright is not installed: pip install 'playwright>=1.40' (no 'playwright install' needed)")
     card = '.face[data-face="cards/s-red/front"]'
+
+    def shown(page) -> str:
+        """The SVG behind the image the page shows for s-red (once it has loaded)."""
+        page.wait_for_function(f"document.querySelector('{card} img')?.complete", timeout=10_000)
+        return get(page.eval_on_selector(f"{card} img", "img => img.src"))[1]
+
+    def shows(page, text: str) -> None:
+        deadline = time.monotonic() + 10
+        while text not in shown(page):
+            assert time.monotonic() < deadline, f"the page never showed {text!r}"
+            time.sleep(0.1)
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.goto(server.url + "game/qcd")
-            page.wait_for_selector(f'{card} [aria-label="500 MeV"]', state="attached", timeout=10_000)
+            shows(page, 'aria-label="500 MeV"')
             untouched = page.inner_html('.face[data-face="cards/u-red/front"]')
+            assert page.eval_on_selector(f"{card} img", "img => img.naturalWidth") > 0
 
             qcd.edit("tables/flavours.yaml", "energy_mev: 500", "energy_mev: 600")
-            page.wait_for_selector(f'{card} [aria-label="600 MeV"]', state="attached", timeout=10_000)
+            shows(page, 'aria-label="600 MeV"')
             assert page.inner_html('.face[data-face="cards/u-red/front"]') == untouched
             assert page.locator("#error").is_hidden()
 
@@ -212,7 +276,44 @@ def test_browser_page_updates_the_changed_card_by_itself(server, qcd):
             assert error_line(page.inner_text("#error"), "flavours.yaml") > 0
 
             qcd.edit("tables/flavours.yaml", HALF_TYPED, STRANGE.replace("500", "700"))
-            page.wait_for_selector(f'{card} [aria-label="700 MeV"]', state="attached", timeout=10_000)
+            shows(page, 'aria-label="700 MeV"')
             assert page.locator("#error").is_hidden()
+        finally:
+            browser.close()
+
+
+#: Markup a template could write to run script in whoever views it.
+HOSTILE = ('<script>top.marker = "script"; parent.marker = "script"</script>'
+           '<image href="data:," width="1" height="1" onerror="top.marker = \'onerror\'"/>'
+           '<svg onload="top.marker = \'onload\'"><rect width="1" height="1"/></svg>'
+           '<a href="javascript:top.marker = \'href\'"><rect id="hostile-link" width="60" height="80" '
+           'fill-opacity="0.01"/></a>'
+           '<foreignObject width="10" height="10"><iframe xmlns="http://www.w3.org/1999/xhtml" '
+           'src="javascript:top.marker = \'iframe\'"></iframe></foreignObject>')
+
+
+def test_browser_runs_no_markup_a_template_writes(server, qcd):
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's browser with 'apt-get install -y chromium'")
+    from playwright.sync_api import sync_playwright
+
+    qcd.edit("templates/card-front.svg.j2", "{% block artwork %}", "{% block artwork %}" + HOSTILE)
+    card = '.face[data-face="cards/s-red/front"]'
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(server.url + "game/qcd")
+            page.wait_for_function(f"document.querySelector('{card} img')?.naturalWidth > 0", timeout=20_000)
+            src = page.eval_on_selector(f"{card} img", "img => img.src")
+            assert "<script>" in get(src)[1]            # the face does carry the markup...
+            page.click(f"{card} img")                    # ...and clicking it follows no link
+            time.sleep(0.5)
+            assert page.evaluate("window.marker") is None and page.url == server.url + "game/qcd"
+            assert page.evaluate("document.querySelectorAll('script').length") == 1   # the page's own
+
+            page.goto(src)                               # the face opened by itself: its policy forbids script
+            time.sleep(0.5)
+            assert page.evaluate("window.marker") is None
         finally:
             browser.close()

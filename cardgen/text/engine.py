@@ -13,6 +13,9 @@ from cardgen.text.layout import ALIGN_FACTORS, VALIGNS, LayoutRequest, TextResul
 from cardgen.text.shaping import is_format, shape_paragraph
 
 LAYOUT_CACHE_SIZE = 4096
+#: Largest text size, box side or line height accepted (mm, or times the size for line
+#: height): far beyond any sheet, and small enough for every number to stay drawable.
+MAX_LENGTH = 10_000.0
 _DIRECTIONS = (None, "ltr", "rtl")
 _NEWLINES = str.maketrans({"\r": "\n", "\u2028": "\n", "\u2029": "\n", "\t": " "})
 
@@ -155,6 +158,8 @@ class TextEngine:
                             ("height", height), ("line_height", line_height)):
             if (value is not None or name == "size") and not _positive(value):
                 problems.append(f"{name} must be a positive number, got {value!r}")
+            elif value is not None and value > MAX_LENGTH:
+                problems.append(f"{name} must be at most {MAX_LENGTH:g}, got {value!r}")
         if weight not in self.fonts.weights:
             weights = ", ".join(self.fonts.weights)
             problems.append(f"weight must be one of {weights}, got {weight!r}")
@@ -165,7 +170,9 @@ class TextEngine:
         if direction not in _DIRECTIONS:
             problems.append(f"direction must be ltr, rtl or None, got {direction!r}")
         if problems:
-            raise TextEngineError("; ".join(problems))
+            error = TextEngineError("; ".join(problems))
+            error.code = "text"   # the caller's arguments, not a font
+            raise error
 
     def covers(self, text: str, weight: str = "regular") -> set[str]:
         """Characters of ``text`` that no face of the chain has (for coverage reports)."""

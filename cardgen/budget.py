@@ -1,0 +1,320 @@
+"""Limits on what rendering one face may cost: time, output, loop work and string sizes.
+
+A template is a program a game's author wrote, and a mistake in it (``{{ "a" * 10**9 }}``,
+a loop over a billion numbers, a huge text) must end as a clear error naming the template
+and the card, quickly, not as a frozen build. Each face is rendered under a
+:class:`FaceBudget`:
+
+* the sandbox (:class:`BudgetedEnvironment`) checks string and list sizes before ``*``, ``+``
+  and ``**`` build them, refuses huge counts given to string methods and filters
+  (``center(10**9)``), counts loop steps over ``range`` and the characters a template writes;
+* every one of those checks also looks at the clock;
+* a watchdog thread stops a render that runs past its time without passing any check (a
+  tight loop), by raising :class:`BudgetExceeded` in the rendering thread (CPython's
+  ``PyThreadState_SetAsyncExc``), which works in worker processes and preview threads alike.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import ctypes
+import functools
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
+
+#: Seconds one face may take to render (shipped faces take milliseconds).
+FACE_SECONDS = 10.0
+#: Characters a template may write for one face; embedded artwork (20 MiB at most, base64)
+#: is the largest legitimate part.
+MAX_OUTPUT_CHARS = 40_000_000
+#: Length of one string or list built by an operator or a string method in a template.
+MAX_STRING = 1_000_000
+#: Steps over ``range`` in all loops of one face together.
+MAX_LOOP_STEPS = 200_000
+#: Largest integer an operator may produce, in bits (10**300 is about 1000 bits).
+MAX_INT_BITS = 4096
+#: Characters of text one face may shape (a card holds a few hundred).
+MAX_TEXT_CHARS = 50_000
+
+_CURRENT: contextvars.ContextVar[FaceBudget | None] = contextvars.ContextVar("cardgen_face_budget", default=None)
+
+
+class BudgetExceeded(Exception):
+    """A face went over one of its limits; :attr:`FaceBudget.reason` says which and how to fix it."""
+
+
+class FaceBudget:
+    """What one face has spent so far, and its limits (time from when it is entered)."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = FACE_SECONDS if seconds is None else seconds
+        self.deadline = 0.0
+        self.steps = 0
+        self.output = 0
+        self.text = 0
+        self.reason = ""
+        self.fix = ""
+        self._token: contextvars.Token[FaceBudget | None] | None = None
+
+    def __enter__(self) -> FaceBudget:
+        self.deadline = time.monotonic() + self.seconds
+        self._token = _CURRENT.set(self)
+        _WATCHDOG.watch(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _WATCHDOG.release(self)
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+
+    def exceeded(self, reason: str, fix: str) -> BudgetExceeded:
+        self.reason, self.fix = reason, fix
+        return BudgetExceeded(reason)
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise self.timed_out()
+
+    def timed_out(self) -> BudgetExceeded:
+        return self.exceeded(f"rendering took longer than {self.seconds:g} s, the limit for one face",
+                             "look for a loop that runs far more often than intended")
+
+    def spend_steps(self, n: int = 1) -> None:
+        self.steps += n
+        if self.steps > MAX_LOOP_STEPS:
+            raise self.exceeded(f"the loops ran more than {MAX_LOOP_STEPS:,} steps, the limit for one face",
+                                "loop over fewer items")
+        if not self.steps & 1023:
+            self.check_time()
+
+    def spend_output(self, n: int) -> None:
+        self.output += n
+        if self.output > MAX_OUTPUT_CHARS:
+            raise self.exceeded(f"the template wrote more than {MAX_OUTPUT_CHARS:,} characters, the limit for "
+                                "one face", "write less: repeat shapes with <use> or a pattern instead")
+        self.check_time()
+
+    def spend_text(self, n: int) -> None:
+        self.text += n
+        if self.text > MAX_TEXT_CHARS:
+            raise self.exceeded(f"the face draws more than {MAX_TEXT_CHARS:,} characters of text, the limit for "
+                                "one face", "shorten the text")
+        self.check_time()
+
+
+def current() -> FaceBudget | None:
+    """The budget of the face being rendered in this thread, if any."""
+    return _CURRENT.get()
+
+
+def _check_length(n: int, what: str) -> None:
+    if n > MAX_STRING:
+        budget = current()
+        reason = f"{what} would be {n:,} long; one string or list may have at most {MAX_STRING:,} items"
+        fix = "build smaller strings and lists"
+        raise budget.exceeded(reason, fix) if budget else BudgetExceeded(reason)
+
+
+def _sized(value: Any) -> bool:
+    return isinstance(value, (str, list, tuple, bytes))
+
+
+def _check_binop(operator: str, left: Any, right: Any) -> None:
+    budget = current()
+    if budget is not None:
+        budget.check_time()
+    if operator == "*":
+        for seq, n in ((left, right), (right, left)):
+            if _sized(seq) and isinstance(n, int):
+                _check_length(len(seq) * max(n, 0), f"'{type(seq).__name__} * {n}'")
+    elif operator == "+" and _sized(left) and _sized(right):
+        _check_length(len(left) + len(right), "the sum")
+    elif operator == "%" and isinstance(left, str):
+        _check_widths(left, "the '%' formatting")
+    elif operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
+        bits = max(abs(left), 1).bit_length() * right
+        if bits > MAX_INT_BITS:
+            reason = f"{left} ** {right} is a number of about {bits:,} bits; the limit is {MAX_INT_BITS:,}"
+            raise budget.exceeded(reason, "use smaller numbers") if budget else BudgetExceeded(reason)
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _check_widths(template: str, what: str) -> None:
+    """A format string ('%1000000000d', '{:>1000000000}') names its field widths as numbers:
+    none may exceed what one string may hold."""
+    for digits in _NUMBER.findall(template):
+        if len(digits) > 7:   # a quick look first: only long runs of digits can be too large
+            _check_length(int(digits), f"{what} of {template[:30]!r}")
+
+
+def _check_counts(args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_STRING:
+            _check_length(abs(value), what)
+
+
+class _CountedRange:
+    """``range`` for templates: the sandbox's size limit, and every step counted in the budget."""
+
+    def __init__(self, *args: int) -> None:
+        self._range = range(*args)
+        if len(self._range) > MAX_LOOP_STEPS:
+            _check_steps_now(len(self._range))
+
+    def __iter__(self) -> Iterator[int]:
+        return _counted(self._range)
+
+    def __len__(self) -> int:
+        return len(self._range)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._range[index]
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._range
+
+    def __reversed__(self) -> Iterator[int]:
+        return _counted(reversed(self._range))
+
+    def __repr__(self) -> str:
+        return repr(self._range)
+
+
+def _counted(numbers: Iterator[int] | range) -> Iterator[int]:
+    budget = current()
+    for value in numbers:
+        if budget is not None:
+            budget.spend_steps()
+        yield value
+
+
+def _check_steps_now(n: int) -> None:
+    budget = current()
+    reason = f"range of {n:,} numbers is more than the {MAX_LOOP_STEPS:,} loop steps one face may take"
+    raise budget.exceeded(reason, "loop over fewer numbers") if budget else BudgetExceeded(reason)
+
+
+class BudgetedEnvironment(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, with every operator, call and filter that can build a large
+    object checked against the face's budget first."""
+
+    intercepted_binops = frozenset(["*", "+", "**", "%"])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.globals["range"] = _CountedRange
+        self.filters = _GuardedFilters(self.filters)
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _check_binop(operator, left, right)
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 as Jinja's
+        # (the sandbox hands out str.format wrapped: the string is on the wrapped method)
+        owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
+        if isinstance(owner, (str, list, tuple, bytes)):
+            _check_counts(args, kwargs, f"the result of {getattr(__obj, '__name__', 'a method')}()")
+            if isinstance(owner, str) and getattr(__obj, "__name__", "") in ("format", "format_map"):
+                _check_widths(owner, "the format")
+        budget = current()
+        if budget is not None:
+            budget.check_time()
+        return SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
+
+
+
+class _GuardedFilters(dict):
+    """The environment's filters, each (also those added later) refusing a huge count first
+    (``"x"|center(10**9)``, ``indent(width=10**9)``)."""
+
+    def __setitem__(self, name: str, fn: Any) -> None:
+        super().__setitem__(name, _guarded_filter(name, fn))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for name, fn in dict(*args, **kwargs).items():
+            self[name] = fn
+
+    def __init__(self, filters: dict[str, Any]) -> None:
+        super().__init__()
+        self.update(filters)
+
+
+def _guarded_filter(name: str, fn: Any) -> Any:
+    skip = 2 if getattr(fn, "jinja_pass_arg", None) else 1   # (context,) value: not counts
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_counts(args[skip:], kwargs, f"the result of the filter '{name}'")
+        if name == "format" and len(args) >= skip and isinstance(args[skip - 1], str):
+            _check_widths(args[skip - 1], "the filter 'format'")
+        return fn(*args, **kwargs)
+    return guarded
+
+
+def render_within(template: Any, context: dict[str, Any], budget: FaceBudget) -> str:
+    """Render ``template`` piece by piece, counting what it writes against ``budget``."""
+    parts = []
+    for piece in template.generate(context):
+        budget.spend_output(len(piece))
+        parts.append(piece)
+    return "".join(parts)
+
+
+class _Watchdog:
+    """One thread per process that stops renders running past their deadline.
+
+    A render is stopped by raising :class:`BudgetExceeded` in its thread at its next Python
+    instruction; registration and the stop happen under one lock, so a render that has
+    already finished is never hit (see :meth:`release`)."""
+
+    def __init__(self) -> None:
+        self._reset()
+        # a process forked while the watchdog held its lock would inherit it held, by a thread
+        # the child does not have: the child starts afresh (its own watchdog on first use)
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._watched: dict[FaceBudget, int] = {}
+        self._pid = 0
+
+    def watch(self, budget: FaceBudget) -> None:
+        with self._lock:
+            if self._pid != os.getpid():   # first use in this process (a forked worker starts without it)
+                self._pid = os.getpid()
+                self._watched.clear()
+                threading.Thread(target=self._run, name="cardgen-render-watchdog", daemon=True).start()
+            self._watched[budget] = threading.get_ident()
+            self._wake.notify()
+
+    def release(self, budget: FaceBudget) -> None:
+        with self._lock:
+            fired = self._watched.pop(budget, None) is None
+        if fired:   # stopped just as it finished: take back the exception not yet raised
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
+
+    def _run(self) -> None:
+        pid = os.getpid()
+        with self._lock:
+            while self._pid == pid:
+                now = time.monotonic()
+                for budget, thread in list(self._watched.items()):
+                    if budget.deadline <= now:
+                        del self._watched[budget]
+                        budget.timed_out()
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread),
+                                                                   ctypes.py_object(BudgetExceeded))
+                soonest = min((b.deadline for b in self._watched), default=now + 60)
+                self._wake.wait(max(0.01, soonest - now))
+
+
+_WATCHDOG = _Watchdog()
