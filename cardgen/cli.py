@@ -110,7 +110,13 @@ def run() -> None:
 @click.option("--particles", is_flag=True, help="List the particle ids games can use instead.")
 @handle_errors
 def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> None:
-    """List games, their components, card counts and languages."""
+    """List games, their components, card counts and languages.
+
+    \b
+    Examples:
+      cardgen list
+      cardgen list --games-dir games --json
+    """
     from .i18n import available_languages
 
     if particles:
@@ -162,7 +168,15 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
               langs: tuple[str, ...], strict: bool, no_render: bool, out: Path, no_cache: bool,
               font_dirs: tuple[Path, ...]) -> None:
     """Prove decks complete and physically right, and render every face as a build would.
-    Exit 0 valid, 1 findings, 2 bad input (a template error included)."""
+    Exit 0 valid, 1 findings, 2 bad input (a template error included).
+
+    \b
+    Examples:
+      cardgen check                          # every game
+      cardgen check qcd --report             # what was proved, chosen and assumed
+      cardgen check --lang all               # and every translation fits
+      cardgen check games/my-game --json     # for scripts and CI
+    """
     from .proofreport import empty_json, report_json, report_text
 
     try:
@@ -243,7 +257,15 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
               level: int | None, cut_file: bool, sets: int, jobs: int | None, no_cache: bool,
               allow_overflow: bool, allow_missing_glyphs: bool, games_dirs: tuple[Path, ...],
               font_dirs: tuple[Path, ...]) -> None:
-    """Write print-ready PDFs (all games, every component, English, A4 by default)."""
+    """Write print-ready PDFs (all games, every component, English, A4 by default).
+
+    \b
+    Examples:
+      cardgen build                                  # every game into output/
+      cardgen build particle-builder --paper a3      # the mat on two A3 sheets
+      cardgen build qcd --lang de --sets 8           # eight marked class sets in German
+      cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
+    """
     from .build import BuildOptions, build
     from .i18n import available_languages, locate_message
     from .progress import Progress
@@ -294,18 +316,25 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @click.option("--card", "card_ids", multiple=True, help="Only this card id (repeatable).")
-@click.option("--lang", default="en", show_default=True)
+@click.option("--lang", default="en", show_default=True, help="Language of the faces.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
               help="SVGs go to OUT/GAME/LANG/faces/.")
 @click.option("--png", "png_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Write PNGs here (default: next to the SVGs).")
-@click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True)
+@click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True,
+              help="Resolution of the PNGs (dots per inch).")
 @games_dir_option
 @font_dir_option
 @handle_errors
 def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], lang: str, out: Path,
                png_dir: Path | None, dpi: float, games_dirs: tuple[Path, ...], font_dirs: tuple[Path, ...]) -> None:
-    """Render faces to SVG and PNG, plus a contact sheet per component."""
+    """Render faces to SVG and PNG, plus a contact sheet per component.
+
+    \b
+    Examples:
+      cardgen render qcd
+      cardgen render particle-builder --component targets --card proton --dpi 300
+    """
     from .errors import InputError, did_you_mean
     from .output import atomic_write
     from .preview import contact_sheet, write_faces
@@ -458,7 +487,13 @@ def _i18n_games(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]):
 @games_dir_option
 @handle_errors
 def i18n_extract(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
-    """Collect every translatable string into .pot templates (with context and box sizes)."""
+    """Collect every translatable string into .pot templates (with context and box sizes).
+
+    \b
+    Examples:
+      cardgen i18n extract                   # the shipped games and common strings
+      cardgen i18n extract games/my-game     # a game of your own (its locale/ folder)
+    """
     from . import i18n
 
     for path in i18n.extract(_i18n_games(game_ids, games_dirs)):
@@ -471,7 +506,12 @@ def i18n_extract(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]) -> Non
 @games_dir_option
 @handle_errors
 def i18n_init(game_ids: tuple[str, ...], lang: str, games_dirs: tuple[Path, ...]) -> None:
-    """Start catalogs for a new language (existing catalogs are kept)."""
+    """Start catalogs for a new language (existing catalogs are kept).
+
+    \b
+    Example:
+      cardgen i18n init --lang it qcd        # then translate data/locale/it/LC_MESSAGES/qcd.po
+    """
     from . import i18n
 
     written = i18n.init(_i18n_games(game_ids, games_dirs), lang)
@@ -494,7 +534,12 @@ def _langs(langs: tuple[str, ...], games: list) -> list[str]:
 @games_dir_option
 @handle_errors
 def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
-    """Merge new strings into catalogs: translations kept, changed strings marked fuzzy."""
+    """Merge new strings into catalogs: translations kept, changed strings marked fuzzy.
+
+    \b
+    Example:
+      cardgen i18n extract && cardgen i18n update --lang de
+    """
     from . import i18n
 
     games = _i18n_games(game_ids, games_dirs)
@@ -563,7 +608,13 @@ def serve_cmd(game: str | None, port: int, lang: str, games_dirs: tuple[Path, ..
     """Preview cards in a browser; they refresh by themselves when a file changes.
 
     With --games-dir only the games in those folders are shown (a copy of a shipped game may
-    keep its id there)."""
+    keep its id there).
+
+    \b
+    Examples:
+      cardgen serve                          # every game at http://127.0.0.1:8000/
+      cardgen serve --games-dir games --port 0 --lang de
+    """
     from .serve import serve
 
     serve(games_dirs, game, port, lang, echo=click.echo)

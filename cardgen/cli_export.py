@@ -32,13 +32,19 @@ from .cli import games_dir_option, handle_errors
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @_lang_option
-@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True)
+@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True,
+              help="Resolution of the PNGs (dots per inch).")
 @_out_option
 @games_dir_option
 @handle_errors
 def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
-    """A PNG of every face with bleed (png/) and trimmed (png-trim/)."""
+    """A PNG of every face with bleed (png/) and trimmed (png-trim/).
+
+    \b
+    Example:
+      cardgen export png qcd --dpi 600 --component cards
+    """
     from .export import card_count, export_png
     from .progress import Progress
 
@@ -60,7 +66,12 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 @handle_errors
 def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
-    """Tabletop Simulator deck sheets, backs, showcases and the save that loads them."""
+    """Tabletop Simulator deck sheets, backs, showcases and the save that loads them.
+
+    \b
+    Example:
+      cardgen export tts tutti-quantum --lang fr
+    """
     from .export import card_count, export_tts
     from .progress import Progress
 

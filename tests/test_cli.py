@@ -105,3 +105,31 @@ def test_a_build_through_the_executable_leaves_a_usable_cache(tmp_path, cli):
     again = cli("build", "qcd", "--out", str(tmp_path))
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == pdf
+
+
+def test_every_command_explains_every_option_and_shows_an_example():
+    """`--help` is a user's manual: no option without a help text, no command without an example,
+    and the command lists give each command's whole summary."""
+    import click
+    from click.testing import CliRunner
+
+    from cardgen.cli import main
+
+    def commands(group, path):
+        for name, cmd in group.commands.items():
+            if isinstance(cmd, click.Group):
+                yield from commands(cmd, path + [name])
+            else:
+                yield path + [name], cmd
+
+    found = list(commands(main, []))
+    assert len(found) >= 14
+    for path, cmd in found:
+        assert all(p.help for p in cmd.params if isinstance(p, click.Option)), path
+        shown = CliRunner().invoke(main, [*path, "--help"], terminal_width=80).output
+        assert "Example" in shown and "cardgen " + " ".join(path) in shown, path
+    listing = CliRunner().invoke(main, ["--help"], terminal_width=60).output.split("Commands:")[1]
+    assert "..." not in listing                                   # click's mark of a cut-off summary
+    for name, cmd in main.commands.items():
+        summary = " ".join((cmd.help or "").split("\n\n")[0].split())
+        assert summary.split()[-1] in listing, name
