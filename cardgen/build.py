@@ -792,9 +792,14 @@ def _build_locked(games: list[Game], options: BuildOptions, jobs: int,
         # the cache keeps what these components are made of now, not what they were made of
         kept: dict[str, list[str]] = {}
         for g in games:
+            built = {job.id for job in jobs_of[g.id]}
+            # a component may print in several jobs (its spare set at a later level): its faces
+            # are sorted out only by a build that prints every one of them
+            partial = {c.id for job in print_jobs(g, None, options) if job.id not in built for c in job.components}
             for job in jobs_of[g.id]:
-                for cid, keys in parts[(g.id, job.id)]:   # a component may print in several jobs (a spare set)
-                    kept.setdefault(face_scope(g, options.lang, g.components[cid]), []).extend(_face_keys(keys))
+                for cid, keys in parts[(g.id, job.id)]:
+                    if cid not in partial:
+                        kept.setdefault(face_scope(g, options.lang, g.components[cid]), []).extend(_face_keys(keys))
         cache.keep_only(kept)
         for g in games:
             if on_done:

@@ -27,9 +27,10 @@ def renders(monkeypatch):
     calls: list[tuple[str, str]] = []
     real = render.Renderer.face
 
-    def counting(self, component, card, side="front"):
-        calls.append((card.id, side))
-        return real(self, component, card, side)
+    def counting(self, component, card, side="front", mark=None):
+        if component.id == "cards":   # the deck's faces, not the rule sheet's or answer key's pages
+            calls.append((card.id, side))
+        return real(self, component, card, side, mark)
 
     monkeypatch.setattr(render.Renderer, "face", counting)
     return calls
