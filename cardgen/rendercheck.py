@@ -106,6 +106,13 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
                         drawn.add(face.key)
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(renderer.wraps or [])
+        if lang != i18n.SOURCE_LANG or langs:
+            # languages asked for by name: their rule sheet and answer key are fit-checked too
+            # (translations run longer; the English sheets are checked by every build)
+            from . import sheets
+
+            for kind in sheets.SHEETS:
+                sheets.sheet_faces(game, kind, renderer)
         found = rendering_findings(game, renderer, tr, english_wraps, strict)
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, faces, len(keys), reused))

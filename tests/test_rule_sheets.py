@@ -165,7 +165,8 @@ def test_unknown_assumption_in_differs_from_rulebook_is_an_input_error(tmp_path:
     with pytest.raises(InputError) as err:
         cardgen.load_game(dst)
     assert "names assumption 'w-decay-fx', which game.yaml does not declare" in str(err.value)
-    assert err.value.location.file.endswith("tables/decays.yaml") and err.value.location.line == 66
+    line = next(n for n, text in enumerate(decays.read_text().splitlines(), start=1) if "w-decay-fx" in text)
+    assert err.value.location.file.endswith("tables/decays.yaml") and err.value.location.line == line
 
 
 def test_german_sheet_has_translated_headings(tmp_path: Path) -> None:
@@ -244,6 +245,10 @@ def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
 def test_checker_lists_each_rulebook_deviation_as_a_choice() -> None:
     report = cardgen.check(cardgen.load_game("particle-builder"))
     choices = [c for c in report.choices if c.rule == "rulebook-deviations"]
+    decays = Path(cardgen.__file__).resolve().parent.parent / "data/games/particle-builder/tables/decays.yaml"
+    marked = [n for n, text in enumerate(decays.read_text().splitlines(), start=1) if "differs_from_rulebook:" in text
+              and not text.lstrip().startswith("#")]
+    assert len(marked) == 2
     assert [(c.location.file, c.location.line) for c in choices] == [
-        ("data/games/particle-builder/tables/decays.yaml", 66), ("data/games/particle-builder/tables/decays.yaml", 90)]
+        ("data/games/particle-builder/tables/decays.yaml", line) for line in marked]
     assert "assumption 'w-decay-fix'" in choices[0].subject and choices[0].reason.startswith("The rulebook's W⁺ decay")
