@@ -13,6 +13,7 @@ cached on the :class:`Face`.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -87,8 +88,12 @@ class Face:
 
     @cached_property
     def _ttfont(self) -> TTFont:
+        # From the file's bytes, not the file: a lazily read TTFont keeps its file open and
+        # seeks in it on demand, and build workers forked after a face was opened would share
+        # that descriptor's position with each other (a glyph read in one process moved the
+        # others' reads: "not enough 'glyf' table data").
         try:
-            return TTFont(str(self.path), lazy=True)
+            return TTFont(io.BytesIO(self.path.read_bytes()), lazy=True)
         except (OSError, TTLibError, AssertionError, ValueError) as exc:
             raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
 
