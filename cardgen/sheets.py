@@ -719,9 +719,34 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     return out.getvalue()
 
 
+def _blank_font(glyphs: int) -> bytes:
+    """A TrueType program of ``glyphs`` empty glyphs (plus .notdef), 500 units wide: what the
+    invisible text layer's font embeds, since print shops' preflight refuses any font that is
+    not embedded, even one that paints nothing. Built without timestamps: the same bytes on
+    every build."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    names = [".notdef"] + [f"c{n}" for n in range(1, glyphs + 1)]
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder(names)
+    builder.setupCharacterMap({})
+    builder.setupGlyf({name: TTGlyphPen(None).glyph() for name in names})
+    builder.setupHorizontalMetrics({name: (500, 0) for name in names})
+    builder.setupHorizontalHeader(ascent=900, descent=-250)
+    builder.setupNameTable({"familyName": "CardgenTextLayer", "styleName": "Regular"})
+    builder.setupOS2(sTypoAscender=900, sTypoDescender=-250, usWinAscent=900, usWinDescent=250)
+    builder.setupPost()
+    builder.font["head"].created = builder.font["head"].modified = 0
+    builder.font.recalcTimestamp = False
+    out = io.BytesIO()
+    builder.save(out)
+    return out.getvalue()
+
+
 def _text_layer_font(pdf: Any, cid: dict[str, int]) -> Any:
-    """A Type 0 font with no glyphs of its own (the text is never painted) whose ToUnicode
-    map gives each code its character, so readers extract the sheet's text."""
+    """A Type 0 font whose glyphs are all blank (the text is never painted) and whose
+    ToUnicode map gives each code its character, so readers extract the sheet's text."""
     import pikepdf
     from pikepdf import Array, Dictionary, Name
 
@@ -737,9 +762,10 @@ def _text_layer_font(pdf: Any, cid: dict[str, int]) -> Any:
         lines.append("endbfchar")
     lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
     to_unicode = pdf.make_stream("\n".join(lines).encode("ascii"))
+    program = pdf.make_stream(_blank_font(max(cid.values(), default=0)))
     descriptor = Dictionary(Type=Name.FontDescriptor, FontName=Name("/CardgenTextLayer"), Flags=4,
                             FontBBox=Array([0, -250, 1000, 900]), ItalicAngle=0, Ascent=900, Descent=-250,
-                            CapHeight=700, StemV=80)
+                            CapHeight=700, StemV=80, FontFile2=program)
     cid_font = Dictionary(Type=Name.Font, Subtype=Name.CIDFontType2, BaseFont=Name("/CardgenTextLayer"),
                           CIDSystemInfo=Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"),
                                                    Supplement=0),

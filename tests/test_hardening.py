@@ -150,7 +150,9 @@ def cli_build(out: Path, *extra: str, wait: bool = True):
 
 
 def digests(out: Path) -> dict[str, str]:
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*.pdf"))}
+    """The PDFs a user sees: not the next version a build is writing beside a folder."""
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*.pdf"))
+            if not any(part.startswith(".") for part in p.relative_to(out).parts)}
 
 
 def test_killing_a_build_at_any_moment_keeps_every_file_whole(tmp_path):
