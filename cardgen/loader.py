@@ -200,11 +200,11 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
     summary = f.get("summary", S.text, "")
     rulebook = f.get("rulebook", S.text, "")
     assumptions = tuple(
-        _assumption(item, loc) for item, loc in _items(f.get("assumptions", S.anything, None), f.map.where("assumptions")))
+        _assumption(item, loc) for item, loc in S.items(f.get("assumptions", S.anything, None), f.map.where("assumptions")))
     files: list[Path] = [gpath]
 
     tables: dict[str, Table] = {}
-    for item, loc in _items(f.get("tables", S.anything, None), f.map.where("tables")):
+    for item, loc in S.items(f.get("tables", S.anything, None), f.map.where("tables")):
         tpath = _within(src.data_dir, S.text(item, loc), loc)
         table = _table(tpath, physics)
         if table.id in tables:
@@ -213,7 +213,7 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
         files.append(tpath)
 
     components: dict[str, Component] = {}
-    for item, loc in _items(f.get("components", S.anything), f.map.where("components")):
+    for item, loc in S.items(f.get("components", S.anything), f.map.where("components")):
         cpath = _within(src.data_dir, S.text(item, loc), loc)
         comp, sheets = _component(cpath, physics, src.data_dir)
         if comp.id in components:
@@ -228,7 +228,7 @@ def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = (
                 raise InputError(f"component '{comp.id}' asks for a spare set of '{spare}', which is not another "
                                  f"component of this game", comp.where("spares"),
                                  f"name one of: {', '.join(c for c in components if c != comp.id)}")
-    checks = tuple(_check(item, loc) for item, loc in _items(f.get("checks", S.anything, None), f.map.where("checks")))
+    checks = tuple(_check(item, loc) for item, loc in S.items(f.get("checks", S.anything, None), f.map.where("checks")))
     f.finish()
     _resolve_refs(components, tables)
     for comp in components.values():
@@ -251,13 +251,6 @@ def _resolve_deviations(tables: dict[str, Table], assumptions: tuple[Assumption,
                                  f"declare{did_you_mean(dev.assumption, known)}", dev.location,
                                  f"use one of: {', '.join(known)}" if known else
                                  "add the assumption (id and text) under 'assumptions:' in game.yaml")
-
-
-def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
-    if value is None:
-        return []
-    seq = S.sequence(value, loc)
-    return [(item, seq.where(i)) for i, item in enumerate(seq)]
 
 
 def _assumption(item: Any, loc: Location) -> Assumption:

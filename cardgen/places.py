@@ -267,7 +267,7 @@ def parse_layout(value: Any, loc: Location, physics: PhysicsData, what: str) -> 
     layout = PlaceLayout(
         holds=f.get("holds", S.ident), field=f.get("field", S.ident, None),
         spare=f.get("spare", S.number(minimum=0, maximum=100), DEFAULT_SPARE),
-        stacking=tuple(_stacking(item, l) for item, l in _items(f.get("stacking", S.anything, None), f.map.where("stacking"))),
+        stacking=tuple(_stacking(item, l) for item, l in S.items(f.get("stacking", S.anything, None), f.map.where("stacking"))),
         fixed=fixed, takes_field=takes_field, by_count=by_count, location=f.loc)
     f.finish()
     return layout, defaults
@@ -280,13 +280,6 @@ def parse_card_places(value: Any, loc: Location, physics: PhysicsData, defaults:
         raise InputError(f"{what} declares places but its component has no 'places:' block", loc,
                          "add a 'places:' block to the component (it names the cards the places hold)")
     return _place_list(value, loc, physics, defaults, what, defaults["takes_required"])
-
-
-def _items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
-    if value is None:
-        return []
-    seq = S.sequence(value, loc)
-    return [(item, seq.where(i)) for i, item in enumerate(seq)]
 
 
 def _stacking(value: Any, loc: Location) -> Stacking:

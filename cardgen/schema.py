@@ -203,6 +203,14 @@ def sequence(value: Any, loc: Location, raw: str | None = None) -> YSeq:
     return value
 
 
+def items(value: Any, loc: Location) -> list[tuple[Any, Location]]:
+    """The entries of an optional list with where each one is (none when the key is absent)."""
+    if value is None:
+        return []
+    seq = sequence(value, loc)
+    return [(item, seq.where(i)) for i, item in enumerate(seq)]
+
+
 def anything(value: Any, loc: Location, raw: str | None = None) -> Any:
     return value
 
