@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .. import schema as S
 from ..errors import InputError, Location, did_you_mean
@@ -47,17 +47,25 @@ def typed_field(component: Component, params: S.Fields, key: str, default: str, 
     """Name of a card field a rule reads, checked to be declared with one of ``types`` (a type
     like 'list:particle' means a list of particles). With ``required=False`` an undeclared field
     is accepted when the parameter was left at its default (every card then has no value)."""
+    return declared_field(component.fields, f"component '{component.id}'", params, key, default, types,
+                          f"{what} ", required)
+
+
+def declared_field(specs: Mapping[str, Any], owner: str, params: S.Fields, key: str, default: str,
+                   types: tuple[str, ...], what: str = "", required: bool = True) -> str:
+    """Name of a field of ``owner`` (a component's cards, a records table's rows) named by the
+    check's parameter ``key``, checked against the field declarations ``specs``."""
     name = params.get(key, S.ident, default)
-    spec = component.fields.get(name)
+    spec = specs.get(name)
     where = params.map.where(key) if params.has(key) else params.loc
     if spec is None:
         if not required and not params.has(key):
             return name
-        raise InputError(f"component '{component.id}' has no {what} field '{name}'", where,
+        raise InputError(f"{owner} has no {what}field '{name}'", where,
                          f"declare '{name}' in its fields or set '{key}' to one of: "
-                         f"{S.one_of(n for n, f in component.fields.items() if _type_of(f) in types) or '(none)'}")
+                         f"{S.one_of(n for n, f in specs.items() if _type_of(f) in types) or '(none)'}")
     if _type_of(spec) not in types:
-        raise InputError(f"field '{name}' of component '{component.id}' is of type {_type_of(spec)}, "
+        raise InputError(f"field '{name}' of {owner} is of type {_type_of(spec)}, "
                          f"this check needs {' or '.join(types)}", where,
                          f"name a field declared with type {' or '.join(types)}")
     return name

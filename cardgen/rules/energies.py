@@ -37,28 +37,15 @@ from ..particles import Particle, design_choice
 from ..proof import Choice, Proof
 from ..tables import Record
 from . import declared
-from .common import component_param, particle_field, table_param
+from .common import component_param, declared_field, particle_field, table_param
 
 RULE = "flavour-energies"
 
 
 def _row_field(table, params: S.Fields, key: str, default: str, types: tuple[str, ...], required: bool = True) -> str:
     """Name of a field of the records table, checked to be declared with one of ``types``."""
-    name = params.get(key, S.ident, default)
-    specs = table.options.get("fields", {})
-    spec = specs.get(name)
-    where = params.map.where(key) if params.has(key) else params.loc
-    if spec is None:
-        if not required and not params.has(key):
-            return name
-        raise InputError(f"table '{table.id}' has no field '{name}'", where,
-                         f"declare '{name}' in the table's fields or set '{key}' to one of: "
-                         f"{S.one_of(specs) or '(none)'}")
-    kind = f"list:{spec.of}" if spec.type == "list" else spec.type
-    if kind not in types:
-        raise InputError(f"field '{name}' of table '{table.id}' is of type {kind}, this check needs "
-                         f"{' or '.join(types)}", where, f"name a field declared with type {' or '.join(types)}")
-    return name
+    return declared_field(table.options.get("fields", {}), f"table '{table.id}'", params, key, default, types,
+                          required=required)
 
 
 def _mev(value: float) -> str:
