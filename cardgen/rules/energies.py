@@ -31,7 +31,7 @@ from typing import Iterator
 from .. import format as fmt
 from .. import pdg
 from .. import schema as S
-from ..errors import CardgenError, Finding, InputError, Location
+from ..errors import CardgenError, Finding, Location
 from ..model import Card, Component, Game
 from ..particles import Particle, design_choice
 from ..proof import Choice, Proof
