@@ -427,7 +427,7 @@ class Renderer:
                                 _template_location(exc, where), "fix the template or add the missing field") from None
         except NameError as exc:   # Jinja writes a number too large for a float (1e999) as the name 'inf'
             infinite = "'inf'" in str(exc) or "'nan'" in str(exc)
-            raise TemplateError((f"a number in the template is too large: it became infinity" if infinite else str(exc)) +
+            raise TemplateError(("a number in the template is too large: it became infinity" if infinite else str(exc)) +
                                 f" (rendering {self._what(component, card, side)})", _template_location(exc, where),
                                 "write numbers of sensible size" if infinite else "fix the expression at this line") from None
         except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:

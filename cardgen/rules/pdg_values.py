@@ -264,7 +264,7 @@ class Comparison:
         if ref.mass is None:
             yield self._finding(f"{p.name} ({p.id}) prints a mass of {shown.text} but {pdg.EDITION} gives no mass, "
                                 f"only limits", m.location,
-                                f"declare the value a design choice with its reason: design: {{reason: ...}}", p)
+                                "declare the value a design choice with its reason: design: {reason: ...}", p)
             return
         want = ref.mass / factor
         if shown.bound or not pdg.same_at(shown.value, shown.figures, want):
