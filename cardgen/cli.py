@@ -267,7 +267,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
       cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
     """
     from .build import BuildOptions, build
-    from .i18n import available_languages, locate_message
+    from .i18n import MessageLocator, available_languages
     from .progress import Progress
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
@@ -303,8 +303,9 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
                            f"{f.cards:>4} piece(s)  {f.cuts:>4} cut(s)  {f.layout}")
             for issue in r.issues:
                 click.echo(f"    warning: {issue}", err=True)
+            locator = MessageLocator(by_id[r.game], r.lang)
             for msgid, context in r.untranslated:
-                where, used = locate_message(by_id[r.game], r.lang, msgid, context)
+                where, used = locator.locate(msgid, context)
                 click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
                            + (f", used at {used}" if used else ""), err=True)
             warnings += len(r.issues) + len(r.untranslated)

@@ -34,8 +34,9 @@ def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | Non
     findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, renderer.wraps or []))
     findings.extend(issue_finding(game, issue) for issue in renderer.issues)
     if tr is not None:
+        locator = i18n.MessageLocator(game, lang)
         for msgid, context in sorted(tr.missing):
-            where, used = i18n.locate_message(game, lang, msgid, context)
+            where, used = locator.locate(msgid, context)
             findings.append(Finding("untranslated", f"[{lang}] no translation for {msgid!r}"
                                     + (f" (context {context})" if context else "")
                                     + (f", used at {used}" if used else ""), where,

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
@@ -150,23 +150,37 @@ def translator(game: Game, lang: str) -> Translator | None:
     return Translator(lang, catalogs)
 
 
-def locate_message(game: Game, lang: str, msgid: str, context: str | None) -> tuple[Location, str]:
+class MessageLocator:
     """Where a translator fixes a string: the catalog it belongs to (the game's, or ``common``
-    for particle names and shared text) at the line of its ``msgid`` when the catalog has
-    it; and where the string is used (a card's data line or a template line)."""
-    own = collect_game(game).entries
-    key = (context or None, msgid)
-    in_game = key in own or any(m == msgid for _, m in own)
-    entries = own if in_game else collect_common([game]).entries
-    entry = entries.get(key) or next((e for (_, m), e in entries.items() if m == msgid), None)
-    used = f"{entry.locations[0][0]}:{entry.locations[0][1]}" if entry and entry.locations else ""
-    path = po_path(game if in_game else None, lang)
-    if path.is_file():
-        cat = load_catalog(path, lang)
-        msg = cat.get(msgid, context or None) or next((m for m in cat if m.id == msgid), None)
-        if msg is not None and msg.lineno:
-            return Location(display_path(path), msg.lineno, 1), used
-    return Location(display_path(path)), used
+    for particle names and shared text) at the line of its ``msgid`` when the catalog has it,
+    and where the string is used (a card's data line or a template line). The game's and the
+    common strings are collected once per locator, however many strings are looked up."""
+
+    def __init__(self, game: Game, lang: str) -> None:
+        self.game, self.lang = game, lang
+
+    @cached_property
+    def _own(self) -> dict[tuple[str | None, str], Entry]:
+        return collect_game(self.game).entries
+
+    @cached_property
+    def _common(self) -> dict[tuple[str | None, str], Entry]:
+        return collect_common([self.game]).entries
+
+    def locate(self, msgid: str, context: str | None) -> tuple[Location, str]:
+        """(catalog location, where the string is used, or '')."""
+        key = (context or None, msgid)
+        in_game = key in self._own or any(m == msgid for _, m in self._own)
+        entries = self._own if in_game else self._common
+        entry = entries.get(key) or next((e for (_, m), e in entries.items() if m == msgid), None)
+        used = f"{entry.locations[0][0]}:{entry.locations[0][1]}" if entry and entry.locations else ""
+        path = po_path(self.game if in_game else None, self.lang)
+        if path.is_file():
+            cat = load_catalog(path, self.lang)
+            msg = cat.get(msgid, context or None) or next((m for m in cat if m.id == msgid), None)
+            if msg is not None and msg.lineno:
+                return Location(display_path(path), msg.lineno, 1), used
+        return Location(display_path(path)), used
 
 
 def catalog_entry_of(game: Game, lang: str, text: str) -> tuple[Location, str] | None:
