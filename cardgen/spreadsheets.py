@@ -20,7 +20,7 @@ import csv
 import io
 import zipfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .errors import InputError, Location, display_path
 from .model import FieldSpec
@@ -207,23 +207,21 @@ def _typed(value: Any, spec: FieldSpec | None, loc: Location, name: str) -> Any:
     return _scalar(value, kind)
 
 
+def _parsed(text: str, parse: Callable[[str], Any]) -> Any:
+    """The cell's text parsed, or left as text for the field's own check to report."""
+    try:
+        return parse(text.strip())
+    except ValueError:
+        return text.strip()
+
+
 def _scalar(value: Any, kind: str) -> Any:
     if kind == "int":
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                return value.strip()
-        return value
+        return _parsed(value, int) if isinstance(value, str) else value
     if kind == "number":
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                return value.strip()
-        return value
+        return _parsed(value, float) if isinstance(value, str) else value
     if kind == "bool":
         if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
             return value.strip().lower() in _TRUE
