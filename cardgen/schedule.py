@@ -82,8 +82,11 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
             failed = _Failed(None, InternalError("a build worker process ended abruptly (killed, or out of memory)",
                                                  None, "run the build again with --jobs 1 to see where it fails"))
     finally:
-        for lane in lanes:   # after a failure, tasks still running are not waited for
-            lane.pool.shutdown(wait=failed is None, cancel_futures=True)
+        # Queued tasks are cancelled, but a task already running is waited for, even after a
+        # failure: it may be writing files the caller cleans up once this returns, and a
+        # worker still writing after that clean-up would leave half a build behind.
+        for lane in lanes:
+            lane.pool.shutdown(wait=True, cancel_futures=True)
     if failed is not None:
         raise _first_error(tasks, failed, finished) from None
 
