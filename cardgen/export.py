@@ -8,8 +8,11 @@ TTS imports a deck from one image holding a grid of faces (at most 10 × 7, read
 plus a back image, and loads a deck from a JSON save that points at those images. The bottom-
 right cell of every sheet holds the "hidden" face (the back, or a plain placeholder): TTS shows
 that cell when "Back is hidden" is switched off, so the sheet is right whichever way the user
-sets it. The image URLs written are local ``file://`` URIs — placeholders that work on the
-machine that exported; to share a deck, upload the images and replace the URLs.
+sets it. Boards and pieces of outlines TTS cannot cut a card to get images of their own; which
+object each component becomes, its shape and its size are :mod:`cardgen.tts_pieces`' business,
+its name and tooltip :mod:`cardgen.tts_text`'s, and :mod:`cardgen.tts_validate` checks the save
+before it is written. The image URLs written are local ``file://`` URIs — placeholders that work
+on the machine that exported; to share a save, upload the images and replace the URLs.
 
 Every file is a pure function of the game data: no dates, no random ids, PNGs without metadata.
 """
@@ -33,6 +36,9 @@ from .output import atomic_write
 from .preview import RenderedFace, contact_sheet
 from .draw import render_png
 from .render import Face, Renderer
+from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
+from .tts_text import card_text
+from .tts_validate import check_save
 
 MM_PER_INCH = 25.4
 TTS_MAX_COLS = 10
@@ -196,23 +202,18 @@ def _fit(image: Image.Image, cell: tuple[int, int]) -> Image.Image:
     return image if image.size == cell else image.resize(cell, Image.LANCZOS)
 
 
-def _transform(slot: int) -> dict[str, float]:
-    """Components side by side on the table, face down as decks lie."""
-    return {"posX": 3.0 * slot, "posY": 1.0, "posZ": 0.0, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0,
-            "scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
-
-
 def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: Iterable[str] | None = None,
                on_progress: Callable[[str], None] | None = None) -> Path:
-    """Write TTS deck sheets, backs and a showcase per component to ``OUT/<game>/<lang>/tts/``,
-    and the save that loads them all (``<game>.json``); returns the save's path.
+    """Write TTS images and a showcase per component to ``OUT/<game>/<lang>/tts/``, and the save
+    that loads them all (``<game>.json``); returns the save's path. Decks, boards and tokens are
+    chosen, shaped and sized as :mod:`cardgen.tts_pieces` explains; the save is checked by
+    :mod:`cardgen.tts_validate` first and not written when TTS would load it wrongly.
     ``on_progress(label)`` is told about each card rasterised (see :func:`card_count`)."""
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     folder = out / game.id / lang / "tts"
-    objects: list[dict[str, Any]] = []
-    next_key = 1   # CustomDeck keys are unique across the save, so decks can be merged in TTS
-    for slot, comp in enumerate(_components(game, components)):
+    pieces = _Pieces(game, lang, folder, renderer.translate)
+    for comp in _components(game, components):
         front_faces = [renderer.face(comp, card, "front") for card in comp.cards]
         back_faces = [renderer.face(comp, card, "back") for card in comp.cards] if comp.back else []
         fronts, backs = [], []
@@ -222,29 +223,116 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
                 backs.append(raster.trimmed(back_faces[n], comp.bleed))
             if on_progress is not None:
                 on_progress(f"{comp.id}/{card.id}")
-        chunks = [comp.cards[i:i + TTS_FACES_PER_SHEET] for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
-        sheets = [_Sheet(next_key + n, chunk, tts_grid(len(chunk), fronts[0].size)) for n, chunk in enumerate(chunks)]
-        next_key += len(sheets)
-        unique_back = len({face.key for face in back_faces}) > 1
-        decks = _write_sheets(comp, sheets, fronts, backs, unique_back, folder)
-        objects.append(_tts_object(comp, sheets, decks, slot))
+        pieces.add(comp, fronts, backs, unique_back=len({face.key for face in back_faces}) > 1)
         _write_showcase(game, comp, lang, front_faces, fronts, folder / f"{comp.id}-showcase.png")
 
     save = {
         "SaveName": f"{game.name} ({lang})", "GameMode": game.name, "Date": "", "VersionNumber": "",
-        "Note": ("Written by cardgen. FaceURL and BackURL are file:// paths on the computer that exported this "
-                 "deck; upload the PNGs next to this file and replace them with their web addresses to share it."),
-        "ObjectStates": objects,
+        "Note": ("Written by cardgen. The image URLs are file:// paths on the computer that exported this "
+                 "save; upload the PNGs next to this file and replace them with their web addresses to share it."),
+        "ObjectStates": pieces.objects,
     }
     path = folder / f"{game.id}.json"
+    check_save(save, path)
     atomic_write(path, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return path
 
 
+class _Pieces:
+    """The save's objects, one per component, with the images they point at written as they are
+    made: CustomDeck keys, GUIDs and table places are unique across the save."""
+
+    def __init__(self, game: Game, lang: str, folder: Path, translate: Callable[..., str] | None) -> None:
+        self.game, self.lang, self.folder, self.translate = game, lang, folder, translate
+        self.objects: list[dict[str, Any]] = []
+        self.guid = Guids()
+        self.table = Table()
+        self.next_key = 1   # CustomDeck keys are unique across the save, so decks can be merged in TTS
+
+    def add(self, comp: Component, fronts: list[Image.Image], backs: list[Image.Image], unique_back: bool) -> None:
+        shape = deck_type(comp.shape)
+        if comp.kind == "board":
+            self.objects += self._boards(comp, fronts)
+        elif shape is None:
+            self.objects.append(self._tokens(comp, fronts))
+        else:
+            self.objects.append(self._deck(comp, fronts, backs, unique_back, shape))
+
+    def _text(self, comp: Component, card: Card) -> tuple[str, str]:
+        return card_text(self.game, comp, card, self.lang, self.translate)
+
+    def _name(self, comp: Component) -> str:
+        return self.translate(comp.name, "component") if self.translate else comp.name
+
+    def _deck(self, comp: Component, fronts: list[Image.Image], backs: list[Image.Image], unique_back: bool,
+              shape: int) -> dict[str, Any]:
+        """A ``DeckCustom`` holding one ``Card`` per physical card, or a lone ``Card`` for a
+        component of one piece. Card ids are deck key × 100 + cell index, as TTS numbers them."""
+        chunks = [comp.cards[i:i + TTS_FACES_PER_SHEET] for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
+        sheets = [_Sheet(self.next_key + n, chunk, tts_grid(len(chunk), fronts[0].size))
+                  for n, chunk in enumerate(chunks)]
+        self.next_key += len(sheets)
+        decks = _write_sheets(comp, sheets, fronts, backs, unique_back, shape, self.folder)
+        transform = self.table.transform(comp.width, comp.height, face_down=True)
+        common = {"Transform": transform, "SidewaysCard": comp.width > comp.height, "HideWhenFaceDown": True}
+        cards: list[dict[str, Any]] = []
+        for sheet in sheets:
+            deck = {str(sheet.key): decks[str(sheet.key)]}
+            for index, card in enumerate(sheet.cards):
+                nickname, description = self._text(comp, card)
+                cards += [{"GUID": self.guid(f"{comp.id}/{card.id}/{n}"), "Name": "Card", "Nickname": nickname,
+                           "Description": description, "CardID": sheet.key * 100 + index, "CustomDeck": deck,
+                           **common} for n in range(card.count)]
+        if len(cards) == 1:
+            return cards[0]
+        return {"GUID": self.guid(comp.id), "Name": "DeckCustom", "Nickname": self._name(comp), "Description": "",
+                **common, "DeckIDs": [c["CardID"] for c in cards], "CustomDeck": decks, "ContainedObjects": cards}
+
+    def _boards(self, comp: Component, fronts: list[Image.Image]) -> list[dict[str, Any]]:
+        """One ``Custom_Board`` per board, its image no larger than TTS takes."""
+        boards = []
+        for card, front in zip(comp.cards, fronts):
+            path = self.folder / f"{comp.id}-{card.id}.png"
+            atomic_write(path, encode_png(_within(front, TTS_MAX_SIDE)))
+            nickname, description = self._text(comp, card)
+            for n in range(card.count):
+                boards.append(custom_image_object(
+                    "Custom_Board", self.guid(f"{comp.id}/{card.id}/{n}"), nickname, description,
+                    self.table.transform(comp.width, comp.height, face_down=False), path.resolve().as_uri()))
+        return boards
+
+    def _tokens(self, comp: Component, fronts: list[Image.Image]) -> dict[str, Any]:
+        """Pieces of an outline TTS cannot cut a card to: a ``Custom_Token`` per copy, cut along
+        the alpha of its face, in a ``Bag`` to draw from (or alone, for a single piece)."""
+        transform = self.table.transform(comp.width, comp.height, face_down=False)
+        tokens = []
+        for card, front in zip(comp.cards, fronts):
+            path = self.folder / f"{comp.id}-{card.id}.png"
+            atomic_write(path, encode_png(_within(outline_alpha(front, comp.shape, comp.width), TTS_MAX_SIDE)))
+            nickname, description = self._text(comp, card)
+            tokens += [custom_image_object("Custom_Token", self.guid(f"{comp.id}/{card.id}/{n}"), nickname,
+                                           description, transform, path.resolve().as_uri())
+                       for n in range(card.count)]
+        if len(tokens) == 1:
+            return tokens[0]
+        return {"GUID": self.guid(comp.id), "Name": "Bag", "Nickname": self._name(comp), "Description": "",
+                "Transform": {**transform, "scaleX": 1.0, "scaleZ": 1.0}, "ContainedObjects": tokens}
+
+
+def _within(image: Image.Image, side: int) -> Image.Image:
+    """``image`` scaled down (never up) so that its longer side is at most ``side`` px."""
+    factor = side / max(image.size)
+    if factor >= 1:
+        return image
+    return image.resize((max(1, math.floor(image.width * factor)), max(1, math.floor(image.height * factor))),
+                        Image.LANCZOS)
+
+
 def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Image], backs: list[Image.Image],
-                  unique_back: bool, folder: Path) -> dict[str, dict[str, Any]]:
+                  unique_back: bool, shape: int, folder: Path) -> dict[str, dict[str, Any]]:
     """Write the face sheets and the back (one shared image, or back sheets laid out like the
-    face sheets when backs differ per card); returns the CustomDeck entries by key."""
+    face sheets when backs differ per card); returns the CustomDeck entries by key, each with
+    the TTS card shape ``shape`` that cuts the piece's outline."""
     cell = tts_cell(fronts[0].size, [s.grid for s in sheets])
     placeholder = Image.new("RGB", cell, PLACEHOLDER_COLOUR)
     hidden = _fit(backs[0], cell) if backs and not unique_back else placeholder
@@ -268,25 +356,8 @@ def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Imag
         decks[str(sheet.key)] = {
             "FaceURL": face_path.resolve().as_uri(), "BackURL": back_url,
             "NumWidth": sheet.grid.cols, "NumHeight": sheet.grid.rows,
-            "BackIsHidden": True, "UniqueBack": unique_back, "Type": 0}
+            "BackIsHidden": True, "UniqueBack": unique_back, "Type": shape}
     return decks
-
-
-def _tts_object(comp: Component, sheets: list[_Sheet], decks: dict[str, dict[str, Any]], slot: int) -> dict[str, Any]:
-    """A ``DeckCustom`` holding one ``Card`` per physical card, or a lone ``Card`` for a
-    component of one piece. Card ids are deck key × 100 + cell index, as TTS numbers them."""
-    common = {"Transform": _transform(slot), "SidewaysCard": comp.width > comp.height, "HideWhenFaceDown": True}
-    cards: list[dict[str, Any]] = []
-    for sheet in sheets:
-        deck = {str(sheet.key): decks[str(sheet.key)]}
-        for index, card in enumerate(sheet.cards):
-            card_id = sheet.key * 100 + index
-            cards += [{"Name": "Card", "Nickname": card.id, "CardID": card_id, "CustomDeck": deck, **common}
-                      for _ in range(card.count)]
-    if len(cards) == 1:
-        return cards[0]
-    return {"Name": "DeckCustom", "Nickname": comp.name, **common,
-            "DeckIDs": [c["CardID"] for c in cards], "CustomDeck": decks, "ContainedObjects": cards}
 
 
 def _write_showcase(game: Game, comp: Component, lang: str, faces: list[Face], fronts: list[Image.Image],

@@ -280,6 +280,9 @@ def collect_common(games: Iterable[Game]) -> Collector:
     sheets_src = Path(build_module.__file__).with_name("sheets.py")
     for line, msg in _python_messages(sheets_src):
         col.add(msg, None, (_rel(sheets_src), line), "rule sheet or answer key (rules.pdf, answers.pdf)")
+    tts_src = Path(build_module.__file__).with_name("tts_text.py")
+    for line, msg in _python_messages(tts_src):
+        col.add(msg, None, (_rel(tts_src), line), "Tabletop Simulator tooltip: a printed value's label")
     col.add("stable", "lifetime", None, "mean lifetime of a particle that does not decay (infinite)")
     return col
 

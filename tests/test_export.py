@@ -158,7 +158,9 @@ def test_qcd_deck_one_sheet_shared_back_and_hidden_cell(tmp_path):
     assert deck["DeckIDs"] == expected and len(expected) == 52
     contained = deck["ContainedObjects"]
     assert [c["CardID"] for c in contained] == expected
-    assert [c["Nickname"] for c in contained] == [card.id for card in comp.cards for _ in range(card.count)]
+    nicknames = [c["Nickname"] for c in contained]
+    assert nicknames[:2] == ["up quark u (red)"] * 2 and nicknames[-4:] == ["W⁺ boson"] * 4
+    assert contained[0]["Description"] == "charge +2/3 · spin 1/2 · mass 2.16 MeV/c² · mean lifetime stable"
     assert all(c["Name"] == "Card" and c["CustomDeck"] == {"1": entry} for c in contained)
     assert (folder / "cards-showcase.png").is_file()
 
@@ -204,13 +206,13 @@ def test_tutti_per_card_backs_get_a_back_sheet_and_a_lone_pawn_is_a_card(tmp_pat
         assert cell_of(faces, grid, 0).tobytes() != cell_of(backs, grid, 0).tobytes()
         assert cell_of(backs, grid, 0).tobytes() != cell_of(backs, grid, 1).tobytes()
     assert len(tokens["DeckIDs"]) == 42
-    (particles,) = objects[game.components["particles"].name]["CustomDeck"].values()
-    assert particles["UniqueBack"] is False                           # one shared back image
-    keys = [k for o in objects.values() for k in o["CustomDeck"]]
+    (reference,) = objects[game.components["reference"].name]["CustomDeck"].values()
+    assert reference["UniqueBack"] is False                           # one shared back image
+    keys = [k for o in objects.values() for k in o.get("CustomDeck", {})]
     assert len(keys) == len(set(keys))                              # unique across the save
 
     (pawn,) = [o for o in objects.values() if o["Name"] == "Card"]   # the one-piece component
-    assert pawn["Nickname"] == game.components["pawn"].cards[0].id and "DeckIDs" not in pawn
+    assert pawn["Nickname"] == "First-player pawn" and "DeckIDs" not in pawn   # no words on it: the component's name
     (pawn_key, pawn_entry), = pawn["CustomDeck"].items()
     assert pawn["CardID"] == int(pawn_key) * 100
     assert local(pawn_entry["BackURL"]).is_file() and pawn_entry["UniqueBack"] is False
