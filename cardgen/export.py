@@ -38,13 +38,10 @@ from .draw import render_png
 from .render import Face, Renderer
 from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
 from .tts_text import card_text
+from .tts_validate import MAX_COLS as TTS_MAX_COLS, MAX_IMAGE_SIDE as TTS_MAX_SIDE, MAX_ROWS as TTS_MAX_ROWS
 from .tts_validate import check_save
 
 MM_PER_INCH = 25.4
-TTS_MAX_COLS = 10
-TTS_MAX_ROWS = 7
-#: TTS (and most GPUs it runs on) refuses or downsamples textures larger than this.
-TTS_MAX_SIDE = 4096
 #: Faces per sheet: the full grid minus the hidden cell.
 TTS_FACES_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1
 #: TTS's deck importer takes no grid narrower or shorter than this.
