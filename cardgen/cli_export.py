@@ -66,7 +66,7 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 @handle_errors
 def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float, out: Path,
             games_dirs: tuple[Path, ...]) -> None:
-    """Tabletop Simulator deck sheets, backs, showcases and the save that loads them.
+    """A Tabletop Simulator save: decks, boards and tokens at their printed size, named in LANG.
 
     \b
     Example:

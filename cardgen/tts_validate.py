@@ -7,9 +7,12 @@ those mistakes in the JSON (and in the images it points at, for local ``file://`
 :func:`check_save` turns them into one error, so the exporter never writes a save TTS would
 load wrongly. Tests call the same functions on every save they export.
 
-The fields and ranges follow the save format as TTS writes it (Berserk Games' Knowledge Base,
-"Save File Format", "Custom Deck", "Custom Board", "Custom Token"; the type table of the
-community typings in ``typed-tabletop-simulator``'s ``@tts/data`` package).
+The fields and ranges follow the save format as TTS writes it: the card shapes from the TTS API
+reference ("Custom Game Objects", api.tabletopsimulator.com: 0 Rectangle (Rounded), 1 Rectangle,
+2 Hex (Rounded), 3 Hex, 4 Circle), sheets and image sizes from the Knowledge Base ("Custom Deck":
+the last cell is the hidden face; "Asset Creation": keep images under 4096 × 4096), the keys of
+decks, cards and custom images as saves hold them (the typings of typed-tabletop-simulator's
+data package list the same).
 """
 
 from __future__ import annotations
