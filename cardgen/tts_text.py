@@ -19,7 +19,7 @@ import re
 from typing import Any, Callable
 
 from . import format as fmt
-from .model import Card, Component, Game
+from .model import Card, Component, FieldSpec, Game
 from .particles import ColourCharge, Particle
 
 Translate = Callable[..., str]
@@ -40,30 +40,45 @@ def card_text(game: Game, comp: Component, card: Card, lang: str,
         value = card.fields.get(name)
         if value is None or value is False or value == ():
             continue
-        if isinstance(value, Particle):
-            shown = _particle_name(value, _)
-            if not title:
-                title = shown
-                details += _particle_values(value, lang, _)
-                continue
-            details.append(f"{_(name)} {shown}")
-        elif isinstance(value, ColourCharge):
+        if isinstance(value, ColourCharge):
             colour = _(value.name, "colour")
-        elif spec.type == "text":
-            text = _(value, f"{comp.id}.{name}") if spec.translatable else value
-            if not title and spec.translatable:
-                title = text
-            else:
-                details.append(text)
-        else:
-            shown = _(value) if spec.type == "enum" else _shown(game, spec.table, value, _)
-            if not title and spec.type == "ref" and shown != value:
-                title = shown
-            else:
-                details.append(_(name) if value is True else f"{_(name)} {shown}")
+            continue
+        words = None if title else _as_title(game, comp, name, spec, value, _)
+        if words is None:
+            details.append(_as_detail(game, comp, name, spec, value, _))
+            continue
+        title = words
+        if isinstance(value, Particle):
+            details += _particle_values(value, lang, _)
     if title and colour:
         title = f"{title} ({colour})"
     return title or colour or _fallback(comp, card, _), SEPARATOR.join(details)
+
+
+def _as_title(game: Game, comp: Component, name: str, spec: FieldSpec, value: Any, _: Translate) -> str | None:
+    """The value as the card's title, or None when it is no name: a particle, a translatable
+    text, a table row that has a name."""
+    if isinstance(value, Particle):
+        return _particle_name(value, _)
+    if spec.type == "text" and spec.translatable:
+        return _(value, f"{comp.id}.{name}")
+    if spec.type == "ref":
+        shown = _shown(game, spec.table, value, _)
+        return shown if shown != value else None
+    return None
+
+
+def _as_detail(game: Game, comp: Component, name: str, spec: FieldSpec, value: Any, _: Translate) -> str:
+    """The value as one item of the description: texts as printed, the rest after their field's name."""
+    if spec.type == "text":
+        return _(value, f"{comp.id}.{name}") if spec.translatable else value
+    if value is True:
+        return _(name)
+    if isinstance(value, Particle):
+        shown = _particle_name(value, _)
+    else:
+        shown = _(value) if spec.type == "enum" else _shown(game, spec.table, value, _)
+    return f"{_(name)} {shown}"
 
 
 def _particle_name(p: Particle, _: Translate) -> str:

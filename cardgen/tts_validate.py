@@ -158,15 +158,20 @@ def _deck(obj: Mapping[str, Any], where: str, guids: dict[str, str], images: dic
     if ids != [c.get("CardID") if isinstance(c, Mapping) else None for c in contained]:
         yield f"{where}.DeckIDs: not the CardIDs of ContainedObjects, in order"
     for n, card in enumerate(contained):
-        inner = f"{where}.ContainedObjects[{n}]"
-        if not isinstance(card, Mapping) or card.get("Name") != "Card":
-            yield f"{inner}: a deck holds only cards"
-            continue
-        yield from _common(card, inner, guids)
-        yield from _card(card, inner, images)
-        card_id = card.get("CardID")
-        if isinstance(card_id, int) and str(card_id // CARD_ID_BASE) not in decks:
-            yield f"{inner}.CardID: sheet {card_id // CARD_ID_BASE} is not in the deck's CustomDeck"
+        yield from _contained(card, f"{where}.ContainedObjects[{n}]", decks, guids, images)
+
+
+def _contained(card: Any, where: str, decks: Mapping[str, Any], guids: dict[str, str],
+               images: dict[str, Any]) -> Iterator[str]:
+    """A card inside a deck: a whole card, from one of the deck's own sheets."""
+    if not isinstance(card, Mapping) or card.get("Name") != "Card":
+        yield f"{where}: a deck holds only cards"
+        return
+    yield from _common(card, where, guids)
+    yield from _card(card, where, images)
+    card_id = card.get("CardID")
+    if isinstance(card_id, int) and str(card_id // CARD_ID_BASE) not in decks:
+        yield f"{where}.CardID: sheet {card_id // CARD_ID_BASE} is not in the deck's CustomDeck"
 
 
 def _sheet(deck: Any, where: str, images: dict[str, Any]) -> Iterator[str]:

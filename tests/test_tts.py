@@ -15,6 +15,7 @@ from PIL import Image
 
 import cardgen
 import cardgen.export as export_module
+import cardgen.tts_text
 from cardgen.errors import InputError
 from cardgen.export import export_tts
 from cardgen.tts_pieces import TTS_UNIT_HEIGHT_MM, deck_type, tts_scale
@@ -234,3 +235,18 @@ def test_an_invalid_save_is_an_error_and_is_never_written(tmp_path, monkeypatch)
         export_tts(cardgen.load_game(game), "en", tmp_path / "out", dpi=30)
     assert "CustomDeck.1.Type: 7 is not a TTS card shape (0–4)" in str(err.value)
     assert not (tmp_path / "out" / "pieces" / "en" / "tts" / "pieces.json").exists()
+
+
+def test_every_label_of_the_tooltips_is_in_the_template_and_translated_in_every_shipped_language():
+    from babel.messages.pofile import read_po
+
+    from cardgen.i18n import SHIPPED_LOCALE, _python_messages
+
+    labels = {msg for _line, msg in _python_messages(Path(cardgen.tts_text.__file__))}
+    assert labels == {"charge", "spin", "mass", "mean lifetime"}
+    with (SHIPPED_LOCALE / "common.pot").open("rb") as fh:
+        assert labels <= {m.id for m in read_po(fh)}
+    for lang in ("de", "fr", "es", "ar", "zh"):
+        with (SHIPPED_LOCALE / lang / "LC_MESSAGES" / "common.po").open("rb") as fh:
+            strings = {m.id: m.string for m in read_po(fh) if m.context is None}
+        assert all(strings.get(label) for label in labels), lang
