@@ -209,7 +209,7 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     folder = out / game.id / lang / "tts"
-    pieces = _Pieces(game, lang, folder, renderer.translate)
+    pieces = _Pieces(game, lang, folder, translator(game, lang))
     for comp in _components(game, components):
         front_faces = [renderer.face(comp, card, "front") for card in comp.cards]
         back_faces = [renderer.face(comp, card, "back") for card in comp.cards] if comp.back else []
