@@ -250,3 +250,20 @@ def test_every_label_of_the_tooltips_is_in_the_template_and_translated_in_every_
         with (SHIPPED_LOCALE / lang / "LC_MESSAGES" / "common.po").open("rb") as fh:
             strings = {m.id: m.string for m in read_po(fh) if m.context is None}
         assert all(strings.get(label) for label in labels), lang
+
+
+def test_the_command_reports_an_invalid_save_in_one_line_and_exits_2(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from cardgen.cli import main
+
+    game = piece_game(tmp_path, ("cards", "card", 63, 88, "{type: rounded-rect, radius: 3}", 2))
+    monkeypatch.setattr(export_module, "deck_type", lambda shape: 7)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["export", "tts", "pieces", "--games-dir", str(game.parent),
+                                       "--dpi", "30", "--out", str(out)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cardgen: ")
+    assert "CustomDeck.1.Type: 7 is not a TTS card shape (0–4)" in lines[0] and "nothing was written" in lines[0]
+    assert not (out / "pieces" / "en" / "tts" / "pieces.json").exists()
