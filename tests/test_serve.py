@@ -317,3 +317,40 @@ def test_browser_runs_no_markup_a_template_writes(server, qcd):
             assert page.evaluate("window.marker") is None
         finally:
             browser.close()
+
+
+BLOCK_MATRIX = """  - matrix:
+      particle: [u, d, s, c]
+      colour:
+        - red
+        - green
+        - blue
+"""
+
+
+def test_each_card_a_matrix_makes_carries_its_own_origin(qcd):
+    """A matrix's cards share its entry; each names the axis values that made it, so a designer
+    finds the line that made *this* card (and a finding about it is told apart from its siblings)."""
+    cards = qcd.path / "components/cards.yaml"
+    entry = line_of(cards, "  - matrix: {particle: [u, d, s, c]")
+    text = cards.read_text(encoding="utf-8").splitlines()[entry - 1]
+
+    def col(token: str) -> int:
+        return text.index(token) + 1
+
+    deck = qcd.load().components["cards"]
+    where = f"{deck.card('u-red').location.file}:{entry}"
+    assert deck.card("u-red").origin == f"{where}:5 (matrix: particle u at {entry}:{col('u,')}, colour red at {entry}:{col('red')})"
+    assert deck.card("d-green").origin == (f"{where}:5 (matrix: particle d at {entry}:{col('d,')}, "
+                                           f"colour green at {entry}:{col('green')})")
+    assert deck.card("wild-w").origin == str(deck.card("wild-w").location)   # written out: its own entry
+    assert deck.card("wild-w").matrix == () and deck.card("s-blue").matrix == ("particle", "colour")
+
+    qcd.edit("components/cards.yaml", "  - matrix: {particle: [u, d, s, c], colour: [red, green, blue]}\n",
+             BLOCK_MATRIX)
+    deck = qcd.load().components["cards"]
+    green = line_of(cards, "        - green")
+    assert deck.card("u-green").origin == (f"{where}:5 (matrix: particle u at {entry + 1}:18, "
+                                           f"colour green at {green}:11)")
+    assert deck.card("c-blue").origin.endswith(f"colour blue at {green + 1}:11)")
+    assert len({card.origin for card in deck.cards}) == len(deck.cards)
