@@ -447,3 +447,83 @@ def test_card_page_draws_outlines_from_the_data_and_names_the_cards_own_source(t
         assert 'href="/game/qcd/card/cards/u-red?lang=en&amp;side=front" hreflang="en"' in german
     finally:
         srv.stop()
+
+
+def test_browser_index_and_card_page(two_games):
+    """One browser session: the index, a click to a card, its large view and outlines measured
+    against the data in mm, the flip, the language switch and each card's own source."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's browser with 'apt-get install -y chromium'")
+    from playwright.sync_api import sync_playwright
+
+    qcd, _ = two_games
+    deck = qcd.load().components["cards"]
+    w, h, b, s = deck.width, deck.height, deck.bleed, deck.safe
+    srv = PreviewServer(games_dirs=[qcd.games_dir], port=0, ping_seconds=0.5).start()
+    loaded = "img => img.complete && img.naturalWidth > 0"
+
+    def box(page, selector: str) -> dict[str, float]:
+        return page.eval_on_selector(selector, "el => { const r = el.getBoundingClientRect(); "
+                                               "return {x: r.x, y: r.y, w: r.width, h: r.height}; }")
+
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(srv.url)
+                games = page.inner_text("body")
+                assert "QCD the Game qcd" in games and "Particles in Circle particles-in-circle" in games
+                assert page.inner_text('section[data-game="qcd"] li[data-component="cards"]') == \
+                    "QCD deck cards · card: 52 cards, 25 designs"
+                assert page.inner_text('section[data-game="qcd"] tr[data-lang="de"]') == "de\tpass"
+                assert page.inner_text('section[data-game="qcd"] tr[data-lang="en"]') == "en\tpass"
+                assert page.locator('section[data-game="particles-in-circle"] tr[data-lang]').count() == 1
+
+                page.click("text=QCD the Game")
+                page.wait_for_url("**/game/qcd")
+                page.click('.card[data-card="u-red"] .face[data-face="cards/u-red/front"] img')
+                page.wait_for_url("**/game/qcd/card/cards/u-red")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                assert page.inner_text("#title") == "QCD the Game — QCD deck: u-red"
+
+                scale = float(page.get_attribute("#large", "data-px-per-mm"))
+                face = box(page, "#face")
+                assert face["w"] == pytest.approx((w + 2 * b) * scale, abs=0.5)
+                assert face["h"] == pytest.approx((h + 2 * b) * scale, abs=0.5)
+                expected = {"bleed": (0, 0, w + 2 * b, h + 2 * b), "trim": (b, b, w, h),
+                            "safe": (b + s, b + s, w - 2 * s, h - 2 * s)}
+                for name, mm in expected.items():
+                    shape, switch = f"#overlay-{name}", f'input[data-overlay="{name}"]'
+                    assert page.is_visible(shape)
+                    page.uncheck(switch)
+                    assert page.is_hidden(shape)
+                    page.check(switch)
+                    assert page.is_visible(shape)
+                    got = box(page, shape)
+                    px = (got["x"] - face["x"], got["y"] - face["y"], got["w"], got["h"])
+                    assert px == pytest.approx(tuple(v * scale for v in mm), abs=0.5), name
+
+                front = page.get_attribute("#face", "src")
+                page.click("#flip")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                back = page.get_attribute("#face", "src")
+                assert back != front and "/face/qcd/cards/u-red/back.svg?k=" in back
+                assert page.inner_text("#side") == "back" and page.inner_text("#flip") == "Show the front"
+
+                page.click('nav.languages a[hreflang="de"]')
+                page.wait_for_url("**/game/qcd/card/cards/u-red?lang=de&side=back")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                assert page.inner_text("#title") == "QCD the Game — QCD-Kartendeck: u-red"
+                assert page.get_attribute("#face", "src").endswith("&lang=de") and "/back.svg" in back
+
+                sources = {}
+                for card in ("u-red", "d-green"):
+                    page.goto(srv.url + f"game/qcd/card/cards/{card}?lang=de")
+                    sources[card] = page.inner_text("#source")
+                    assert sources[card] == f"Defined at {deck.card(card).origin}"
+                assert sources["u-red"] != sources["d-green"]
+            finally:
+                browser.close()
+    finally:
+        srv.stop()
