@@ -2,10 +2,13 @@
 
 A local web page shows every card of a game as an image (``<img>`` of the face's SVG: a
 browser never runs script in an SVG loaded as an image, so nothing a game's templates wrote
-can run in the designer's browser), a sheet preview per component and the checker's findings. A watcher re-loads and re-renders a game whenever one of its files
-(YAML, templates, fonts, catalogs) changes, compares each face's content hash with the last
-render and pushes the ids of the faces that changed over Server-Sent Events; the page then
-fetches only those faces. Errors in half-typed files are shown in a banner instead of stopping
+can run in the designer's browser), a sheet preview per component and the checker's findings;
+an index lists the games with their components and each language's check, and each card has
+a page of its own (the pages are built in :mod:`cardgen.serve_pages`). A watcher re-loads and
+re-renders a game, in each language viewed, whenever one of its files (YAML, templates,
+fonts, catalogs) changes, compares each face's content hash with the last render and pushes
+the ids of the faces that changed over Server-Sent Events; the page then fetches only those
+faces. Errors in half-typed files are shown in a banner instead of stopping
 the server, and the page recovers by itself once the file is fixed.
 
 Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1. Every

@@ -93,8 +93,9 @@ def _page(title: str, body: str, **data: str) -> str:
 
 def _snapshot_page(snap: Snapshot, title: str, body: str) -> str:
     """A page the live refresh keeps up to date with one game in one language."""
-    return _page(title, body, game=snap.game, lang=snap.lang, langquery="" if snap.primary else f"&lang={snap.lang}",
-                 version=str(snap.version), outline=snap.outline_key)
+    lang_query = "" if snap.primary else f"&lang={quote(snap.lang)}"   # what face addresses carry
+    return _page(title, body, game=snap.game, lang=snap.lang, langquery=lang_query, version=str(snap.version),
+                 outline=snap.outline_key)
 
 
 def _banner(error: str | None) -> str:
@@ -260,7 +261,9 @@ def card_html(snap: Snapshot, comp: ComponentOutline, card_id: str, side: str) -
     title = f"{snap.name or snap.game} — {comp.name}: {card_id}"
     width, height = (comp.width + 2 * comp.bleed) * scale, (comp.height + 2 * comp.bleed) * scale
     img = (f'<img id="face" data-face="{html.escape(fid)}" data-key="{keys[fid]}" alt="{html.escape(fid)}" '
-           f'src="{html.escape(face_url(snap, fid, keys[fid]))}" width="{width:.3f}" height="{height:.3f}">' if fid in keys else "")
+           f'src="{html.escape(face_url(snap, fid, keys[fid]))}" width="{width:.3f}" height="{height:.3f}">'
+           if fid in keys else "")   # a game that never rendered has no faces to show yet
+    source = snap.locations.get(f"{comp.id}/{card_id}", "")
     other = "front" if side == "back" else "back"
     flip = (f'<button type="button" id="flip">Show the {other}</button> ' if len(comp.sides) > 1 else "")
     parts = [f'<p><a href="/">all games</a> · <a href="{html.escape(game_url(snap.game, _lang(snap)))}">'
@@ -276,7 +279,7 @@ def card_html(snap: Snapshot, comp: ComponentOutline, card_id: str, side: str) -
              f'<div id="large" class="large" data-keys="{html.escape(json.dumps(keys))}" '
              f'data-px-per-mm="{scale:g}" style="width:{width:.3f}px;height:{height:.3f}px">'
              f"{img}{_overlays_svg(comp, width, height)}</div>",
-             f'<p id="source">Defined at <code>{html.escape(snap.locations.get(f"{comp.id}/{card_id}", ""))}</code></p>',
+             f'<p id="source">Defined at <code>{html.escape(source)}</code></p>',
              f"<p>×{count} in the {html.escape(comp.kind)} set · {comp.width:g} × {comp.height:g} mm</p>"]
     return _snapshot_page(snap, f"{title} — cardgen preview", "".join(parts))
 

@@ -343,7 +343,8 @@ def test_each_card_a_matrix_makes_carries_its_own_origin(qcd):
 
     deck = qcd.load().components["cards"]
     where = f"{deck.card('u-red').location.file}:{entry}"
-    assert deck.card("u-red").origin == f"{where}:5 (matrix: particle u at {entry}:{col('u,')}, colour red at {entry}:{col('red')})"
+    assert deck.card("u-red").origin == (f"{where}:5 (matrix: particle u at {entry}:{col('u,')}, "
+                                         f"colour red at {entry}:{col('red')})")
     assert deck.card("d-green").origin == (f"{where}:5 (matrix: particle d at {entry}:{col('d,')}, "
                                            f"colour green at {entry}:{col('green')})")
     assert deck.card("wild-w").origin == str(deck.card("wild-w").location)   # written out: its own entry
@@ -410,7 +411,8 @@ def test_index_shows_games_components_languages_and_each_check(two_games):
                         ("de", "warning", "/game/qcd?lang=de#report", "1 finding")]
 
         _, german = get(srv.url + "game/qcd?lang=de")   # where the index's link leads: that language's report
-        assert f"qcd.po:{untranslated}:1: warning[untranslated]: [de] no translation for &#x27;Wild card&#x27;" in german
+        assert (f"qcd.po:{untranslated}:1: warning[untranslated]: [de] no translation for &#x27;Wild card&#x27;"
+                in german)
         assert "1 warning to look at" in german and "QCD-Kartendeck" in german
         assert '<strong lang="de" aria-current="page">de</strong>' in german
         assert 'href="/game/qcd/card/cards/u-red?lang=de"' in german
@@ -421,6 +423,9 @@ def test_index_shows_games_components_languages_and_each_check(two_games):
             with pytest.raises(urllib.error.HTTPError) as info:
                 urllib.request.urlopen(srv.url + missing, timeout=10)
             assert info.value.code == 404, missing
+        with pytest.raises(urllib.error.HTTPError) as info:   # a page asks for three parameters at most
+            urllib.request.urlopen(srv.url + "game/qcd?" + "&".join(f"p{i}=1" for i in range(9)), timeout=10)
+        assert info.value.code == 400
     finally:
         srv.stop()
 
