@@ -351,10 +351,11 @@ def _synth(loc: Location, entries: list[tuple[str, Any, Location, Location, Any]
     return m
 
 
-def _expand(entry: YMap) -> list[YMap]:
-    """``matrix: {particle: [u, d], colour: [red, green]}`` -> one card mapping per combination."""
+def _expand(entry: YMap) -> list[tuple[YMap, tuple[str, ...]]]:
+    """``matrix: {particle: [u, d], colour: [red, green]}`` -> one card mapping per combination,
+    each with the matrix's axes (the locations of its own values tell a card from its siblings)."""
     if "matrix" not in entry:
-        return [entry]
+        return [(entry, ())]
     matrix = S.mapping(entry["matrix"], entry.where("matrix"))
     axes: list[tuple[str, YSeq]] = []
     for key, values in matrix.items():
@@ -382,7 +383,7 @@ def _expand(entry: YMap) -> list[YMap]:
             subst[key] = values[i]
         cid = "".join(str(subst[part]) if is_name else part for part, is_name in pattern)
         pieces.append(("id", cid, entry.key_where("id"), entry.where("id"), None))
-        out.append(_synth(entry.loc, pieces))
+        out.append((_synth(entry.loc, pieces), tuple(matrix)))
     return out
 
 
@@ -445,7 +446,7 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
     running = 0
     for i, raw_entry in enumerate(seq):
         entry = S.mapping(raw_entry, seq.where(i))
-        for m in _expand(entry):
+        for m, axes in _expand(entry):
             cf = S.Fields(m, f"a card of {what}", m.loc)
             cid = cf.get("id", S.ident)
             count = cf.get("count", S.integer(1, MAX_CARDS_PER_COMPONENT), 1)
@@ -461,7 +462,7 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
                 raise InputError(f"duplicate card id '{cid}' in {what} (first at line {seen[cid].line})",
                                  m.where("id"), "give each card its own id")
             seen[cid] = m.where("id")
-            cards.append(Card(cid, count, values, raws, m.loc, locs, own))
+            cards.append(Card(cid, count, values, raws, m.loc, locs, own, axes))
     total = sum(c.count for c in cards)
     if total > MAX_CARDS_PER_COMPONENT:
         raise InputError(f"{what} has {total} cards, more than the limit of {MAX_CARDS_PER_COMPONENT}", loc,

@@ -40,6 +40,11 @@ class FieldSpec:
     location: Location | None = None
 
 
+def _line_column(loc: Location) -> str:
+    """A place in the same file as its entry: line:column (or the spreadsheet cell)."""
+    return loc.cell or f"{loc.line}:{loc.column}"
+
+
 @dataclass(frozen=True)
 class Card:
     """One distinct card design and how many copies the deck holds.
@@ -55,9 +60,22 @@ class Card:
     location: Location
     field_locations: Mapping[str, Location] = field(default_factory=dict)
     places: tuple[Place, ...] | None = None  # the card's own places, replacing its component's layout
+    #: The axes of the ``matrix:`` entry that made this card (none for a card written out):
+    #: ``location`` is the entry all its cards share, ``where(axis)`` this card's own value.
+    matrix: tuple[str, ...] = ()
 
     def where(self, name: str) -> Location:
         return self.field_locations.get(name, self.location)
+
+    @property
+    def origin(self) -> str:
+        """Where this card is defined, as a designer looks it up: its entry's file:line:column,
+        and for a card a matrix made, the value of each axis that made this one
+        (``cards.yaml:23:5 (matrix: particle u at 23:23, colour red at 23:41)``)."""
+        if not self.matrix:
+            return str(self.location)
+        values = ", ".join(f"{axis} {self.raw.get(axis)} at {_line_column(self.where(axis))}" for axis in self.matrix)
+        return f"{self.location} (matrix: {values})"
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,13 @@
 
 A local web page shows every card of a game as an image (``<img>`` of the face's SVG: a
 browser never runs script in an SVG loaded as an image, so nothing a game's templates wrote
-can run in the designer's browser), a sheet preview per component and the checker's findings. A watcher re-loads and re-renders a game whenever one of its files
-(YAML, templates, fonts, catalogs) changes, compares each face's content hash with the last
-render and pushes the ids of the faces that changed over Server-Sent Events; the page then
-fetches only those faces. Errors in half-typed files are shown in a banner instead of stopping
+can run in the designer's browser), a sheet preview per component and the checker's findings;
+an index lists the games with their components and each language's check, and each card has
+a page of its own (the pages are built in :mod:`cardgen.serve_pages`). A watcher re-loads and
+re-renders a game, in each language viewed, whenever one of its files (YAML, templates,
+fonts, catalogs) changes, compares each face's content hash with the last render and pushes
+the ids of the faces that changed over Server-Sent Events; the page then fetches only those
+faces. Errors in half-typed files are shown in a banner instead of stopping
 the server, and the page recovers by itself once the file is fixed.
 
 Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1. Every
@@ -15,28 +18,24 @@ allowed), connections are capped and idle or slow ones closed.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import html
 import json
 import queue
-import re
 import socket
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from . import loader
 from .check import check
 from .errors import CardgenError, InputError, Report, did_you_mean
 from .fitcheck import rendering_findings
-from .i18n import translator
+from .i18n import SOURCE_LANG, available_languages, translator
 from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
 from .loader import (
     DATA_DIR,
@@ -53,16 +52,26 @@ from .proof import Proof
 from .proofreport import Section, sections, verdict
 from .render import Face, Renderer
 from .rendercheck import RULE as RENDER_RULE, Rendered, claim
+from .serve_pages import (
+    DATA_POLICY,
+    FACE_POLICY,
+    SHEET_PAPER,
+    card_html,
+    face_id,
+    game_html,
+    index_html,
+    page_policy,
+)
 from .text import TextEngine
 from .text.fonts import BOLD_CHAIN, FONT_DIR, REGULAR_CHAIN, FontChain
 
 HOST = "127.0.0.1"
 PING_SECONDS = 15.0
 WATCH_STEP_MS = 30        # quiet time that ends a batch of file changes: low, so edits show at once
-SHEET_PAPER = "a4"        # the sheet preview shows the first page of a default build
 MAX_CONNECTIONS = 64      # open connections at once; more are answered 503 and closed
 MAX_STREAMS = 16          # of which live-refresh event streams (a few browser tabs)
 IDLE_SECONDS = 15.0       # a connection that sends or takes nothing this long is closed
+MAX_QUERY_FIELDS = 8      # ?lang=..&side=..&k=..: a page asks for no more
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -76,14 +85,17 @@ class Snapshot:
     """
 
     game: str
-    name: str = ""
+    name: str = ""                                            # translated into ``lang``
     version: int = 0
     faces: dict[str, Face] = field(default_factory=dict)      # "component/card/side" -> face
     outline: tuple[ComponentOutline, ...] = ()                # what the page is laid out from
     findings: tuple[tuple[str, str], ...] = ()                # (severity, one-line text)
     error: str | None = None
-    locations: dict[str, str] = field(default_factory=dict)   # card id -> file:line
+    locations: dict[str, str] = field(default_factory=dict)   # "component/card" -> where it is defined
     report: ProofReport | None = None                         # the proof report of the last good render
+    lang: str = SOURCE_LANG
+    languages: tuple[str, ...] = ()                           # every language the game has a catalog for
+    primary: bool = True                                      # in the language the server was started with
 
     @property
     def outline_key(self) -> str:
@@ -93,8 +105,12 @@ class Snapshot:
     def keys(self) -> dict[str, str]:
         return {fid: face.key for fid, face in self.faces.items()}
 
+    def component(self, cid: str) -> ComponentOutline | None:
+        return next((c for c in self.outline if c.id == cid), None)
+
     def as_json(self) -> dict[str, Any]:
-        return {"game": self.game, "version": self.version, "error": self.error, "outline": self.outline_key,
+        return {"game": self.game, "lang": self.lang, "version": self.version, "error": self.error,
+                "outline": self.outline_key,
                 "findings": [{"severity": s, "text": t} for s, t in self.findings], "faces": self.keys(),
                 "report": self.report.as_json() if self.report else None}
 
@@ -118,8 +134,9 @@ class ProofReport:
             for sec in self.sections]}
 
 
-def face_id(component: str, card: str, side: str) -> str:
-    return f"{component}/{card}/{side}"
+def view_key(game: str, lang: str) -> str:
+    """One game in one language, as versions and events name it (ids and codes hold no '/')."""
+    return f"{game}/{lang}"
 
 
 @dataclass(frozen=True)
@@ -128,37 +145,45 @@ class ComponentOutline:
     swapping faces."""
 
     id: str
-    name: str
+    name: str                            # translated
     kind: str
-    width: float
+    width: float                         # trim size, mm
     height: float
     bleed: float
+    safe: float                          # margin inside the trim that text and symbols keep clear of
+    cut: str                             # the cut line as SVG path data, mm from the trim's top-left
     sides: tuple[str, ...]
     cards: tuple[tuple[str, int], ...]   # (card id, copies)
     sheet: GridPlan | None               # the first sheet of a default build; None when tiled
 
+    @property
+    def copies(self) -> int:
+        return sum(count for _, count in self.cards)
 
-def _outline(game: Game) -> tuple[ComponentOutline, ...]:
+
+def _outline(game: Game, translate: Callable[[str, str], str]) -> tuple[ComponentOutline, ...]:
     paper = parse_paper(SHEET_PAPER)
     out = []
     for c in game.components.values():
-        geometry = CardGeometry(c.width, c.height, c.bleed, c.shape.cut_path(c.width, c.height),
-                                c.shape.is_rectangular)
+        cut = c.shape.cut_path(c.width, c.height)
+        geometry = CardGeometry(c.width, c.height, c.bleed, cut, c.shape.is_rectangular)
         try:
             sheet = plan_grid(paper.width, paper.height, geometry, paper_label=paper.label, count=c.total)
         except ImpositionError:
             sheet = None
-        out.append(ComponentOutline(c.id, c.name, c.kind, c.width, c.height, c.bleed,
-                                    ("front", "back") if c.back else ("front",),
+        out.append(ComponentOutline(c.id, translate(c.name, "component"), c.kind, c.width, c.height, c.bleed,
+                                    c.safe, cut, ("front", "back") if c.back else ("front",),
                                     tuple((card.id, card.count) for card in c.cards), sheet))
     return tuple(out)
 
 
 class PreviewState:
-    """Which games are served and their latest snapshots; safe to use from several threads.
+    """Which games are served and their latest snapshots, one per game and language; safe to
+    use from several threads.
 
-    Games are rendered on first view and from then on re-rendered after each change to their
-    files, so an index of many games costs nothing until one is opened.
+    A game is rendered in a language on first view and from then on re-rendered after each
+    change to its files. Snapshots are bounded by the games served times the languages they
+    have catalogs for (a language without one is refused before anything is rendered).
     """
 
     def __init__(self, games_dirs: Iterable[Path] = (), game: str | None = None, lang: str = "en") -> None:
@@ -168,7 +193,7 @@ class PreviewState:
         self.engine = TextEngine.default()
         self.discovery_error: str | None = None
         self._lock = threading.RLock()
-        self._snapshots: dict[str, Snapshot] = {}
+        self._snapshots: dict[tuple[str, str], Snapshot] = {}
         self._sources: dict[str, GameSource] = {}
         self.discover()
         if game is not None and game not in self._sources:
@@ -205,19 +230,29 @@ class PreviewState:
         existing = sorted({p.resolve() for p in roots if p.is_dir()})
         return [p for p in existing if not any(q != p and q in p.parents for q in existing)]
 
-    def snapshot(self, gid: str) -> Snapshot | None:
-        """The game's latest snapshot, rendering it now if nobody has looked at it yet."""
+    def snapshot(self, gid: str, lang: str | None = None) -> Snapshot | None:
+        """The game's latest snapshot in ``lang`` (default: the server's language), rendering
+        it now if nobody has looked at it yet; None for a game not served, or a language the
+        game has no catalog for."""
         with self._lock:
             if gid not in self._sources:
                 return None
-            if gid not in self._snapshots:
-                self._snapshots[gid] = self._render(gid, Snapshot(gid))
-            return self._snapshots[gid]
+            if lang is None or lang == self.lang:
+                return self._cached(gid, self.lang)
+            if lang not in self._cached(gid, self.lang).languages:
+                return None
+            return self._cached(gid, lang)
+
+    def _cached(self, gid: str, lang: str) -> Snapshot:
+        key = (gid, lang)
+        if key not in self._snapshots:
+            self._snapshots[key] = self._render(gid, Snapshot(gid, lang=lang, primary=lang == self.lang))
+        return self._snapshots[key]
 
     # -- changes -----------------------------------------------------------------------------
 
-    def affected(self, paths: Iterable[Path]) -> list[str]:
-        """The rendered games a batch of changed files can affect.
+    def affected(self, paths: Iterable[Path]) -> list[tuple[str, str]]:
+        """The rendered (game, language) snapshots a batch of changed files can affect.
 
         A file of one game affects that game; shared templates, fonts, particle data and
         catalogs affect them all (re-rendering costs a fraction of a second per game)."""
@@ -229,19 +264,21 @@ class PreviewState:
         shared = any(_under(p, SHARED_TEMPLATES) or _under(p, FONT_DIR) or
                      (_under(p, DATA_DIR) and not _under(p, SHIPPED_GAMES)) for p in paths)
         with self._lock:
-            sources = {gid: self._sources.get(gid) for gid in self._snapshots}
-        return [gid for gid, src in sources.items()
+            sources = {key: self._sources.get(key[0]) for key in self._snapshots}
+        return [key for key, src in sources.items()
                 if shared or src is None or any(_under(p, src.data_dir) or _under(p, src.templates_dir) for p in paths)]
 
     def versions(self) -> dict[str, int]:
-        """Version of each rendered game: a page that reconnects compares them with its own."""
+        """Version of each rendered game and language (by :func:`view_key`): a page that
+        reconnects compares its own with them."""
         with self._lock:
-            return {gid: snap.version for gid, snap in self._snapshots.items()}
+            return {view_key(*key): snap.version for key, snap in self._snapshots.items()}
 
-    def refresh(self, gid: str) -> tuple[Snapshot, Snapshot] | None:
-        """Re-render one game; (before, after), or None when it is no longer served."""
+    def refresh(self, key: tuple[str, str]) -> tuple[Snapshot, Snapshot] | None:
+        """Re-render one game in one language; (before, after), or None when it was never rendered."""
+        gid = key[0]
         with self._lock:
-            before = self._snapshots.get(gid)
+            before = self._snapshots.get(key)
             if before is None:
                 return None
             if gid not in self._sources:
@@ -250,27 +287,34 @@ class PreviewState:
                 after = self._render(gid, before)
             if after != before:
                 after = replace(after, version=before.version + 1)
-            self._snapshots[gid] = after
+            self._snapshots[key] = after
             return before, after
 
     def _render(self, gid: str, last: Snapshot) -> Snapshot:
-        """Load, check and render a game; on any error keep the last good faces and say why."""
+        """Load, check and render a game in the snapshot's language; on any error keep the
+        last good faces and say why."""
+        lang = last.lang
+        languages = last.languages
         try:
             game = load_game(self._sources[gid].data_dir)
-            renderer = Renderer(game, self.lang, translate=translator(game, self.lang), engine=self.engine)
+            languages = tuple(available_languages(game))
+            tr = translator(game, lang)
+            renderer = Renderer(game, lang, translate=tr, engine=self.engine)
             faces = {face_id(f.component, f.card, f.side): f
                      for comp in game.components.values() for f in renderer.faces(comp)}
             report = check(game, render=False)   # the faces were just rendered, above
-            findings = tuple(("warning" if f.severity != "error" else "error", str(f))
-                             for f in report.findings)
-            findings += tuple(("warning", str(issue)) for issue in renderer.issues)
             proof = _report_with_render(report, game, renderer, faces)
+            findings = tuple(("warning" if f.severity != "error" else "error", str(f))
+                             for f in report.findings)   # the rules', then the rendering's
+            translate = tr or (lambda text, context=None: text)
+            outline = _outline(game, translate)
         except CardgenError as exc:
-            return replace(last, error=str(exc))
+            return replace(last, error=str(exc), languages=languages)
         except Exception as exc:  # noqa: BLE001 a bug must not take the preview down while the designer types
-            return replace(last, error=f"internal error: {type(exc).__name__}: {exc}")
-        locations = {card.id: str(card.location) for comp in game.components.values() for card in comp.cards}
-        return Snapshot(gid, game.name, last.version, faces, _outline(game), findings, None, locations, proof)
+            return replace(last, error=f"internal error: {type(exc).__name__}: {exc}", languages=languages)
+        locations = {f"{comp.id}/{card.id}": card.origin for comp in game.components.values() for card in comp.cards}
+        return Snapshot(gid, translate(game.name, "game"), last.version, faces, outline, findings, None,
+                        locations, proof, lang, languages, last.primary)
 
 
 def _report_with_render(report: Report, game: Game, renderer: Renderer, faces: dict[str, Face]) -> ProofReport:
@@ -297,7 +341,8 @@ def change_event(before: Snapshot, after: Snapshot) -> dict[str, Any] | None:
         return None
     old = before.keys()
     changed = [{"id": fid, "key": key} for fid, key in after.keys().items() if old.get(fid) != key]
-    return {"game": after.game, "version": after.version, "outline": after.outline_key, "error": after.error,
+    return {"game": after.game, "lang": after.lang, "version": after.version, "outline": after.outline_key,
+            "error": after.error,
             "findings": [{"severity": s, "text": t} for s, t in after.findings], "changed": changed,
             "cards": sorted({c["id"].split("/")[1] for c in changed}),
             "report": after.report.as_json() if after.report else None}
@@ -339,137 +384,13 @@ def sse_message(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-# --- the page -----------------------------------------------------------------------------------
-
-def _face_url(gid: str, fid: str, key: str) -> str:
-    return f"/face/{quote(gid)}/{quote(fid)}.svg?k={key}"
-
-
-def _page_template() -> str:
-    return resources.files("cardgen").joinpath("serve_page.html").read_text(encoding="utf-8")
-
-
-def page_policy() -> str:
-    """The Content-Security-Policy of the preview's pages: no script but the page's own (by its
-    hash), no plug-ins, frames or forms; images (faces) and fetches from the preview only."""
-    script = re.search(r"<script>(.*?)</script>", _page_template(), re.S)
-    digest = base64.b64encode(hashlib.sha256(script[1].encode("utf-8")).digest()).decode() if script else ""
-    return (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src 'self'; "
-            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-
-
-#: For a face's SVG opened by itself (not as an image): nothing in it may run or load, but
-#: its embedded artwork (data: URLs) and styles show.
-FACE_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox"
-#: For data answers (JSON, events, text): nothing at all.
-DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; sandbox"
-
-
-def _page(title: str, body: str, **data: str) -> str:
-    template = _page_template()
-    attrs = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in data.items())
-    return (template.replace("<!--title-->", html.escape(title)).replace("<!--body-attrs-->", attrs)
-            .replace("<!--body-->", body))
-
-
-def _banner(error: str | None) -> str:
-    hidden = "" if error else " hidden"
-    return f'<pre id="error" class="banner"{hidden}>{html.escape(error or "")}</pre>'
-
-
-def index_html(state: PreviewState) -> str:
-    items = "".join(f'<li><a href="/game/{quote(g)}">{html.escape(g)}</a></li>' for g in state.game_ids)
-    body = (f"<h1>cardgen preview</h1>{_banner(state.discovery_error)}"
-            f"<ul class=\"games\">{items or '<li>no games found</li>'}</ul>")
-    return _page("cardgen preview", body, game="", version="0", outline="")
-
-
-def _findings_html(findings: Iterable[tuple[str, str]]) -> str:
-    rows = "".join(f'<li class="{s}">{html.escape(t)}</li>' for s, t in findings)
-    return f'<ul id="findings">{rows or "<li class=ok>all rules pass</li>"}</ul>'
-
-
-_REPORT_MARKS = {"proved": "✓", "ran": "✓", "choice": "•", "assumption": "•", "error": "✗", "warning": "!"}
-
-
-def _report_html(report: ProofReport | None) -> str:
-    """The proof report section; the page's script rebuilds it the same way after each change."""
-    if report is None:
-        return '<section id="report"></section>'
-    parts = [f'<p class="verdict">{html.escape(report.verdict)}</p>']
-    for sec in report.sections:
-        items = "".join(f'<li class="{html.escape(i.kind)}">{_REPORT_MARKS.get(i.kind, "•")} {html.escape(i.text)}'
-                        + (f" <small>{html.escape(i.where)}</small>" if i.where else "") + "</li>"
-                        for i in sec.items)
-        parts.append(f"<h3>{html.escape(sec.title)}</h3><ul>{items or f'<li class=empty>{html.escape(sec.empty)}</li>'}</ul>")
-    return f'<section id="report">{"".join(parts)}</section>'
-
-
-def game_html(snap: Snapshot) -> str:
-    """The whole page of one game: banner, findings, the proof report, then per component its
-    cards and a sheet."""
-    parts = [f'<p><a href="/">all games</a></p><h1>{html.escape(snap.name or snap.game)}</h1>',
-             _banner(snap.error), "<h2>Findings</h2>", _findings_html(snap.findings),
-             "<details open><summary><h2>Proof report: is this deck right?</h2></summary>",
-             _report_html(snap.report), "</details>"]
-    for comp in snap.outline:
-        parts.append(f'<section class="component"><h2>{html.escape(comp.name)} <small>{html.escape(comp.id)} · '
-                     f'{comp.width:g} × {comp.height:g} mm {html.escape(comp.kind)}</small></h2><div class="cards">')
-        for card_id, count in comp.cards:
-            faces = "".join(_face_html(snap, face_id(comp.id, card_id, side), comp.width + 2 * comp.bleed)
-                            for side in comp.sides)
-            where = html.escape(snap.locations.get(card_id, ""))
-            parts.append(f'<figure class="card" data-card="{html.escape(card_id)}"><div class="sides">{faces}</div>'
-                         f'<figcaption>{html.escape(card_id)} ×{count}<br><small>{where}</small></figcaption></figure>')
-        parts.append(f"</div>{_sheet_html(snap, comp)}</section>")
-    return _page(f"{snap.name or snap.game} — cardgen preview", "".join(parts), game=snap.game,
-                 version=str(snap.version), outline=snap.outline_key)
-
-
-def _sheet_html(snap: Snapshot, comp: ComponentOutline) -> str:
-    """The fronts on the first sheet as a default build places them: each face is cropped to
-    what is printed of it (its slot's clip) and turned where the plan turns cards."""
-    plan = comp.sheet
-    if plan is None:
-        return f"<p>{comp.width:g} × {comp.height:g} mm does not fit one {SHEET_PAPER.upper()} sheet: a build tiles it.</p>"
-    copies = [card_id for card_id, count in comp.cards for _ in range(count)]
-    art_w, art_h = comp.width + 2 * comp.bleed, comp.height + 2 * comp.bleed
-    cells = []
-    for slot, card_id in zip(plan.slots, copies):
-        fid = face_id(comp.id, card_id, "front")
-        face = snap.faces.get(fid)
-        if face is None:
-            continue
-        art, clip = plan.art_rect(slot), slot.clip
-        cx, cy = art.x + art.w / 2 - clip.x, art.y + art.h / 2 - clip.y
-        turn = "transform:rotate(-90deg);" if slot.rotated else ""
-        cells.append(f'<div class="slot" style="{_mm_box(clip.x, clip.y, clip.w, clip.h)}">'
-                     f'<img data-face="{html.escape(fid)}" src="{_face_url(snap.game, fid, face.key)}" '
-                     f'alt="{html.escape(card_id)}" style="{_mm_box(cx - art_w / 2, cy - art_h / 2, art_w, art_h)}{turn}">'
-                     f"</div>")
-    return (f"<h3>First sheet: {html.escape(plan.describe())}</h3>"
-            f'<div class="sheet" style="{_mm_box(0, 0, plan.paper_w, plan.paper_h, "relative")}">{"".join(cells)}</div>')
-
-
-def _mm_box(x: float, y: float, width: float, height: float, position: str = "absolute") -> str:
-    return (f"position:{position};left:calc({x:.2f} * var(--mm));top:calc({y:.2f} * var(--mm));"
-            f"width:calc({width:.2f} * var(--mm));height:calc({height:.2f} * var(--mm));")
-
-
-def _face_html(snap: Snapshot, fid: str, width_mm: float) -> str:
-    """One face as an image of its SVG: markup a template wrote cannot run in an image."""
-    face = snap.faces.get(fid)
-    key = face.key if face is not None else ""
-    img = (f'<img src="{_face_url(snap.game, fid, key)}" alt="{html.escape(fid)}">' if face is not None else "")
-    return (f'<div class="face" data-face="{html.escape(fid)}" data-key="{key}" '
-            f'style="width:calc({width_mm:g} * var(--mm))">{img}</div>')
-
-
 # --- HTTP -------------------------------------------------------------------------------------
 
 class _Handler(BaseHTTPRequestHandler):
-    """Routes: ``/`` index, ``/game/ID`` page, ``/face/ID/COMPONENT/CARD/SIDE.svg``,
-    ``/api/game/ID`` (JSON state), ``/events`` (Server-Sent Events)."""
+    """Routes: ``/`` index, ``/game/ID`` page, ``/game/ID/card/COMPONENT/CARD`` one card
+    (``?side=back``), ``/face/ID/COMPONENT/CARD/SIDE.svg``, ``/api/game/ID`` (JSON state),
+    ``/events`` (Server-Sent Events). A game's pages, faces and state take ``?lang=CODE``, one
+    of the languages the game has a catalog for."""
 
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
@@ -487,32 +408,49 @@ class _Handler(BaseHTTPRequestHandler):
     def _route(self) -> None:
         if not self._host_ok():
             return self._send(HTTPStatus.FORBIDDEN, "text/plain", b"only localhost may use the preview")
-        path = urlsplit(self.path).path
-        parts = [unquote(p) for p in path.strip("/").split("/")] if path != "/" else []
+        url = urlsplit(self.path)
+        parts = [unquote(p) for p in url.path.strip("/").split("/")] if url.path != "/" else []
+        try:
+            query = dict(parse_qsl(url.query, max_num_fields=MAX_QUERY_FIELDS))
+        except ValueError:
+            return self._send(HTTPStatus.BAD_REQUEST, "text/plain", b"too many query parameters")
         state = self.server.preview.state
+        lang = query.get("lang")
         if not parts:
             if state.only is not None:
                 return self._redirect(f"/game/{quote(state.only)}")
             return self._html(index_html(state))
         if parts == ["events"]:
             return self._events()
-        if len(parts) == 2 and parts[0] == "game":
-            snap = state.snapshot(parts[1])
-            return self._html(game_html(snap)) if snap else self._not_found()
+        if len(parts) in (2, 5) and parts[0] == "game":
+            snap = state.snapshot(parts[1], lang)
+            if snap is None:
+                return self._not_found()
+            if len(parts) == 2:
+                return self._html(game_html(snap))
+            return self._card(snap, parts[2:], query.get("side", "front"))
         if len(parts) == 3 and parts[:2] == ["api", "game"]:
-            snap = state.snapshot(parts[2])
+            snap = state.snapshot(parts[2], lang)
             return self._json(snap.as_json()) if snap else self._not_found()
         if len(parts) == 5 and parts[0] == "face" and parts[4].endswith(".svg"):
-            return self._face(parts[1], face_id(parts[2], parts[3], parts[4][:-4]))
+            return self._face(parts[1], face_id(parts[2], parts[3], parts[4][:-4]), lang)
         return self._not_found()
+
+    def _card(self, snap: Snapshot, parts: list[str], side: str) -> None:
+        """``card/COMPONENT/CARD``: one card's page, if the game has it (and that side)."""
+        kind, component, card = parts
+        comp = snap.component(component)
+        if kind != "card" or comp is None or card not in dict(comp.cards) or side not in comp.sides:
+            return self._not_found()
+        self._html(card_html(snap, comp, card, side))
 
     def _host_ok(self) -> bool:
         """Refuse other Host names: a web page elsewhere cannot read the preview by DNS rebinding."""
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
         return host in ("127.0.0.1", "localhost", "")
 
-    def _face(self, gid: str, fid: str) -> None:
-        snap = self.server.preview.state.snapshot(gid)
+    def _face(self, gid: str, fid: str, lang: str | None) -> None:
+        snap = self.server.preview.state.snapshot(gid, lang)
         face = snap.faces.get(fid) if snap else None
         if face is None:
             return self._not_found()
@@ -730,16 +668,17 @@ class PreviewServer:
         paths = list(paths)
         if self.state.discover():
             self.hub.publish("update", {"game": None, "error": self.state.discovery_error})
-        for gid in self.state.affected(paths):
-            result = self.state.refresh(gid)
+        for key in self.state.affected(paths):
+            result = self.state.refresh(key)
             event = change_event(*result) if result else None
             if event is None:
                 continue
             self.hub.publish("update", event)
             if event["error"]:
-                self.log(f"{gid}: {event['error']}")
+                self.log(f"{view_key(*key)}: {event['error']}")
             else:
-                self.log(f"{gid}: {len(event['changed'])} face(s) changed, {len(event['findings'])} finding(s)")
+                self.log(f"{view_key(*key)}: {len(event['changed'])} face(s) changed, "
+                         f"{len(event['findings'])} finding(s)")
 
 
 def serve(games_dirs: Iterable[Path], game: str | None, port: int, lang: str,

@@ -10,7 +10,9 @@ import http.client
 import json
 import os
 import queue
+import html
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -269,15 +271,15 @@ def test_browser_page_updates_the_changed_card_by_itself(server, qcd):
             qcd.edit("tables/flavours.yaml", "energy_mev: 500", "energy_mev: 600")
             shows(page, 'aria-label="600 MeV"')
             assert page.inner_html('.face[data-face="cards/u-red/front"]') == untouched
-            assert page.locator("#error").is_hidden()
+            page.wait_for_selector("#error", state="hidden", timeout=10_000)
 
             qcd.edit("tables/flavours.yaml", STRANGE.replace("energy_mev: 500", "energy_mev: 600"), HALF_TYPED)
             page.wait_for_selector("#error:not([hidden])", timeout=10_000)
             assert error_line(page.inner_text("#error"), "flavours.yaml") > 0
 
             qcd.edit("tables/flavours.yaml", HALF_TYPED, STRANGE.replace("500", "700"))
-            shows(page, 'aria-label="700 MeV"')
-            assert page.locator("#error").is_hidden()
+            shows(page, 'aria-label="700 MeV"')   # the server has it: the page follows its event
+            page.wait_for_selector("#error", state="hidden", timeout=10_000)
         finally:
             browser.close()
 
@@ -307,9 +309,10 @@ def test_browser_runs_no_markup_a_template_writes(server, qcd):
             page.wait_for_function(f"document.querySelector('{card} img')?.naturalWidth > 0", timeout=20_000)
             src = page.eval_on_selector(f"{card} img", "img => img.src")
             assert "<script>" in get(src)[1]            # the face does carry the markup...
-            page.click(f"{card} img")                    # ...and clicking it follows no link
+            page.click(f"{card} img")                    # ...and clicking it follows none of its links:
+            page.wait_for_url("**/card/**", timeout=10_000)   # only the page's own, to the card's page
             time.sleep(0.5)
-            assert page.evaluate("window.marker") is None and page.url == server.url + "game/qcd"
+            assert page.evaluate("window.marker") is None and page.url == server.url + "game/qcd/card/cards/s-red"
             assert page.evaluate("document.querySelectorAll('script').length") == 1   # the page's own
 
             page.goto(src)                               # the face opened by itself: its policy forbids script
@@ -317,3 +320,215 @@ def test_browser_runs_no_markup_a_template_writes(server, qcd):
             assert page.evaluate("window.marker") is None
         finally:
             browser.close()
+
+
+BLOCK_MATRIX = """  - matrix:
+      particle: [u, d, s, c]
+      colour:
+        - red
+        - green
+        - blue
+"""
+
+
+def test_each_card_a_matrix_makes_carries_its_own_origin(qcd):
+    """A matrix's cards share its entry; each names the axis values that made it, so a designer
+    finds the line that made *this* card (and a finding about it is told apart from its siblings)."""
+    cards = qcd.path / "components/cards.yaml"
+    entry = line_of(cards, "  - matrix: {particle: [u, d, s, c]")
+    text = cards.read_text(encoding="utf-8").splitlines()[entry - 1]
+
+    def col(token: str) -> int:
+        return text.index(token) + 1
+
+    deck = qcd.load().components["cards"]
+    where = f"{deck.card('u-red').location.file}:{entry}"
+    assert deck.card("u-red").origin == (f"{where}:5 (matrix: particle u at {entry}:{col('u,')}, "
+                                         f"colour red at {entry}:{col('red')})")
+    assert deck.card("d-green").origin == (f"{where}:5 (matrix: particle d at {entry}:{col('d,')}, "
+                                           f"colour green at {entry}:{col('green')})")
+    assert deck.card("wild-w").origin == str(deck.card("wild-w").location)   # written out: its own entry
+    assert deck.card("wild-w").matrix == () and deck.card("s-blue").matrix == ("particle", "colour")
+
+    qcd.edit("components/cards.yaml", "  - matrix: {particle: [u, d, s, c], colour: [red, green, blue]}\n",
+             BLOCK_MATRIX)
+    deck = qcd.load().components["cards"]
+    green = line_of(cards, "        - green")
+    assert deck.card("u-green").origin == (f"{where}:5 (matrix: particle u at {entry + 1}:18, "
+                                           f"colour green at {green}:11)")
+    assert deck.card("c-blue").origin.endswith(f"colour blue at {green + 1}:11)")
+    assert len({card.origin for card in deck.cards}) == len(deck.cards)
+
+
+# --- the index and a card's page ----------------------------------------------------------------
+
+def with_catalog(game, lang: str) -> Path:
+    """Give a copied game its shipped catalog for ``lang`` (a designer's game keeps its own)."""
+    po = game.path / "locale" / lang / "LC_MESSAGES" / f"{game.path.name}.po"
+    po.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "locale" / lang / "LC_MESSAGES" / po.name, po)
+    return po
+
+
+@pytest.fixture
+def two_games(game_copy):
+    """qcd with its German catalog, and particles-in-circle in English only."""
+    qcd, pic = game_copy("qcd"), game_copy("particles-in-circle")
+    with_catalog(qcd, "de")
+    return qcd, pic
+
+
+def component_line(page: str, gid: str, cid: str) -> str:
+    """One component's line in one game's part of the index, as text."""
+    section = re.search(rf'<section class="game" data-game="{gid}">(.*?)</section>', page)
+    assert section, f"game {gid} not on the index"
+    match = re.search(rf'<li data-component="{cid}">(.*?)</li>', section[1])
+    assert match, f"component {cid} not on the index"
+    return re.sub(r"<[^>]+>", "", match[1])
+
+
+def test_index_shows_games_components_languages_and_each_check(two_games):
+    qcd, pic = two_games
+    po = qcd.path / "locale/de/LC_MESSAGES/qcd.po"
+    untranslated = line_of(po, 'msgid "Wild card"')
+    qcd.edit("locale/de/LC_MESSAGES/qcd.po", 'msgid "Wild card"\nmsgstr "Joker"', 'msgid "Wild card"\nmsgstr ""')
+    deck = qcd.load().components["cards"]
+    srv = PreviewServer(games_dirs=[qcd.games_dir], port=0).start()
+    try:
+        status, page = get(srv.url)
+        assert status == 200
+        assert re.search(r'<h2><a href="/game/qcd">QCD the Game</a> <small>qcd</small></h2>', page)
+        assert '<a href="/game/particles-in-circle">Particles in Circle</a>' in page
+        assert component_line(page, "qcd", "cards") == f"QCD deck cards · card: 52 cards, {len(deck.cards)} designs"
+        assert sum(c.count for c in deck.cards) == 52 and len(deck.cards) == 25
+        circle = pic.load().components["cards"]
+        assert component_line(page, "particles-in-circle", "cards") == (
+            f"Particle cards cards · card: {sum(c.count for c in circle.cards)} cards, {len(circle.cards)} designs")
+        rows = re.findall(r'<tr data-lang="(\w+)"><th scope="row">\1</th><td class="status (\w+)">'
+                          r'<a href="([^"]+)">([^<]+)</a>', page)
+        assert rows == [("en", "ok", "/game/particles-in-circle#report", "pass"),   # games in folder order
+                        ("en", "ok", "/game/qcd#report", "pass"),
+                        ("de", "warning", "/game/qcd?lang=de#report", "1 finding")]
+
+        _, german = get(srv.url + "game/qcd?lang=de")   # where the index's link leads: that language's report
+        assert (f"qcd.po:{untranslated}:1: warning[untranslated]: [de] no translation for &#x27;Wild card&#x27;"
+                in german)
+        assert "1 warning to look at" in german and "QCD-Kartendeck" in german
+        assert '<strong lang="de" aria-current="page">de</strong>' in german
+        assert 'href="/game/qcd/card/cards/u-red?lang=de"' in german
+        assert re.search(r'<img src="/face/qcd/cards/u-red/front\.svg\?k=\w+&amp;lang=de"', german)
+        for missing in ("game/qcd?lang=fr", "game/particles-in-circle?lang=de", "game/qcd/card/cards/x-red",
+                        "game/qcd/card/nothing/u-red", "game/qcd/card/cards/u-red?side=edge",
+                        "face/qcd/cards/u-red/front.svg?lang=xx"):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                urllib.request.urlopen(srv.url + missing, timeout=10)
+            assert info.value.code == 404, missing
+        with pytest.raises(urllib.error.HTTPError) as info:   # a page asks for three parameters at most
+            urllib.request.urlopen(srv.url + "game/qcd?" + "&".join(f"p{i}=1" for i in range(9)), timeout=10)
+        assert info.value.code == 400
+    finally:
+        srv.stop()
+
+
+def test_card_page_draws_outlines_from_the_data_and_names_the_cards_own_source(two_games):
+    qcd, _ = two_games
+    deck = qcd.load().components["cards"]
+    srv = PreviewServer(games_dirs=[qcd.games_dir], game="qcd", port=0).start()
+    try:
+        status, page = get(srv.url + "game/qcd/card/cards/u-red?side=back")
+        assert status == 200 and '<h1 id="title">QCD the Game — QCD deck: u-red</h1>' in page
+        assert f"<code>{html.escape(deck.card('u-red').origin)}</code>" in page
+        scale = float(re.search(r'data-px-per-mm="([\d.]+)"', page)[1])
+        assert scale == int(720 / 94 * 1000) / 1000              # the 94 mm bleed box fills 720 px
+        assert re.search(rf'<img id="face" data-face="cards/u-red/back" data-key="\w+" alt="cards/u-red/back" '
+                         rf'src="/face/qcd/cards/u-red/back\.svg\?k=\w+" width="{69 * scale:.3f}" '
+                         rf'height="{94 * scale:.3f}">', page)
+        assert 'viewBox="-3 -3 69 94"' in page and '<rect id="overlay-safe" class="safe" x="4" y="4" width="55" ' \
+               'height="80"/>' in page
+        assert '<path id="overlay-trim" class="trim" d="M3 0H60A3 3 0 0 1 63 3V85' in page
+        assert "Show the front" in page and '<span id="side">back</span>' in page
+        german = get(srv.url + "game/qcd/card/cards/u-red?lang=de")[1]
+        assert '<h1 id="title">QCD the Game — QCD-Kartendeck: u-red</h1>' in german
+        assert 'href="/game/qcd/card/cards/u-red?lang=en&amp;side=front" hreflang="en"' in german
+    finally:
+        srv.stop()
+
+
+def test_browser_index_and_card_page(two_games):
+    """One browser session: the index, a click to a card, its large view and outlines measured
+    against the data in mm, the flip, the language switch and each card's own source."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's browser with 'apt-get install -y chromium'")
+    from playwright.sync_api import sync_playwright
+
+    qcd, _ = two_games
+    deck = qcd.load().components["cards"]
+    w, h, b, s = deck.width, deck.height, deck.bleed, deck.safe
+    srv = PreviewServer(games_dirs=[qcd.games_dir], port=0, ping_seconds=0.5).start()
+    loaded = "img => img.complete && img.naturalWidth > 0"
+
+    def box(page, selector: str) -> dict[str, float]:
+        return page.eval_on_selector(selector, "el => { const r = el.getBoundingClientRect(); "
+                                               "return {x: r.x, y: r.y, w: r.width, h: r.height}; }")
+
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(srv.url)
+                games = page.inner_text("body")
+                assert "QCD the Game qcd" in games and "Particles in Circle particles-in-circle" in games
+                assert page.inner_text('section[data-game="qcd"] li[data-component="cards"]') == \
+                    "QCD deck cards · card: 52 cards, 25 designs"
+                assert page.inner_text('section[data-game="qcd"] tr[data-lang="de"]') == "de\tpass"
+                assert page.inner_text('section[data-game="qcd"] tr[data-lang="en"]') == "en\tpass"
+                assert page.locator('section[data-game="particles-in-circle"] tr[data-lang]').count() == 1
+
+                page.click("text=QCD the Game")
+                page.wait_for_url("**/game/qcd")
+                page.click('.card[data-card="u-red"] .face[data-face="cards/u-red/front"] img')
+                page.wait_for_url("**/game/qcd/card/cards/u-red")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                assert page.inner_text("#title") == "QCD the Game — QCD deck: u-red"
+
+                scale = float(page.get_attribute("#large", "data-px-per-mm"))
+                face = box(page, "#face")
+                assert face["w"] == pytest.approx((w + 2 * b) * scale, abs=0.5)
+                assert face["h"] == pytest.approx((h + 2 * b) * scale, abs=0.5)
+                expected = {"bleed": (0, 0, w + 2 * b, h + 2 * b), "trim": (b, b, w, h),
+                            "safe": (b + s, b + s, w - 2 * s, h - 2 * s)}
+                for name, mm in expected.items():
+                    shape, switch = f"#overlay-{name}", f'input[data-overlay="{name}"]'
+                    assert page.is_visible(shape)
+                    page.uncheck(switch)
+                    assert page.is_hidden(shape)
+                    page.check(switch)
+                    assert page.is_visible(shape)
+                    got = box(page, shape)
+                    px = (got["x"] - face["x"], got["y"] - face["y"], got["w"], got["h"])
+                    assert px == pytest.approx(tuple(v * scale for v in mm), abs=0.5), name
+
+                front = page.get_attribute("#face", "src")
+                page.click("#flip")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                back = page.get_attribute("#face", "src")
+                assert back != front and "/face/qcd/cards/u-red/back.svg?k=" in back
+                assert page.inner_text("#side") == "back" and page.inner_text("#flip") == "Show the front"
+
+                page.click('nav.languages a[hreflang="de"]')
+                page.wait_for_url("**/game/qcd/card/cards/u-red?lang=de&side=back")
+                page.wait_for_function(f"({loaded})(document.getElementById('face'))", timeout=10_000)
+                assert page.inner_text("#title") == "QCD the Game — QCD-Kartendeck: u-red"
+                assert page.get_attribute("#face", "src").endswith("&lang=de") and "/back.svg" in back
+
+                sources = {}
+                for card in ("u-red", "d-green"):
+                    page.goto(srv.url + f"game/qcd/card/cards/{card}?lang=de")
+                    sources[card] = page.inner_text("#source")
+                    assert sources[card] == f"Defined at {deck.card(card).origin}"
+                assert sources["u-red"] != sources["d-green"]
+            finally:
+                browser.close()
+    finally:
+        srv.stop()
