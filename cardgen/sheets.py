@@ -282,32 +282,34 @@ class Sheet:
             widths[texts[-1]] = max(40.0, self.W - 2 * MARGIN - (sum(widths) - widths[texts[-1]]))
         rows = []
         for r in table.rows:
-            cells = []
-            for name in names:
-                spec, value = specs[name], r.values.get(name)
-                kind = spec.of if spec.type == "list" else spec.type
-                values = value if isinstance(value, (list, tuple)) else [value]
-                cell = Cell()
-                if value is None:
-                    pass
-                elif kind == "particle":
-                    self.particles(values, cell)
-                elif kind == "ref" and spec.table and self.game.tables[spec.table].kind == "vertices":
-                    vt = self.game.tables[spec.table]
-                    by_id = {v.id: v for v in vt.rows}
-                    for vid in values:
-                        cell.add("vertex", self._vertex_lines(vt, by_id[vid]))
-                elif spec.type == "text" and spec.translatable:
-                    cell.add("text", self.tr(str(value), f"{table.id}.{name}"))
-                else:
-                    cell.add("text", ", ".join(str(v) for v in values))
-                cells.append(cell)
+            cells = [self._record_cell(table, name, specs[name], r.values.get(name)) for name in names]
             cells[-1] = self.mark(r, cells[-1])
             rows.append(cells)
         long_text = any(w > 60 for w in widths)
         return TableBlock(self.tr(table.title, "table.title"), [column_header(n) for n in names], widths, rows,
                           row_h=ROW * 1.9 if long_text else ROW,
                           header_context=f"{table.id}.field")
+
+    def _record_cell(self, table: Table, name: str, spec: Any, value: Any) -> Cell:
+        """One field of a record as its cell: particles as symbols, vertices as diagrams,
+        translatable text translated, anything else as written (lists comma-separated)."""
+        kind = spec.of if spec.type == "list" else spec.type
+        values = value if isinstance(value, (list, tuple)) else [value]
+        cell = Cell()
+        if value is None:
+            pass
+        elif kind == "particle":
+            self.particles(values, cell)
+        elif kind == "ref" and spec.table and self.game.tables[spec.table].kind == "vertices":
+            vt = self.game.tables[spec.table]
+            by_id = {v.id: v for v in vt.rows}
+            for vid in values:
+                cell.add("vertex", self._vertex_lines(vt, by_id[vid]))
+        elif spec.type == "text" and spec.translatable:
+            cell.add("text", self.tr(str(value), f"{table.id}.{name}"))
+        else:
+            cell.add("text", ", ".join(str(v) for v in values))
+        return cell
 
     # -- drawings ------------------------------------------------------------------------
 
@@ -445,44 +447,10 @@ def rule_content(s: Sheet) -> list[TableBlock | Block]:
 
 
 def answer_content(s: Sheet) -> list[TableBlock | Block]:
-    game, out = s.game, []
-    targets = A.target_recipes(game, s.level)
-    if targets:
-        rows = []
-        for t in targets:
-            needs = Cell()
-            for ing in t.ingredients:
-                s.particles([ing.particle] * ing.needed, needs)
-            rows.append([s.words(t.name, f"{t.component}.name"), Cell().add("text", s.tr(KIND_LABELS.get(t.kind, t.kind), None)),
-                         needs,
-                         Cell().add("text", _charge(t.charge)), Cell().add("text", str(t.points))])
-        out.append(TableBlock(s.tr(_("Targets: what each one needs"), None),
-                              [_("target"), _("kind"), _("cards needed"), _("charge"), _("points")],
-                              [40, 24, 44, 16, 14], rows))
-        rows = []
-        for t in targets:
-            for ing in t.ingredients:
-                cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
-                made = Cell()
-                for src, via in ing.transformations:
-                    s.particles([src], made).add("text", "+")
-                    s.particles([via], made).add("text", ",")
-                if made.runs:
-                    made.runs.pop()   # the last comma
-                rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
-                             cards, made])
-        out.append(TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
-                              [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
-                              [34, 18, 26, 100], rows))
-    combos = A.neutral_combinations(game)
-    titles = {"baryon": _("Baryons the deck can make"), "antibaryon": _("Antibaryons the deck can make"),
-              "meson": _("Mesons the deck can make")}
-    for kind in A.HADRON_KINDS:
-        rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
-                 Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
-        if rows:
-            out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
-                                  [22, 14, 26], rows))
+    """The answer key: what each target needs and the cards that build it, the hadrons and
+    lepton pairs the deck can make and the valid vertices, all derived by :mod:`cardgen.answers`."""
+    game = s.game
+    out = _target_tables(s, A.target_recipes(game, s.level)) + _hadron_tables(s, A.neutral_combinations(game))
     pairs = A.antiparticle_pairs(game)
     if pairs:
         rows = [[s.particles(pair), Cell().add("text", s.tr(pair[0].name, "particle"))] for pair in pairs]
@@ -490,18 +458,70 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
                               [_("pair"), _("particle")], [18, 40], rows))
     vertices = A.valid_vertices(game)
     if vertices:
-        rows = []
-        for v in vertices:
-            rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
-                         Cell().add("text", "–".join(lt.id for lt in v.lines)),
-                         s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
-                         Cell().add("text", "–" if v.points is None else str(v.points))])
-        out.append(TableBlock(s.tr(_("Valid vertices and their points"), None),
-                              [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
-                              [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8))
+        out.append(_vertex_table(s, vertices))
     if not out:
         out.append(s.paragraph(s.tr(_("This game's data declares nothing to derive an answer key from."), None)))
     return out
+
+
+def _target_tables(s: Sheet, targets: list[A.TargetAnswer]) -> list[TableBlock | Block]:
+    """What each target needs, then the deck cards (or transformations) that supply it."""
+    if not targets:
+        return []
+    rows = []
+    for t in targets:
+        needs = Cell()
+        for ing in t.ingredients:
+            s.particles([ing.particle] * ing.needed, needs)
+        rows.append([s.words(t.name, f"{t.component}.name"), Cell().add("text", s.tr(KIND_LABELS.get(t.kind, t.kind), None)),
+                     needs,
+                     Cell().add("text", _charge(t.charge)), Cell().add("text", str(t.points))])
+    needs_table = TableBlock(s.tr(_("Targets: what each one needs"), None),
+                             [_("target"), _("kind"), _("cards needed"), _("charge"), _("points")],
+                             [40, 24, 44, 16, 14], rows)
+    rows = []
+    for t in targets:
+        for ing in t.ingredients:
+            cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
+            made = Cell()
+            for src, via in ing.transformations:
+                s.particles([src], made).add("text", "+")
+                s.particles([via], made).add("text", ",")
+            if made.runs:
+                made.runs.pop()   # the last comma
+            rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
+                         cards, made])
+    recipes = TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
+                         [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
+                         [34, 18, 26, 100], rows)
+    return [needs_table, recipes]
+
+
+def _hadron_tables(s: Sheet, combos: list[A.Combination]) -> list[TableBlock | Block]:
+    """One table per hadron kind of the colour-neutral quark sets the deck can make."""
+    titles = {"baryon": _("Baryons the deck can make"), "antibaryon": _("Antibaryons the deck can make"),
+              "meson": _("Mesons the deck can make")}
+    out: list[TableBlock | Block] = []
+    for kind in A.HADRON_KINDS:
+        rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
+                 Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
+        if rows:
+            out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
+                                  [22, 14, 26], rows))
+    return out
+
+
+def _vertex_table(s: Sheet, vertices: list[A.VertexAnswer]) -> TableBlock:
+    """Every valid vertex: its diagram, lines, name, particle choices and points."""
+    rows = []
+    for v in vertices:
+        rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
+                     Cell().add("text", "–".join(lt.id for lt in v.lines)),
+                     s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
+                     Cell().add("text", "–" if v.points is None else str(v.points))])
+    return TableBlock(s.tr(_("Valid vertices and their points"), None),
+                      [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
+                      [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8)
 
 
 # --- pagination -----------------------------------------------------------------------------
