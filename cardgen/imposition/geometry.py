@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from ..paper import PaperError, check_size
+from ..paper import PaperError, check_size, fmt_mm
 
 LayoutKind = Literal["bleed", "edge", "tessellated"]
 Duplex = Literal["long", "short", "none"]
@@ -125,6 +125,17 @@ class Slot:
     """Tessellated layouts: the piece's cut outline on the sheet (its trim is the bounding box)."""
     bleed_polygon: Polygon | None = None
     """Tessellated layouts: the outline pushed out by the bleed on the edges no neighbour shares."""
+
+
+def printed_bleed(card: CardGeometry, bleed: float | None) -> float:
+    """The bleed to print around a card: its own by default, or less (artwork that does not
+    exist cannot be printed)."""
+    b = card.bleed if bleed is None else bleed
+    if not 0 <= b <= card.bleed:
+        raise ImpositionError(
+            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed ({fmt_mm(card.bleed)} mm)"
+        )
+    return b
 
 
 def sheet_flip(paper_w: float, paper_h: float, duplex: Duplex) -> Affine:

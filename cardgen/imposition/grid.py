@@ -14,8 +14,8 @@ from fractions import Fraction
 from typing import Literal
 
 from ..paper import STANDARD_SIZES, PaperError, check_size, exact, fmt_mm, label_for_size
-from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Rect, Segment, Slot, Polygon, apply,
-                       bbox, compose, distinct, edge_lines, sheet_flip, transform_rect)
+from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Polygon, Rect, Segment, Slot, apply,
+                       bbox, compose, distinct, edge_lines, printed_bleed, sheet_flip, transform_rect)
 
 REGISTRATION_SIZE = 5.0
 """Side of the print-and-cut registration squares, mm (what cutter software scans for)."""
@@ -114,14 +114,7 @@ class GridPlan:
             return edge_lines([s.polygon for s in slots if s.polygon])
         if not self.card.is_rectangular:
             return ()
-        segs: list[Segment] = []
-        for x in distinct([v for s in slots for v in (s.trim.x, s.trim.right)]):
-            touching = [s.trim for s in slots if abs(s.trim.x - x) < 1e-6 or abs(s.trim.right - x) < 1e-6]
-            segs.append((x, min(r.y for r in touching), x, max(r.bottom for r in touching)))
-        for y in distinct([v for s in slots for v in (s.trim.y, s.trim.bottom)]):
-            touching = [s.trim for s in slots if abs(s.trim.y - y) < 1e-6 or abs(s.trim.bottom - y) < 1e-6]
-            segs.append((min(r.x for r in touching), y, max(r.right for r in touching), y))
-        return tuple(segs)
+        return _trim_lines([s.trim for s in slots])
 
     def cuts(self, pieces: int) -> int:
         """How many cuts ``pieces`` pieces laid out with this plan take, over all sheets.
@@ -210,6 +203,18 @@ class GridPlan:
         return marks
 
 
+def _trim_lines(trims: list[Rect]) -> tuple[Segment, ...]:
+    """Every vertical, then every horizontal trim line, each spanning the trims it touches."""
+    segs: list[Segment] = []
+    for x in distinct([v for r in trims for v in (r.x, r.right)]):
+        touching = [r for r in trims if abs(r.x - x) < 1e-6 or abs(r.right - x) < 1e-6]
+        segs.append((x, min(r.y for r in touching), x, max(r.bottom for r in touching)))
+    for y in distinct([v for r in trims for v in (r.y, r.bottom)]):
+        touching = [r for r in trims if abs(r.y - y) < 1e-6 or abs(r.bottom - y) < 1e-6]
+        segs.append((min(r.x for r in touching), y, max(r.right for r in touching), y))
+    return tuple(segs)
+
+
 def plan_grid(
     paper_w: float,
     paper_h: float,
@@ -247,14 +252,31 @@ def plan_grid(
         check_size(paper_w, paper_h, what=f"paper {label}")
     except PaperError as exc:
         raise ImpositionError(str(exc)) from None
-    b = card.bleed if bleed is None else bleed
+    b = printed_bleed(card, bleed)
     g = 0.0 if gutter is None else gutter
-    if not 0 <= b <= card.bleed:
-        raise ImpositionError(
-            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed ({fmt_mm(card.bleed)} mm)"
-        )
-    if not 0 <= g < 100:
-        raise ImpositionError(f"gutter must be between 0 and 100 mm, got {fmt_mm(g)} mm")
+    _check_options(paper_w, paper_h, margin, g, layout, orientation)
+    kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
+    turns = (turned,) if turned is not None else ((False, True) if allow_rotate else (False,))
+    best: tuple[tuple, _Candidate] | None = None
+    for turn_sheet, (sw, sh) in enumerate(_sheet_sizes(paper_w, paper_h, orientation)):
+        for rotated in turns:
+            for kind in kinds:
+                cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
+                if cand.count == 0:
+                    continue
+                rank = _rank(cand, count, turn_sheet)
+                if best is None or rank > best[0]:
+                    best = (rank, cand)
+    if best is None:
+        raise ImpositionError(_no_fit_message(paper_w, paper_h, card, margin, b, label))
+    return _build(best[1], card, label, float(margin), b, g)
+
+
+def _check_options(paper_w: float, paper_h: float, margin: float, gutter: float, layout: str,
+                   orientation: str) -> None:
+    """Refuse a gutter, margin, layout or orientation the planner cannot honour."""
+    if not 0 <= gutter < 100:
+        raise ImpositionError(f"gutter must be between 0 and 100 mm, got {fmt_mm(gutter)} mm")
     if not 0 <= margin < min(paper_w, paper_h) / 2:
         raise ImpositionError(
             f"margin must be between 0 and half the paper's short side, got {fmt_mm(margin)} mm"
@@ -263,31 +285,24 @@ def plan_grid(
         raise ImpositionError(f"layout must be 'auto', 'bleed' or 'edge', got {layout!r}")
     if orientation not in ("auto", "portrait", "landscape"):
         raise ImpositionError(f"orientation must be 'auto', 'portrait' or 'landscape', got {orientation!r}")
+
+
+def _sheet_sizes(paper_w: float, paper_h: float, orientation: str) -> tuple[tuple[float, float], ...]:
+    """The sheet sizes (width, height) to try: as given then turned, or only the pinned one."""
     portrait = (min(paper_w, paper_h), max(paper_w, paper_h))
-    sheets = {
+    return {
         "auto": ((paper_w, paper_h), (paper_h, paper_w)),
         "portrait": (portrait,),
         "landscape": (portrait[::-1],),
     }[orientation]
 
-    kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
-    best: tuple[tuple, _Candidate] | None = None
-    for turn_sheet, (sw, sh) in enumerate(sheets):
-        turns = (turned,) if turned is not None else ((False, True) if allow_rotate else (False,))
-        for rotated in turns:
-            for kind in kinds:
-                cand = _fit(sw, sh, card, rotated, kind, exact(margin), exact(b), exact(g))
-                if cand.count == 0:
-                    continue
-                sheets_needed = -(-count // cand.count) if count else 0
-                rank = (-sheets_needed, cand.count if not count else 0, kind == "bleed", not rotated,
-                        not turn_sheet, cand.count)
-                if best is None or rank > best[0]:
-                    best = (rank, cand)
-    if best is None:
-        raise ImpositionError(_no_fit_message(paper_w, paper_h, card, margin, b, label))
-    cand = best[1]
-    return _build(cand, card, label, float(margin), b, g)
+
+def _rank(cand: _Candidate, count: int | None, turn_sheet: int) -> tuple:
+    """Sort key of a candidate, best highest: fewest sheets for ``count`` pieces (else most
+    pieces a sheet), then bleed kept, cards upright, the sheet as given."""
+    sheets_needed = -(-count // cand.count) if count else 0
+    return (-sheets_needed, cand.count if not count else 0, cand.kind == "bleed", not cand.rotated,
+            not turn_sheet, cand.count)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ..paper import fmt_mm, label_for_size
-from .geometry import CardGeometry, ImpositionError, Point, Polygon, Rect, Slot, distinct
+from .geometry import CardGeometry, Point, Polygon, Rect, Slot, distinct, printed_bleed
 from .grid import GridPlan, plan_grid
 
 def plan_sheet(
@@ -58,11 +58,35 @@ def plan_tessellation(
     if card.outline is None or _lattice_vectors(card.outline) is None:
         return None
     label = paper_label or label_for_size(paper_w, paper_h)
-    b = card.bleed if bleed is None else bleed
-    if not 0 <= b <= card.bleed:
-        raise ImpositionError(
-            f"bleed {fmt_mm(b)} mm must be between 0 and the card's artwork bleed ({fmt_mm(card.bleed)} mm)"
-        )
+    b = printed_bleed(card, bleed)
+    best = _best_lattice(paper_w, paper_h, card, margin)
+    if best is None:
+        return None
+    sw, sh, rotated, outline, offsets = best
+    pw, ph = (card.height, card.width) if rotated else (card.width, card.height)
+    xs = [ox for ox, _ in offsets]
+    ys = [oy for _, oy in offsets]
+    dx = (sw - (max(xs) + pw - min(xs))) / 2 - min(xs)
+    dy = (sh - (max(ys) + ph - min(ys))) / 2 - min(ys)
+    placed = [(ox + dx, oy + dy) for ox, oy in offsets]
+    printable = Rect(margin, margin, sw - 2 * margin, sh - 2 * margin)
+    slots = _slots(placed, outline, (pw, ph), rotated, b, printable)
+    note = ""
+    if b > 0:
+        note = f"{fmt_mm(b)} mm bleed printed around the block only"
+    return GridPlan(
+        paper_w=float(sw), paper_h=float(sh), paper_label=label,
+        orientation="landscape" if sw > sh else "portrait",
+        rows=max(s.row for s in slots) + 1, cols=max(s.col for s in slots) + 1, layout="tessellated",
+        rotated=rotated, card=card, bleed=float(b), gutter=0.0, margin=float(margin), slots=tuple(slots), note=note,
+    )
+
+
+def _best_lattice(paper_w: float, paper_h: float, card: CardGeometry,
+                  margin: float) -> tuple[float, float, bool, Polygon, list[Point]] | None:
+    """Sheet size, card turn, outline and piece offsets of the lattice holding the most pieces
+    (ties: cards upright, then the sheet as given); None when no piece fits."""
+    assert card.outline is not None
     best: tuple[tuple, tuple] | None = None
     for turn_sheet, (sw, sh) in enumerate(((paper_w, paper_h), (paper_h, paper_w))):
         for rotated in (False, True):
@@ -73,38 +97,29 @@ def plan_tessellation(
             rank = (len(offsets), not rotated, not turn_sheet)
             if best is None or rank > best[0]:
                 best = (rank, (sw, sh, rotated, outline, offsets))
-    if best is None:
-        return None
-    sw, sh, rotated, outline, offsets = best[1]
-    pw, ph = (card.height, card.width) if rotated else (card.width, card.height)
-    xs = [ox for ox, _ in offsets]
-    ys = [oy for _, oy in offsets]
-    dx = (sw - (max(xs) + pw - min(xs))) / 2 - min(xs)
-    dy = (sh - (max(ys) + ph - min(ys))) / 2 - min(ys)
-    row_ys = distinct([oy + dy for _, oy in offsets], tol=1e-3)
+    return None if best is None else best[1]
+
+
+def _slots(offsets: list[Point], outline: Polygon, size: Point, rotated: bool, bleed: float,
+           printable: Rect) -> list[Slot]:
+    """The pieces at ``offsets`` (of the outline's bounding box, ``size`` mm) as slots in reading order:
+    rows top to bottom, each left to right; bleed only on edges no neighbour shares, kept
+    within the printable area."""
+    row_ys = distinct([oy for _, oy in offsets], tol=1e-3)
 
     def row_of(y: float) -> int:
         return min(range(len(row_ys)), key=lambda r: abs(row_ys[r] - y))
 
-    placed = sorted(((ox + dx, oy + dy) for ox, oy in offsets), key=lambda p: (row_of(p[1]), p[0]))
+    placed = sorted(offsets, key=lambda p: (row_of(p[1]), p[0]))
     polygons = [tuple((x + ox, y + oy) for x, y in outline) for ox, oy in placed]
-    printable = Rect(margin, margin, sw - 2 * margin, sh - 2 * margin)
     slots = []
     for index, ((ox, oy), poly) in enumerate(zip(placed, polygons)):
         row = row_of(oy)
         col = sum(1 for x2, y2 in placed if row_of(y2) == row and x2 < ox - 1e-6)
-        grown = _offset_polygon(poly, [0.0 if _shares_edge(poly, k, polygons) else b for k in range(len(poly))])
-        slots.append(Slot(index, row, col, Rect(ox, oy, pw, ph), _clip_to(_poly_bbox(grown), printable), rotated,
+        grown = _offset_polygon(poly, [0.0 if _shares_edge(poly, k, polygons) else bleed for k in range(len(poly))])
+        slots.append(Slot(index, row, col, Rect(ox, oy, *size), _clip_to(_poly_bbox(grown), printable), rotated,
                           poly, grown))
-    note = ""
-    if b > 0:
-        note = f"{fmt_mm(b)} mm bleed printed around the block only"
-    return GridPlan(
-        paper_w=float(sw), paper_h=float(sh), paper_label=label,
-        orientation="landscape" if sw > sh else "portrait",
-        rows=len(row_ys), cols=max(s.col for s in slots) + 1, layout="tessellated", rotated=rotated,
-        card=card, bleed=float(b), gutter=0.0, margin=float(margin), slots=tuple(slots), note=note,
-    )
+    return slots
 
 
 def _poly_bbox(poly: Polygon) -> Rect:
@@ -152,29 +167,40 @@ def _lattice_fit(outline: Polygon, avail_w: float, avail_h: float) -> list[Point
     pw, ph = max(x for x, _ in outline) - minx, max(y for _, y in outline) - miny
     if pw > avail_w + 1e-9 or ph > avail_h + 1e-9:
         return []
-    det = ax * by - ay * bx
     near = [(i * ax + j * bx, i * ay + j * by) for i in range(-2, 3) for j in range(-2, 3)]
     shift_xs = distinct([-px for px, _ in near], tol=1e-6)
     shift_ys = distinct([-py for _, py in near], tol=1e-6)
-    corners = [(0.0, 0.0), (avail_w, 0.0), (0.0, avail_h), (avail_w, avail_h)]
     best: list[Point] = []
     for sx in shift_xs:
         for sy in shift_ys:
-            # lattice indices whose offsets can land in the area: the area's corners in lattice
-            # coordinates (the inverse of the 2×2 lattice matrix) bound them
-            ij = [(((cx - sx) * by - (cy - sy) * bx) / det, ((cy - sy) * ax - (cx - sx) * ay) / det)
-                  for cx, cy in corners]
-            i_lo, i_hi = math.floor(min(v[0] for v in ij)) - 1, math.ceil(max(v[0] for v in ij)) + 1
-            j_lo, j_hi = math.floor(min(v[1] for v in ij)) - 1, math.ceil(max(v[1] for v in ij)) + 1
-            found = []
-            for i in range(i_lo, i_hi + 1):
-                for j in range(j_lo, j_hi + 1):
-                    ox, oy = sx + i * ax + j * bx, sy + i * ay + j * by
-                    if ox >= -1e-6 and oy >= -1e-6 and ox + pw <= avail_w + 1e-6 and oy + ph <= avail_h + 1e-6:
-                        found.append((ox, oy))
+            found = _pieces_at(vectors, (sx, sy), (pw, ph), (avail_w, avail_h))
             if len(found) > len(best):
                 best = found
     return [(ox - minx, oy - miny) for ox, oy in best]
+
+
+def _pieces_at(vectors: tuple[Point, Point], shift: Point, piece: Point, area: Point) -> list[Point]:
+    """Offsets of the lattice moved by ``shift`` whose piece (a ``piece`` = w × h bounding
+    box) lies inside the ``area`` (w × h, top-left at the origin)."""
+    (ax, ay), (bx, by) = vectors
+    sx, sy = shift
+    pw, ph = piece
+    avail_w, avail_h = area
+    det = ax * by - ay * bx
+    corners = [(0.0, 0.0), (avail_w, 0.0), (0.0, avail_h), (avail_w, avail_h)]
+    # lattice indices whose offsets can land in the area: the area's corners in lattice
+    # coordinates (the inverse of the 2×2 lattice matrix) bound them
+    ij = [(((cx - sx) * by - (cy - sy) * bx) / det, ((cy - sy) * ax - (cx - sx) * ay) / det)
+          for cx, cy in corners]
+    i_lo, i_hi = math.floor(min(v[0] for v in ij)) - 1, math.ceil(max(v[0] for v in ij)) + 1
+    j_lo, j_hi = math.floor(min(v[1] for v in ij)) - 1, math.ceil(max(v[1] for v in ij)) + 1
+    found = []
+    for i in range(i_lo, i_hi + 1):
+        for j in range(j_lo, j_hi + 1):
+            ox, oy = sx + i * ax + j * bx, sy + i * ay + j * by
+            if ox >= -1e-6 and oy >= -1e-6 and ox + pw <= avail_w + 1e-6 and oy + ph <= avail_h + 1e-6:
+                found.append((ox, oy))
+    return found
 
 
 def _shares_edge(poly: Polygon, k: int, polygons: list[Polygon], tol: float = 1e-3) -> bool:
