@@ -8,8 +8,8 @@ One module a concern, all names importable from here:
 
 - :mod:`.geometry` — the card, its slot, rectangles, polygons and the affine maps that
   place artwork and flip a sheet for its back;
-- :mod:`.grid` — the grid planner (orientation, rotation, bleed or edge to edge) and the
-  :class:`GridPlan` the writers follow;
+- :mod:`.plan` — the :class:`GridPlan` of one sheet that the writers follow;
+- :mod:`.grid` — the grid planner (orientation, rotation, bleed or edge to edge);
 - :mod:`.tessellation` — lozenges packed edge to edge by their outline, and
   :func:`plan_sheet`, which picks that or a grid;
 - :mod:`.bands` — components sharing one sheet;
@@ -19,7 +19,8 @@ One module a concern, all names importable from here:
 from .bands import BAND_GAP, band_plan, plan_band, share_sheets, stack_bands
 from .geometry import (IDENTITY, Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Placement, Point, Polygon,
                        Rect, Segment, Slot, apply, compose, sheet_flip, transform_rect)
-from .grid import REGISTRATION_GAP, REGISTRATION_SIZE, GridPlan, plan_grid
+from .grid import plan_grid
+from .plan import REGISTRATION_GAP, REGISTRATION_SIZE, GridPlan
 from .tessellation import plan_sheet, plan_tessellation
 from .tiling import Tile, TilePlan, plan_tiles
 

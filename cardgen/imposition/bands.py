@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .geometry import CardGeometry, ImpositionError, bbox
-from .grid import GridPlan, plan_grid
+from .grid import plan_grid
+from .plan import GridPlan
 
 BAND_GAP = 14.0
 """Space between the blocks of components sharing a sheet, mm: room for both blocks' tick

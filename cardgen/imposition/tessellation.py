@@ -7,7 +7,8 @@ import math
 
 from ..paper import fmt_mm, label_for_size
 from .geometry import CardGeometry, Point, Polygon, Rect, Slot, distinct, printed_bleed
-from .grid import GridPlan, plan_grid
+from .grid import plan_grid
+from .plan import GridPlan
 
 def plan_sheet(
     paper_w: float,
