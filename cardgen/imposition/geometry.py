@@ -27,7 +27,6 @@ Segment = tuple[float, float, float, float]
 IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
 
-
 class ImpositionError(ValueError):
     """The cards cannot be laid out as asked; the message says what would work."""
 

@@ -21,7 +21,6 @@ REGISTRATION_GAP = 2.0
 """Clearance between the card block's bleed edge and the registration squares, mm."""
 
 
-
 @dataclass(frozen=True)
 class GridPlan:
     """The chosen grid for one sheet, with everything the writers need.

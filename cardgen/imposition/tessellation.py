@@ -10,6 +10,7 @@ from .geometry import CardGeometry, Point, Polygon, Rect, Slot, distinct, printe
 from .grid import plan_grid
 from .plan import GridPlan
 
+
 def plan_sheet(
     paper_w: float,
     paper_h: float,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..paper import check_size, exact, fmt_mm, label_for_size
 from .geometry import ImpositionError, Rect
 
+
 @dataclass(frozen=True)
 class Tile:
     """One printed page of a large sheet split over smaller paper.
