@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from .model import Component, Game
 from .particles import MASS_UNITS, ColourCharge as Colour, Particle
 from .rules.common import total
-from .rules.hadrons import _kind_problems as kind_problems
+from .rules.hadrons import kind_problems
 from .rules.tutti import vertex_exists
 from .tables import LineType, Transformation
 

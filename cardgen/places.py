@@ -12,6 +12,10 @@ card-shaped component whose places depend on the card (a target that needs two, 
 particles) declares ``takes_field`` (a particle list of each card) and one layout per number of
 particles in ``by_count``; the i-th place then takes the card's i-th particle. A card may also
 declare its own ``places:`` list.
+
+The module is a little over 400 lines on purpose: the declaration's types, the reading of
+its YAML and the checks that need the whole game are one concern (what a place is), and
+the readers and checks are each small.
 """
 
 from __future__ import annotations
@@ -313,7 +317,17 @@ def validate(comp: Any, components: Mapping[str, Any]) -> None:
     """Checks of a component's places that need the whole game: the held component exists and
     has a particle field, each card gets a layout for its number of particles, and every place
     and label lies on the component (an input error: such a place cannot be drawn at all)."""
-    comp_id, width, height, layout, cards = comp.id, comp.width, comp.height, comp.places, comp.cards
+    layout = comp.places
+    _check_layout(comp.id, layout, comp.cards, components)
+    for card in comp.cards:
+        if layout.takes_field is not None:
+            _check_card_count(comp.id, layout, card)
+        for place in card_places(layout, card.places, card.fields):
+            _check_place(comp, place, components)
+
+
+def _check_layout(comp_id: str, layout: PlaceLayout, cards: Any, components: Mapping[str, Any]) -> None:
+    """The layout as a whole: the component it holds, its particle field, its number of places."""
     key_loc = layout.location
     if layout.holds not in components:
         raise InputError(f"the places of component '{comp_id}' hold unknown component '{layout.holds}'"
@@ -329,32 +343,36 @@ def validate(comp: Any, components: Mapping[str, Any]) -> None:
     if total > MAX_PLACES_PER_COMPONENT:
         raise InputError(f"component '{comp_id}' has {total} places over its cards, more than the limit of "
                          f"{MAX_PLACES_PER_COMPONENT}", key_loc, "declare fewer places or split the component")
-    for card in cards:
-        if layout.takes_field is not None:
-            n = len(card.fields.get(layout.takes_field) or ())
-            if card.places is None and n not in layout.by_count:
-                raise InputError(f"card '{card.id}' lists {n} particles in '{layout.takes_field}' but the places of "
-                                 f"'{comp_id}' have layouts for {', '.join(map(str, sorted(layout.by_count))) or 'none'}",
-                                 card.where(layout.takes_field),
-                                 f"add a {n}-place layout under 'by_count' or give the card its own 'places:'")
-            if card.places is not None and len(card.places) != n:
-                raise InputError(f"card '{card.id}' declares {len(card.places)} places for {n} particles",
-                                 card.location, f"list exactly {n} places")
-        for place in card_places(layout, card.places, card.fields):
-            if place.takes.particles or place.takes.categories:
-                particle_field(layout, components, key_loc)
-            if place.takes.component is not None and place.takes.component not in components:
-                raise InputError(f"{place.name} takes cards of unknown component '{place.takes.component}'"
-                                 f"{did_you_mean(place.takes.component, components)}", place.location,
-                                 f"use one of: {', '.join(components)}")
-            for what, box in ((place.name, place.box), (f"the label of {place.name}", place.label_box)):
-                if box is None:
-                    continue
-                beyond = _beyond(box, width, height)
-                if beyond:
-                    raise InputError(f"{what} ({box.describe()}) lies outside component '{comp_id}' "
-                                     f"({fmt_mm(width)} × {fmt_mm(height)} mm): {beyond}", place.location,
-                                     "move or shrink the place so it (and its label) lies on the component")
+
+
+def _check_card_count(comp_id: str, layout: PlaceLayout, card: Any) -> None:
+    """A card whose places follow its particles: a layout (or its own list) for exactly that many."""
+    n = len(card.fields.get(layout.takes_field) or ())
+    if card.places is None and n not in layout.by_count:
+        raise InputError(f"card '{card.id}' lists {n} particles in '{layout.takes_field}' but the places of "
+                         f"'{comp_id}' have layouts for {', '.join(map(str, sorted(layout.by_count))) or 'none'}",
+                         card.where(layout.takes_field),
+                         f"add a {n}-place layout under 'by_count' or give the card its own 'places:'")
+    if card.places is not None and len(card.places) != n:
+        raise InputError(f"card '{card.id}' declares {len(card.places)} places for {n} particles",
+                         card.location, f"list exactly {n} places")
+
+
+def _check_place(comp: Any, place: Place, components: Mapping[str, Any]) -> None:
+    """One place: what it takes exists, and it and its label lie on the component."""
+    layout = comp.places
+    if place.takes.particles or place.takes.categories:
+        particle_field(layout, components, layout.location)
+    if place.takes.component is not None and place.takes.component not in components:
+        raise InputError(f"{place.name} takes cards of unknown component '{place.takes.component}'"
+                         f"{did_you_mean(place.takes.component, components)}", place.location,
+                         f"use one of: {', '.join(components)}")
+    for what, box in ((place.name, place.box), (f"the label of {place.name}", place.label_box)):
+        beyond = _beyond(box, comp.width, comp.height) if box is not None else ""
+        if beyond:
+            raise InputError(f"{what} ({box.describe()}) lies outside component '{comp.id}' "
+                             f"({fmt_mm(comp.width)} × {fmt_mm(comp.height)} mm): {beyond}", place.location,
+                             "move or shrink the place so it (and its label) lies on the component")
 
 
 def _beyond(box: Box, width: float, height: float) -> str:

@@ -2,53 +2,42 @@
 
 A sheet is built from the game's data alone: every rule table (by its kind), the colour wheel
 of a game that declares one, the footnotes of rows that differ from the printed rulebook, and
-the answer key :mod:`cardgen.answers` derives with the checker's own rules. This module turns
-that content into positioned *items* on pages of the build's paper (A4 portrait by default):
-text boxes, particle symbols, Feynman vertices, colour badges. It measures symbols with the
-text engine so rows line up, and splits long tables over columns and pages. The drawing is
+the answer key :mod:`cardgen.answers` derives with the checker's own rules. This module makes
+that content — tables of cells (text, particle symbols, footnote marks, small vertices), the
+vertex diagrams and the colour wheel — and renders the sheet; :mod:`cardgen.sheetlayout`
+measures it and places it on pages of the build's paper (A4 portrait by default), and
+:mod:`cardgen.textlayer` assembles the PDF with its searchable text layer. The drawing is
 done by the Jinja2 template ``sheet.svg.j2`` (shared, or a game's own), through the renderer
 cards use: text is shaped, translated and fit-checked the same way, and an overflow is
 reported in the build's text report.
 
-Each page is drawn to PDF like a card face; the pages get an invisible text layer (PDF text
-render mode 3) holding every string at its place, so a sheet can be searched, copied and read
-aloud, and tests can read the tables back with pdfplumber.
+Every string a sheet prints of its own is marked ``_()`` here: ``cardgen i18n extract``
+reads them from this file, which is why the content of both sheets stays in one module of
+somewhat more than 400 lines rather than being split by sheet.
 """
 
 from __future__ import annotations
 
-import html
-import io
 import json
 import math
-import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from . import answers as A
-from .errors import InputError
+from . import sheetlayout, textlayer
 from .model import Card, Component, Game, Table
-from .particles import Particle, Symbol
+from .particles import Particle
 from .render import Face, Renderer, TextIssue
 from .shapes import Shape
+from .sheetlayout import MARGIN, ROW, SIZE, TITLE_SIZE, Block, Cell, SheetLayout, TableBlock, paginate
 from .tables import LineType, Roll, Vertex
-from .text import TextEngine
+from .textlayer import NOTES_KEY, assemble, text_runs
 
 SHEETS = ("rules", "answers")
 TEMPLATE = "sheet.svg.j2"
-MARGIN = 12.0          # mm around the page's content
-HEADER = 16.0          # title band
-FOOTER = 8.0
-ROW = 5.4              # one table row
-SIZE = 3.0             # body text
-HEAD_SIZE = 2.6        # column headers
-TITLE_SIZE = 4.4       # section titles
-GAP = 6.0              # between column groups and sections
 MARKS = "†‡§¶"
-#: Rows per column below which a table is not split into side-by-side column groups.
-MIN_GROUP_ROWS = 8
 
 
 def _(msgid: str) -> str:
@@ -60,128 +49,20 @@ def _(msgid: str) -> str:
 KIND_LABELS = {"baryon": _("baryon"), "antibaryon": _("antibaryon"), "meson": _("meson"), "atom": _("atom")}
 
 
-@dataclass
-class Cell:
-    """What one table cell shows, left to right: text, particle symbols, footnote marks and
-    small Feynman vertices."""
-
-    runs: list[tuple[str, Any]] = field(default_factory=list)
-
-    def add(self, kind: str, value: Any) -> "Cell":
-        self.runs.append((kind, value))
-        return self
-
-
-@dataclass
-class TableBlock:
-    title: str
-    headers: list[str]
-    widths: list[float]      # natural column widths, mm
-    rows: list[list[Cell]]
-    row_h: float = ROW
-    note: str = ""
-    header_context: str | None = None    # catalog context of the headers (a records table's field names)
-
-
-@dataclass
-class Block:
-    """A block of fixed height drawn by a function of its top-left corner."""
-
-    height: float
-    draw: Callable[[float, float, float], list[dict[str, Any]]]   # (x, y, width) -> items
-
-
-class Sheet:
-    """Lays one sheet out. ``tr`` translates (identity for English)."""
+class Sheet(SheetLayout):
+    """One sheet's content from the game's data, laid out by :class:`SheetLayout`."""
 
     def __init__(self, game: Game, kind: str, lang: str, width: float, height: float,
                  tr: Callable[[str, str | None], str], rtl: bool, level: int | None) -> None:
-        self.game, self.kind, self.lang, self.tr, self.rtl, self.level = game, kind, lang, tr, rtl, level
-        self.W, self.H = width, height
-        self.engine = TextEngine.default()
+        super().__init__(lang, width, height, tr, rtl)
+        self.game, self.kind, self.level = game, kind, level
         self.marks: dict[str, str] = {}       # assumption id -> footnote mark
         self.table_id = ""                    # the dice table being laid out (context of its notes)
 
-    # -- measuring -----------------------------------------------------------------------
-
-    def sym_width(self, sym: Symbol, size: float) -> float:
-        """The width :func:`cardgen.render.Renderer` ``symbol()`` draws (same engine, same rule)."""
-        base = self.engine.layout(sym.base, size=size, weight="bold", valign="baseline", direction="ltr").width
-        extra = max((self.engine.layout(s, size=size * 0.55, weight="bold", valign="baseline", direction="ltr").width
-                     for s in (sym.sub, sym.sup) if s), default=0.0)
-        return base + extra + (size * 0.04 if sym.sub or sym.sup else 0.0)
-
-    def text_width(self, s: str, size: float, weight: str = "regular") -> float:
-        return self.engine.layout(s, size=size, weight=weight, lang=self.lang).width
-
-    def run_width(self, kind: str, value: Any, size: float) -> float:
-        if kind == "sym":
-            return self.sym_width(value.symbol, size)
-        if kind == "vertex":
-            return size * 3.2
-        return self.text_width(str(value), size)
-
-    # -- items ---------------------------------------------------------------------------
-
-    def _x(self, x: float, w: float) -> float:
-        return self.W - x - w if self.rtl else x
-
-    def text_item(self, s: str, x: float, y: float, w: float, h: float, size: float = SIZE,
-                  weight: str = "regular", fill: str = "#1a1a1a", field: str = "", min_size: float | None = None,
-                  align: str | None = None) -> dict:
-        return {"kind": "text", "s": s, "x": round(self._x(x, w), 3), "y": round(y, 3), "w": round(w, 3),
-                "h": round(h, 3), "size": size, "weight": weight, "fill": fill, "field": field,
-                "align": align or ("end" if self.rtl else "start"), "min_size": min_size or size * 0.6}
-
-    def cell_items(self, cell: Cell, x: float, y: float, w: float, h: float, size: float = SIZE) -> list[dict]:
-        items: list[dict] = []
-        cx = x
-        for i, (kind, value) in enumerate(cell.runs):
-            last = i == len(cell.runs) - 1
-            if kind == "sym":
-                sw = self.sym_width(value.symbol, size)
-                items.append({"kind": "sym", "sym": value.symbol, "x": round(self._x(cx, sw), 3),
-                              "y": round(y + h * 0.5 + size * 0.36, 3), "size": size})
-                cx += sw + size * 0.5
-            elif kind == "vertex":
-                r = size * 1.2
-                items.append({"kind": "vertex", "lines": value, "cx": round(self._x(cx + r, 0), 3),
-                              "cy": round(y + h * 0.5, 3), "r": r, "label": 0})
-                cx += 2 * r + size * 0.6
-            else:
-                tw = max(w - (cx - x), 1.0) if last else self.text_width(str(value), size) + 0.2
-                th = h - 0.4 if last else size * 1.25   # the last run may wrap in a tall row
-                items.append(self.text_item(str(value), cx, y + (h - th) / 2, tw, th, size,
-                                            "bold" if kind == "mark" else "regular", field="cell"))
-                cx += tw + (size * 0.15 if kind == "mark" else size * 0.35)
-        return items
-
-    def table(self, t: TableBlock, x: float, y: float, width: float, rows: Sequence[list[Cell]],
-              groups: int) -> list[dict]:
-        items: list[dict] = []
-        gw = sum(t.widths)
-        scale = min(1.0, (width - GAP * (groups - 1)) / groups / gw)
-        widths = [w * scale for w in t.widths]
-        per_group = math.ceil(len(rows) / groups)
-        for g in range(groups):
-            gx = x + g * (sum(widths) + GAP)
-            cx = gx
-            for head, w in zip(t.headers, widths):
-                items.append(self.text_item(self.tr(head, t.header_context), cx, y, w - 1, HEAD_SIZE * 1.3, HEAD_SIZE, "bold",
-                                            "#555555", field="column header"))
-                cx += w
-            items.append({"kind": "rule", "x": round(self._x(gx, sum(widths)), 3), "y": round(y + HEAD_SIZE * 1.5, 3),
-                          "w": round(sum(widths), 3), "fill": "#888888"})
-            for r, row in enumerate(rows[g * per_group:(g + 1) * per_group]):
-                ry = y + HEAD_SIZE * 1.7 + r * t.row_h
-                if r % 2:
-                    items.append({"kind": "band", "x": round(self._x(gx, sum(widths)), 3), "y": round(ry, 3),
-                                  "w": round(sum(widths), 3), "h": t.row_h})
-                cx = gx
-                for cell, w in zip(row, widths):
-                    items.extend(self.cell_items(cell, cx, ry, w - 1, t.row_h))
-                    cx += w
-        return items
+    def continued(self, title: str) -> str:
+        """The title of a table's part on a later page: the table's title, "(continued)"."""
+        continued = self.tr(_("continued"), None)
+        return f"{title} ({continued})"
 
     # -- cells from data -----------------------------------------------------------------
 
@@ -282,32 +163,34 @@ class Sheet:
             widths[texts[-1]] = max(40.0, self.W - 2 * MARGIN - (sum(widths) - widths[texts[-1]]))
         rows = []
         for r in table.rows:
-            cells = []
-            for name in names:
-                spec, value = specs[name], r.values.get(name)
-                kind = spec.of if spec.type == "list" else spec.type
-                values = value if isinstance(value, (list, tuple)) else [value]
-                cell = Cell()
-                if value is None:
-                    pass
-                elif kind == "particle":
-                    self.particles(values, cell)
-                elif kind == "ref" and spec.table and self.game.tables[spec.table].kind == "vertices":
-                    vt = self.game.tables[spec.table]
-                    by_id = {v.id: v for v in vt.rows}
-                    for vid in values:
-                        cell.add("vertex", self._vertex_lines(vt, by_id[vid]))
-                elif spec.type == "text" and spec.translatable:
-                    cell.add("text", self.tr(str(value), f"{table.id}.{name}"))
-                else:
-                    cell.add("text", ", ".join(str(v) for v in values))
-                cells.append(cell)
+            cells = [self._record_cell(table, name, specs[name], r.values.get(name)) for name in names]
             cells[-1] = self.mark(r, cells[-1])
             rows.append(cells)
         long_text = any(w > 60 for w in widths)
         return TableBlock(self.tr(table.title, "table.title"), [column_header(n) for n in names], widths, rows,
                           row_h=ROW * 1.9 if long_text else ROW,
                           header_context=f"{table.id}.field")
+
+    def _record_cell(self, table: Table, name: str, spec: Any, value: Any) -> Cell:
+        """One field of a record as its cell: particles as symbols, vertices as diagrams,
+        translatable text translated, anything else as written (lists comma-separated)."""
+        kind = spec.of if spec.type == "list" else spec.type
+        values = value if isinstance(value, (list, tuple)) else [value]
+        cell = Cell()
+        if value is None:
+            pass
+        elif kind == "particle":
+            self.particles(values, cell)
+        elif kind == "ref" and spec.table and self.game.tables[spec.table].kind == "vertices":
+            vt = self.game.tables[spec.table]
+            by_id = {v.id: v for v in vt.rows}
+            for vid in values:
+                cell.add("vertex", self._vertex_lines(vt, by_id[vid]))
+        elif spec.type == "text" and spec.translatable:
+            cell.add("text", self.tr(str(value), f"{table.id}.{name}"))
+        else:
+            cell.add("text", ", ".join(str(v) for v in values))
+        return cell
 
     # -- drawings ------------------------------------------------------------------------
 
@@ -383,22 +266,6 @@ class Sheet:
 
         return Block(TITLE_SIZE * 1.8 + 2 * r + 16, draw)
 
-    def paragraph(self, s: str, size: float = SIZE, weight: str = "regular", lead: str = "") -> Block:
-        """A wrapped paragraph; its height is measured with the text engine at the sheet's width."""
-        width = self.W - 2 * MARGIN - (6 if lead else 0)
-        res = self.engine.layout(s, size=size, width=width, weight=weight, lang=self.lang, line_height=1.25)
-        h = res.height + size * 0.6
-
-        def draw(x: float, y: float, w: float) -> list[dict]:
-            items = []
-            if lead:
-                items.append(self.text_item(lead, x, y, 5, size * 1.3, size, "bold", field="footnote mark"))
-            items.append(self.text_item(s, x + (6 if lead else 0), y, width, h, size, weight, field="paragraph",
-                                        min_size=size * 0.8))
-            return items
-
-        return Block(h, draw)
-
     def footnotes(self) -> list[Block]:
         texts = {a.id: a.text for a in self.game.assumptions}
         return [self.paragraph(self.tr(texts[aid], "assumption"), SIZE * 0.85, lead=mark)
@@ -445,44 +312,10 @@ def rule_content(s: Sheet) -> list[TableBlock | Block]:
 
 
 def answer_content(s: Sheet) -> list[TableBlock | Block]:
-    game, out = s.game, []
-    targets = A.target_recipes(game, s.level)
-    if targets:
-        rows = []
-        for t in targets:
-            needs = Cell()
-            for ing in t.ingredients:
-                s.particles([ing.particle] * ing.needed, needs)
-            rows.append([s.words(t.name, f"{t.component}.name"), Cell().add("text", s.tr(KIND_LABELS.get(t.kind, t.kind), None)),
-                         needs,
-                         Cell().add("text", _charge(t.charge)), Cell().add("text", str(t.points))])
-        out.append(TableBlock(s.tr(_("Targets: what each one needs"), None),
-                              [_("target"), _("kind"), _("cards needed"), _("charge"), _("points")],
-                              [40, 24, 44, 16, 14], rows))
-        rows = []
-        for t in targets:
-            for ing in t.ingredients:
-                cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
-                made = Cell()
-                for src, via in ing.transformations:
-                    s.particles([src], made).add("text", "+")
-                    s.particles([via], made).add("text", ",")
-                if made.runs:
-                    made.runs.pop()   # the last comma
-                rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
-                             cards, made])
-        out.append(TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
-                              [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
-                              [34, 18, 26, 100], rows))
-    combos = A.neutral_combinations(game)
-    titles = {"baryon": _("Baryons the deck can make"), "antibaryon": _("Antibaryons the deck can make"),
-              "meson": _("Mesons the deck can make")}
-    for kind in A.HADRON_KINDS:
-        rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
-                 Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
-        if rows:
-            out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
-                                  [22, 14, 26], rows))
+    """The answer key: what each target needs and the cards that build it, the hadrons and
+    lepton pairs the deck can make and the valid vertices, all derived by :mod:`cardgen.answers`."""
+    game = s.game
+    out = _target_tables(s, A.target_recipes(game, s.level)) + _hadron_tables(s, A.neutral_combinations(game))
     pairs = A.antiparticle_pairs(game)
     if pairs:
         rows = [[s.particles(pair), Cell().add("text", s.tr(pair[0].name, "particle"))] for pair in pairs]
@@ -490,71 +323,70 @@ def answer_content(s: Sheet) -> list[TableBlock | Block]:
                               [_("pair"), _("particle")], [18, 40], rows))
     vertices = A.valid_vertices(game)
     if vertices:
-        rows = []
-        for v in vertices:
-            rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
-                         Cell().add("text", "–".join(lt.id for lt in v.lines)),
-                         s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
-                         Cell().add("text", "–" if v.points is None else str(v.points))])
-        out.append(TableBlock(s.tr(_("Valid vertices and their points"), None),
-                              [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
-                              [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8))
+        out.append(_vertex_table(s, vertices))
     if not out:
         out.append(s.paragraph(s.tr(_("This game's data declares nothing to derive an answer key from."), None)))
     return out
 
 
-# --- pagination -----------------------------------------------------------------------------
+def _target_tables(s: Sheet, targets: list[A.TargetAnswer]) -> list[TableBlock | Block]:
+    """What each target needs, then the deck cards (or transformations) that supply it."""
+    if not targets:
+        return []
+    rows = []
+    for t in targets:
+        needs = Cell()
+        for ing in t.ingredients:
+            s.particles([ing.particle] * ing.needed, needs)
+        rows.append([s.words(t.name, f"{t.component}.name"), Cell().add("text", s.tr(KIND_LABELS.get(t.kind, t.kind), None)),
+                     needs,
+                     Cell().add("text", _charge(t.charge)), Cell().add("text", str(t.points))])
+    needs_table = TableBlock(s.tr(_("Targets: what each one needs"), None),
+                             [_("target"), _("kind"), _("cards needed"), _("charge"), _("points")],
+                             [40, 24, 44, 16, 14], rows)
+    rows = []
+    for t in targets:
+        for ing in t.ingredients:
+            cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
+            made = Cell()
+            for src, via in ing.transformations:
+                s.particles([src], made).add("text", "+")
+                s.particles([via], made).add("text", ",")
+            if made.runs:
+                made.runs.pop()   # the last comma
+            rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
+                         cards, made])
+    recipes = TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
+                         [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
+                         [34, 18, 26, 100], rows)
+    return [needs_table, recipes]
 
-def paginate(s: Sheet, content: list[TableBlock | Block]) -> list[list[dict]]:
-    """Place the content top to bottom; a table too long for the space left is split into
-    column groups across the page and continued on the next page."""
-    x, width = MARGIN, s.W - 2 * MARGIN
-    top, bottom = MARGIN + HEADER, s.H - MARGIN - FOOTER
-    if bottom - top < 40 or width < 80:
-        raise InputError(f"a {s.W:g} × {s.H:g} mm page is too small for the rule sheets", None,
-                         "build with --paper a4, letter or larger")
-    pages: list[list[dict]] = [[]]
-    y = top
 
-    def new_page() -> None:
-        nonlocal y
-        pages.append([])
-        y = top
+def _hadron_tables(s: Sheet, combos: list[A.Combination]) -> list[TableBlock | Block]:
+    """One table per hadron kind of the colour-neutral quark sets the deck can make."""
+    titles = {"baryon": _("Baryons the deck can make"), "antibaryon": _("Antibaryons the deck can make"),
+              "meson": _("Mesons the deck can make")}
+    out: list[TableBlock | Block] = []
+    for kind in A.HADRON_KINDS:
+        rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
+                 Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
+        if rows:
+            out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
+                                  [22, 14, 26], rows))
+    return out
 
-    for block in content:
-        if isinstance(block, Block):
-            if y + block.height > bottom and y > top:
-                new_page()
-            pages[-1].extend(block.draw(x, y, width))
-            y += block.height + GAP * 0.6
-            continue
-        groups = max(1, min(len(block.rows), int((width + GAP) // (sum(block.widths) + GAP))))
-        rows = list(block.rows)
-        title = block.title
-        while rows:
-            head = TITLE_SIZE * 1.6 + HEAD_SIZE * 1.7
-            fit = int((bottom - y - head - (SIZE * 1.6 if block.note else 0)) // block.row_h)
-            if fit < min(3, len(rows)) and y > top:
-                new_page()
-                continue
-            fit = max(fit, 1)
-            g = min(groups, max(math.ceil(len(rows) / fit), len(rows) // MIN_GROUP_ROWS))
-            take = rows[:fit * g] if len(rows) > fit * g else rows
-            g = min(g, math.ceil(len(take) / math.ceil(len(take) / g)))
-            pages[-1].append(s.text_item(title, x, y, width, TITLE_SIZE * 1.3, TITLE_SIZE, "bold",
-                                         field="section title"))
-            pages[-1].extend(s.table(block, x, y + TITLE_SIZE * 1.6, width, take, g))
-            y += head + math.ceil(len(take) / g) * block.row_h
-            rows = rows[len(take):]
-            if not rows and block.note:
-                pages[-1].append(s.text_item(s.tr(block.note, None), x, y + 1, width, SIZE * 1.3, SIZE * 0.85,
-                                             field="table note"))
-                y += SIZE * 1.6
-            y += GAP
-            continued = s.tr(_("continued"), None)
-            title = f"{block.title} ({continued})"
-    return pages
+
+def _vertex_table(s: Sheet, vertices: list[A.VertexAnswer]) -> TableBlock:
+    """Every valid vertex: its diagram, lines, name, particle choices and points."""
+    rows = []
+    for v in vertices:
+        rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
+                     Cell().add("text", "–".join(lt.id for lt in v.lines)),
+                     s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
+                     Cell().add("text", "–" if v.points is None else str(v.points))])
+    return TableBlock(s.tr(_("Valid vertices and their points"), None),
+                      [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
+                      [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8)
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -577,7 +409,7 @@ def sheet_pages(game: Game, kind: str, lang: str, width: float, height: float,
     s = Sheet(game, kind, lang, width, height, lambda m, c=None: tr(m, c) if m else m,
               lang.split("-")[0] in RTL_LANGS, level)
     content = rule_content(s) if kind == "rules" else answer_content(s)
-    return paginate(s, content)
+    return paginate(s, content, s.continued)
 
 
 def page_component(game: Game, kind: str, width: float, height: float, pages: list[list[dict]]) -> Component:
@@ -616,11 +448,6 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     return SheetResult(kind, pdf, len(faces), issues, missing)
 
 
-#: Key of the sheet PDF's document information that keeps what rendering it reported, so a
-#: rebuild that keeps the file (inputs unchanged) reports the same text issues again.
-NOTES_KEY = "/CardgenTextReport"
-
-
 def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
     """The text issues and untranslated strings a sheet's rendering reported, from its PDF
     (None when the file is not a sheet cardgen wrote or cannot be read)."""
@@ -634,155 +461,14 @@ def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | No
         return None
 
 
-# --- text layer -----------------------------------------------------------------------------
-
-_LABEL = re.compile(r'<g aria-label="([^"]*)"[^>]*>(.*?)</g>', re.S)
-_PLACE = re.compile(r'n="(\d+)"')
-
-
-@dataclass(frozen=True)
-class TextRun:
-    """One drawn string and where its glyphs are: left, baseline, right (mm) and size."""
-
-    text: str
-    x: float
-    y: float
-    right: float
-    size: float
-
-
-def text_runs(face: Face) -> list[TextRun]:
-    """Every labelled string of a face with its glyphs' extent (from the deferred placements)."""
-    runs = []
-    for label, inner in _LABEL.findall(face.body):
-        glyphs = [g for n in _PLACE.findall(inner) if int(n) < len(face.texts) for g in face.texts[int(n)].glyphs]
-        text = html.unescape(label).strip()
-        if not glyphs or not text:
-            continue
-        first = glyphs[0]
-        size = first.scale * first.face.upem
-        right = max(g.x + g.scale * g.face.upem * 0.5 for g in glyphs)
-        runs.append(TextRun(text, min(g.x for g in glyphs), first.y, right, size))
-    return runs
-
-
-def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height: float, title: str,
-             epoch: int | None, notes: str = "") -> bytes:
-    """One PDF of the drawn pages, each with its invisible text layer, written deterministically."""
-    import pikepdf
-    from pikepdf import Dictionary, Name
-
-    from .pdfwrite import deflate
-
-    pdf = pikepdf.new()
-    chars = sorted({ch for page in runs for run in page for ch in run.text})
-    cid = {ch: i + 1 for i, ch in enumerate(chars)}
-    font = _text_layer_font(pdf, cid)
-    k = 72 / 25.4
-    for data, page_runs in zip(pages, runs):
-        src = pikepdf.open(io.BytesIO(data))
-        pdf.pages.append(src.pages[0])
-        page = pdf.pages[-1]
-        ops = ["BT", "3 Tr"]
-        for run in page_runs:
-            n = len(run.text)
-            natural = n * 0.5 * run.size
-            scale = max(1.0, min(1000.0, 100 * (run.right - run.x) / natural)) if natural else 100
-            hexed = "".join(f"{cid[ch]:04X}" for ch in run.text)
-            ops.append(f"/CGText {run.size * k:.3f} Tf {scale:.2f} Tz 1 0 0 1 {run.x * k:.3f} "
-                       f"{(height - run.y) * k:.3f} Tm <{hexed}> Tj")
-        ops.append("ET")
-        resources = page.obj.get("/Resources")
-        if resources is None:
-            page.obj.Resources = resources = Dictionary()
-        fonts = resources.get("/Font")
-        if fonts is None:
-            resources.Font = fonts = Dictionary()
-        fonts.CGText = font
-        page.contents_add(pdf.make_stream(b"q\n"), prepend=True)
-        stream = pdf.make_stream(deflate(("Q\n" + "\n".join(ops) + "\n").encode("ascii")))
-        stream.Filter = Name.FlateDecode
-        page.contents_add(stream)
-    info = Dictionary(Producer=pikepdf.String("cardgen"), Title=pikepdf.String(title))
-    if notes:
-        info[NOTES_KEY] = pikepdf.String(notes)
-    if epoch is not None:
-        from datetime import datetime, timezone
-
-        stamp = datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("D:%Y%m%d%H%M%SZ")
-        info.CreationDate = pikepdf.String(stamp)
-    pdf.trailer.Info = pdf.make_indirect(info)
-    pdf.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"))
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True, compress_streams=True,
-             object_stream_mode=pikepdf.ObjectStreamMode.generate, fix_metadata_version=False)
-    return out.getvalue()
-
-
-def _blank_font(glyphs: int) -> bytes:
-    """A TrueType program of ``glyphs`` empty glyphs (plus .notdef), 500 units wide: what the
-    invisible text layer's font embeds, since print shops' preflight refuses any font that is
-    not embedded, even one that paints nothing. Built without timestamps: the same bytes on
-    every build."""
-    from fontTools.fontBuilder import FontBuilder
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-
-    names = [".notdef"] + [f"c{n}" for n in range(1, glyphs + 1)]
-    builder = FontBuilder(1000, isTTF=True)
-    builder.setupGlyphOrder(names)
-    builder.setupCharacterMap({})
-    builder.setupGlyf({name: TTGlyphPen(None).glyph() for name in names})
-    builder.setupHorizontalMetrics({name: (500, 0) for name in names})
-    builder.setupHorizontalHeader(ascent=900, descent=-250)
-    builder.setupNameTable({"familyName": "CardgenTextLayer", "styleName": "Regular"})
-    builder.setupOS2(sTypoAscender=900, sTypoDescender=-250, usWinAscent=900, usWinDescent=250)
-    builder.setupPost()
-    builder.font["head"].created = builder.font["head"].modified = 0
-    builder.font.recalcTimestamp = False
-    out = io.BytesIO()
-    builder.save(out)
-    return out.getvalue()
-
-
-def _text_layer_font(pdf: Any, cid: dict[str, int]) -> Any:
-    """A Type 0 font whose glyphs are all blank (the text is never painted) and whose
-    ToUnicode map gives each code its character, so readers extract the sheet's text."""
-    import pikepdf
-    from pikepdf import Array, Dictionary, Name
-
-    lines = ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap",
-             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-             "/CMapName /Adobe-Identity-UCS def", "/CMapType 2 def",
-             "1 begincodespacerange", "<0000> <FFFF>", "endcodespacerange"]
-    items = sorted(cid.items(), key=lambda p: p[1])
-    for i in range(0, len(items), 100):
-        chunk = items[i:i + 100]
-        lines.append(f"{len(chunk)} beginbfchar")
-        lines += [f"<{code:04X}> <{ch.encode('utf-16-be').hex().upper()}>" for ch, code in chunk]
-        lines.append("endbfchar")
-    lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
-    to_unicode = pdf.make_stream("\n".join(lines).encode("ascii"))
-    program = pdf.make_stream(_blank_font(max(cid.values(), default=0)))
-    descriptor = Dictionary(Type=Name.FontDescriptor, FontName=Name("/CardgenTextLayer"), Flags=4,
-                            FontBBox=Array([0, -250, 1000, 900]), ItalicAngle=0, Ascent=900, Descent=-250,
-                            CapHeight=700, StemV=80, FontFile2=program)
-    cid_font = Dictionary(Type=Name.Font, Subtype=Name.CIDFontType2, BaseFont=Name("/CardgenTextLayer"),
-                          CIDSystemInfo=Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"),
-                                                   Supplement=0),
-                          FontDescriptor=pdf.make_indirect(descriptor), DW=500, CIDToGIDMap=Name.Identity)
-    return pdf.make_indirect(Dictionary(Type=Name.Font, Subtype=Name.Type0, BaseFont=Name("/CardgenTextLayer"),
-                                        Encoding=Name("/Identity-H"), DescendantFonts=Array([pdf.make_indirect(cid_font)]),
-                                        ToUnicode=pdf.make_indirect(to_unicode)))
-
-
-
 def inputs_digest(game: Game) -> str:
     """Digest of what a sheet reads beyond the game's fingerprint: every data file of the game
-    (components included: the answer key derives from the cards) and the code that lays
-    sheets out."""
+    (components included: the answer key derives from the cards) and the code that makes,
+    lays out and assembles sheets."""
     import hashlib
 
     h = hashlib.sha256()
-    for path in (*game.files, Path(__file__), Path(A.__file__)):
+    code = (__file__, A.__file__, sheetlayout.__file__, textlayer.__file__)
+    for path in (*game.files, *map(Path, code)):
         h.update(str(path).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]

@@ -252,3 +252,21 @@ def test_checker_lists_each_rulebook_deviation_as_a_choice() -> None:
     assert [(c.location.file, c.location.line) for c in choices] == [
         ("data/games/particle-builder/tables/decays.yaml", line) for line in marked]
     assert "assumption 'w-decay-fix'" in choices[0].subject and choices[0].reason.startswith("The rulebook's W⁺ decay")
+
+
+@pytest.mark.parametrize("module", ["answers", "sheetlayout", "textlayer"])
+def test_sheet_digest_follows_the_code_that_makes_sheets(module: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild keeps a sheet only while its digest holds: editing any module that derives,
+    lays out or assembles sheets must change it, as editing the data does."""
+    import importlib
+
+    game = cardgen.load_game("qcd")
+    mod = importlib.import_module(f"cardgen.{module}")
+    copy = tmp_path / Path(mod.__file__).name
+    copy.write_bytes(Path(mod.__file__).read_bytes())
+    monkeypatch.setattr(mod, "__file__", str(copy))
+    same = sheets.inputs_digest(game)
+    assert sheets.inputs_digest(game) == same
+    copy.write_bytes(copy.read_bytes() + b"\n# edited\n")
+    assert sheets.inputs_digest(game) != same

@@ -57,6 +57,9 @@ def _kind_problems(kind: str, particles: tuple[Particle, ...]) -> list[tuple[str
     return problems
 
 
+kind_problems = _kind_problems   # public name: the answer key (cardgen/answers.py) applies the same test
+
+
 def difficulty(required: tuple[Particle, ...], counts: Counter[str], deck_total: int) -> float:
     """Expected draws to collect the required cards from the deck, ignoring opponents: needing
     the j-th copy of a particle with c copies costs deck/(c - j) draws. Rarer = harder."""

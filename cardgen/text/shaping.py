@@ -141,17 +141,28 @@ def _invisible(chars: str) -> bool:
     return all(is_format(c) for c in chars)
 
 
+Run = tuple[int, int, int, Face, str]
+
+
 def itemize(
     text: str, chain: FontChain, weight: str, lang: str | None, base_level: int
-) -> tuple[list[tuple[int, int, int, Face, str]], set[str]]:
+) -> tuple[list[Run], set[str]]:
     """Cut a paragraph into ``(start, end, level, face, script)`` runs; report uncovered
     characters, which are left out of every run (dropped, never drawn as boxes)."""
     levels = resolve_levels(text, base_level)
     plain_chain = chain.chain(weight)
     clusters = _split_uncovered(text, _clusters(text), plain_chain)
     lang_chain = chain.chain(weight, lang)
-    preferred = lang_chain[0] if lang_chain[0] is not plain_chain[0] else None
+    scripts, faces, neutral = _classify(text, clusters, plain_chain)
+    _attach_neutrals(text, clusters, scripts, faces, neutral, plain_chain, lang_chain)
+    return _runs(text, clusters, levels, scripts, faces, plain_chain)
 
+
+def _classify(
+    text: str, clusters: list[tuple[int, int]], plain_chain: tuple[Face, ...]
+) -> tuple[list[str | None], list[Face | None], list[bool]]:
+    """Each cluster's script and face, both None for a neutral cluster (decided later
+    by its neighbours), and whether it is neutral."""
     scripts: list[str | None] = []
     faces: list[Face | None] = []
     neutral: list[bool] = []
@@ -161,18 +172,27 @@ def itemize(
         neutral.append(is_neutral)
         scripts.append(None if is_neutral else script)
         faces.append(None if is_neutral else _pick_face(plain_chain, text[start:end]))
+    return scripts, faces, neutral
 
-    # Neutral clusters (spaces, digits, punctuation, symbols) join a neighbouring *script*
-    # run when that face has them, so that runs are not cut at every space; the language's
-    # own face wins when it covers them (full-width punctuation in Chinese). A face picked
-    # only as a symbol fallback (Noto Sans Math for "−" or "→") is never a neighbour to
-    # join: the digits in "−2/3" stay in the primary (bold) face.
-    count = len(clusters)
-    next_face: list[Face | None] = [None] * (count + 1)
-    next_script: list[str | None] = [None] * (count + 1)
-    for k in range(count - 1, -1, -1):
-        next_face[k] = faces[k] if not neutral[k] else next_face[k + 1]
-        next_script[k] = scripts[k] if not neutral[k] else next_script[k + 1]
+
+def _attach_neutrals(
+    text: str,
+    clusters: list[tuple[int, int]],
+    scripts: list[str | None],
+    faces: list[Face | None],
+    neutral: list[bool],
+    plain_chain: tuple[Face, ...],
+    lang_chain: tuple[Face, ...],
+) -> None:
+    """Give each neutral cluster a script and a face, in place.
+
+    Neutral clusters (spaces, digits, punctuation, symbols) join a neighbouring *script*
+    run when that face has them, so that runs are not cut at every space; the language's
+    own face wins when it covers them (full-width punctuation in Chinese). A face picked
+    only as a symbol fallback (Noto Sans Math for "−" or "→") is never a neighbour to
+    join: the digits in "−2/3" stay in the primary (bold) face."""
+    preferred = lang_chain[0] if lang_chain[0] is not plain_chain[0] else None
+    next_face, next_script = _lookahead(faces, scripts, neutral)
     prev_face: Face | None = None
     prev_script: str | None = None
     for k, (start, end) in enumerate(clusters):
@@ -190,7 +210,32 @@ def itemize(
             prev_face = faces[k]
         prev_script = scripts[k] if not neutral[k] else prev_script or scripts[k]
 
-    runs: list[tuple[int, int, int, Face, str]] = []
+
+def _lookahead(
+    faces: list[Face | None], scripts: list[str | None], neutral: list[bool]
+) -> tuple[list[Face | None], list[str | None]]:
+    """For each cluster, the face and script of the first non-neutral cluster from it on
+    (None past the last one)."""
+    count = len(faces)
+    next_face: list[Face | None] = [None] * (count + 1)
+    next_script: list[str | None] = [None] * (count + 1)
+    for k in range(count - 1, -1, -1):
+        next_face[k] = faces[k] if not neutral[k] else next_face[k + 1]
+        next_script[k] = scripts[k] if not neutral[k] else next_script[k + 1]
+    return next_face, next_script
+
+
+def _runs(
+    text: str,
+    clusters: list[tuple[int, int]],
+    levels: list[int],
+    scripts: list[str | None],
+    faces: list[Face | None],
+    plain_chain: tuple[Face, ...],
+) -> tuple[list[Run], set[str]]:
+    """Neighbouring clusters of one level, face and script merged into runs, and the
+    characters no face covers."""
+    runs: list[Run] = []
     missing: set[str] = set()
     for k, (start, end) in enumerate(clusters):
         face = faces[k]
