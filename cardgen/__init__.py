@@ -13,9 +13,10 @@ do — :func:`build` runs the check gate first, as ``cardgen build`` does::
 
 ``load_game``, ``check`` and ``discover_games`` are imported at once; ``build``, ``render``,
 ``export``, ``languages`` and ``BuildOptions`` on first use, so a program (or command) that
-only checks never loads the drawing and PDF libraries. ``cardgen.build`` is the build stage's
-package, callable as :func:`cardgen.api.build` (``from cardgen.build import BuildOptions``
-keeps working).
+only checks never loads the drawing and PDF libraries. ``cardgen.build``, ``cardgen.render``
+and ``cardgen.export`` are the stages' modules, callable as :func:`cardgen.api.build`,
+:func:`~cardgen.api.render` and :func:`~cardgen.api.export` (see :mod:`cardgen._callable`), so
+``from cardgen.build import BuildOptions`` keeps working.
 """
 
 from typing import Any
@@ -27,7 +28,7 @@ from .errors import CardgenError, Finding, InputError, Location, Report  # noqa:
 from .loader import discover_games, load_game, load_games  # noqa: E402
 from .model import Card, Component, Game, Table  # noqa: E402
 
-_LAZY = {"render": "api", "export": "api", "languages": "api", "BuildOptions": "build", "GameBuild": "build",
+_LAZY = {"languages": "api", "BuildOptions": "build", "GameBuild": "build",
          "RuleFindingsError": "build"}
 
 
@@ -35,8 +36,8 @@ def __getattr__(name: str) -> Any:
     """``build`` (the callable package), ``render``, ``export``, ``languages``: imported on first use."""
     import importlib
 
-    if name == "build":
-        return importlib.import_module(".build", __name__)
+    if name in ("build", "render", "export"):   # the stage modules, callable as the API's functions
+        return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'cardgen' has no attribute {name!r}")

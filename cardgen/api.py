@@ -5,7 +5,7 @@ typing the command (a deck the rules find wrong is not built)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .model import Game
 
@@ -18,13 +18,19 @@ def _games(games: Game | str | Path | Iterable[Game | str | Path], games_dirs: I
     return [g if isinstance(g, Game) else load_game(g, games_dirs) for g in items]
 
 
-def build(games: Game | str | Path | Iterable[Game | str | Path], options=None, *, jobs: int | None = None,
+def build(games: Game | str | Path | Iterable[Game | str | Path], options: Any = None, *, jobs: int | None = None,
           check: bool = True, on_done: Callable | None = None, on_wait: Callable | None = None) -> list:
-    """Write print-ready PDFs as ``cardgen build`` does, the check gate first (``check=False``
-    skips it); see :class:`cardgen.build` — the build package, callable — for the details."""
-    import cardgen.build
+    """Write print-ready PDFs as ``cardgen build`` does: the check gate first (``check=False``
+    skips it, for a caller that has just run :func:`cardgen.check`), then every game in every
+    language ``options.lang`` names ('all' included; a :class:`cardgen.build.BuildOptions`,
+    default: English, A4, into ``output/``). Games are given loaded, or as ids or folders.
+    Returns one :class:`~cardgen.build.GameBuild` per game and language. Raises
+    :class:`~cardgen.build.RuleFindingsError` (its ``findings`` listed) for a deck the rules
+    find wrong; nothing is written then."""
+    from .build import BuildOptions, build as build_stage
 
-    return cardgen.build(games, options, jobs=jobs, check=check, on_done=on_done, on_wait=on_wait)
+    options = options or BuildOptions()
+    return build_stage(_games(games, options.games_dirs), options, jobs, on_done, on_wait, check=check)
 
 
 def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] | None = None,

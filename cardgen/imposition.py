@@ -28,8 +28,6 @@ Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 Segment = tuple[float, float, float, float]
 
-IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-
 REGISTRATION_SIZE = 5.0
 """Side of the print-and-cut registration squares, mm (what cutter software scans for)."""
 

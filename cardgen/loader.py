@@ -4,6 +4,10 @@ A game is a folder with a ``game.yaml`` that lists its component and table files
 live in ``data/games/<id>/`` with templates in ``templates/<id>/``; a designer's own game lives
 anywhere (``--games-dir``) with its templates in ``<game>/templates/``. No Python is involved in
 adding one.
+
+Why ~500 lines: discovery, the folder-safety checks (symlinks, pipes, sizes) and the reading of
+components, cards and references are one pass over a game's files with shared limits; the
+field types themselves are in :mod:`cardgen.fields` and :mod:`cardgen.schema`.
 """
 
 from __future__ import annotations

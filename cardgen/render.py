@@ -8,6 +8,11 @@ per face in ``<defs>``.
 
 Template coordinates are millimetres with the origin at the card's trim top-left corner; the
 bleed extends to negative coordinates and past the trim size.
+
+Why one module of ~700 lines: the sandboxed environment, the compiled-template cache, the
+helpers templates call (``text``, ``symbol``, ``image``) and the error translation all work on
+the same Jinja environment and per-face watch; split apart, each would reach into the others'
+internals. What a language means for a face lives in :mod:`cardgen.locale`.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any, Callable, Iterator
 import jinja2
 from markupsafe import Markup, escape
 
+from ._callable import make_callable
 from . import format as fmt
 from . import images
 from .artwork import TEMPLATE_HELPERS
@@ -48,7 +54,6 @@ from .text import GlyphRegistry, TextEngine
 from .text.svg import PlacedText
 
 DEFS_MARKER = "<!--cardgen:defs-->"
-SIDES = ("front", "back")
 RTL_LANGS = RTL   # the rule sheets lay out right to left for these too
 #: Positions and sizes a template may pass to text(), symbol() and image(), in mm: far beyond
 #: any sheet, yet small enough that every number stays exact and drawable.
@@ -719,3 +724,6 @@ class Renderer:
             "set_mark": mark.for_template() if mark is not None else None,
             _WATCH: watch,
         }
+
+
+make_callable(__name__, "render")   # cardgen.render(...) is cardgen.api.render (see cardgen._callable)

@@ -37,7 +37,9 @@ from .check import check
 from .errors import CardgenError, InputError, Report, did_you_mean
 from .fitcheck import rendering_findings
 from .i18n import translator
-from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
+from .build.options import BuildOptions
+from .build.plan import card_geometry
+from .imposition import GridPlan, ImpositionError, plan_grid
 from .loader import (
     DATA_DIR,
     SHIPPED_GAMES,
@@ -59,7 +61,7 @@ from .text.fonts import BOLD_CHAIN, FONT_DIR, REGULAR_CHAIN, FontChain
 HOST = "127.0.0.1"
 PING_SECONDS = 15.0
 WATCH_STEP_MS = 30        # quiet time that ends a batch of file changes: low, so edits show at once
-SHEET_PAPER = "a4"        # the sheet preview shows the first page of a default build
+SHEET_PAPER = BuildOptions().paper   # the sheet preview shows the first page of a default build
 MAX_CONNECTIONS = 64      # open connections at once; more are answered 503 and closed
 MAX_STREAMS = 16          # of which live-refresh event streams (a few browser tabs)
 IDLE_SECONDS = 15.0       # a connection that sends or takes nothing this long is closed
@@ -142,8 +144,7 @@ def _outline(game: Game) -> tuple[ComponentOutline, ...]:
     paper = parse_paper(SHEET_PAPER)
     out = []
     for c in game.components.values():
-        geometry = CardGeometry(c.width, c.height, c.bleed, c.shape.cut_path(c.width, c.height),
-                                c.shape.is_rectangular)
+        geometry = card_geometry(c)
         try:
             sheet = plan_grid(paper.width, paper.height, geometry, paper_label=paper.label, count=c.total)
         except ImpositionError:

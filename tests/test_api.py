@@ -4,7 +4,6 @@ deck ``cardgen build`` writes, the check gate included, and 'all' means the same
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pikepdf
 import pytest

@@ -16,14 +16,13 @@
 from __future__ import annotations
 
 import os
-import sys
-import types
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import i18n
+from .._callable import make_callable
 from ..cache import FaceCache
 from ..errors import InputError
 from ..model import Game
@@ -174,28 +173,7 @@ class _Run:
                 [out / Path(b.path).with_name(f"{b.component}-cut.svg") for b in reused])
 
 
-class _BuildPackage(types.ModuleType):
-    """This package, callable: ``cardgen.build(games, options)`` is :func:`cardgen.api.build`
-    (the check gate, then every language), whichever of the two the name ``cardgen.build``
-    was bound to first."""
-
-    def __call__(self, games: Game | str | Path | Iterable[Game | str | Path], options: BuildOptions | None = None,
-                 *, jobs: int | None = None, check: bool = True, on_done: Callable[[GameBuild], None] | None = None,
-                 on_wait: Callable[[], None] | None = None) -> list[GameBuild]:
-        """Write print-ready PDFs as ``cardgen build`` does: the check gate first (``check=False``
-        skips it, for a caller that has just run :func:`cardgen.check`), then every game in every
-        language ``options.lang`` names ('all' included). Games are given loaded, or as ids or
-        folders. Raises :class:`RuleFindingsError` (its ``findings`` listed) for a deck the
-        rules find wrong; nothing is written then."""
-        from ..loader import load_game
-
-        options = options or BuildOptions()
-        items = [games] if isinstance(games, (Game, str, Path)) else list(games)
-        loaded = [g if isinstance(g, Game) else load_game(g, options.games_dirs) for g in items]
-        return build(loaded, options, jobs, on_done, on_wait, check=check)
-
-
-sys.modules[__name__].__class__ = _BuildPackage
+make_callable(__name__, "build")   # cardgen.build(...) is cardgen.api.build: the check gate, then this
 
 
 def calibrate(paper: str, duplex: str, out: Path) -> Path:
