@@ -3,68 +3,29 @@
 Exit codes: 0 success, 1 rule findings (the deck is wrong), 2 unusable input or usage.
 Errors are printed as one line with file:line:column; a traceback is never shown unless
 ``CARDGEN_DEBUG=1`` is set (for cardgen's own bugs).
+
+Why ~600 lines: one Click command per user-facing verb with its help text and examples, each a
+few lines over a library call; the help text is most of it. Shared error handling and options
+live in :mod:`cardgen.cli_common`, ``cardgen export`` in :mod:`cardgen.cli_export`.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
-from dataclasses import replace
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
 
 import click
 
 from . import __version__
 from .check import check
 from .cli_help import FullHelpGroup
-from .errors import CardgenError, file_system_error
 from .loader import load_games
 
-EXIT_FINDINGS = 1
-EXIT_INPUT = 2
-
-
-def _fail(message: str, code: int = EXIT_INPUT) -> None:
-    click.echo(message, err=True)
-    sys.exit(code)
-
-
-def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn cardgen's errors into one-line messages and exit codes; hide tracebacks."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except CardgenError as exc:
-            _fail(f"cardgen: {exc}", exc.exit_code)
-        except KeyboardInterrupt:
-            _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
-        except OSError as exc:   # a file or folder the system refused (full disk, read-only folder)
-            if os.environ.get("CARDGEN_DEBUG"):
-                raise
-            err = file_system_error(exc)
-            _fail(f"cardgen: {err}", err.exit_code)
-        except Exception as exc:  # a bug in cardgen itself, not in the user's input
-            if os.environ.get("CARDGEN_DEBUG"):
-                raise
-            _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
-                  f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
-    return wrapper
-
-
-games_dir_option = click.option(
-    "--games-dir", "games_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-    help="Also load games from this folder (one sub-folder per game, each with a game.yaml). Repeatable.")
-font_dir_option = click.option(
-    "--font-dir", "font_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-    help="Also draw text with the .ttf/.otf fonts in this folder, after the bundled fonts and the game's "
-         "own fonts/ (for scripts they lack). Repeatable.")
+from .cli_common import EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors
+from .errors import CardgenError
 
 
 @click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -99,6 +60,9 @@ def run() -> None:
     elif not isinstance(code, int):   # sys.exit("message"): print it and fail, as Python does
         print(code, file=sys.stderr)
         code = 1
+    store = sys.modules.get("cardgen.store")   # SQLite is not closed by os._exit: fold its logs first
+    if store is not None:
+        store.finish_all()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
@@ -266,8 +230,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
       cardgen build qcd --lang de --sets 8           # eight marked class sets in German
       cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
     """
-    from .build import BuildOptions, build
-    from .i18n import MessageLocator, available_languages
+    from .build import BuildOptions, RuleFindingsError, build
     from .progress import Progress
 
     base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
@@ -282,33 +245,44 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
                    f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
     games = load_games(game_ids, games_dirs, font_dirs)
-    report = check(games, render=False)   # the build renders every face itself, and fails as check would
-    if not report.ok:
-        for f in report.findings:
+    steps = _build_steps(games, lang)
+    try:
+        with Progress("building", steps) as step:
+            results = build(games, base, jobs=jobs, on_done=lambda result: step(result.game),
+                            on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
+    except RuleFindingsError as exc:
+        for f in exc.findings:
             click.echo(str(f), err=True)
-        _fail(f"cardgen: not building: {len(report.findings)} rule finding(s); run 'cardgen check'", EXIT_FINDINGS)
-    langs = sorted({lng for g in games for lng in available_languages(g)}) if lang == "all" else [lang]
+        _fail(f"cardgen: {exc.message}", EXIT_FINDINGS)
+    _report_builds(games, results)
+
+
+def _build_steps(games: list, lang: str) -> int:
+    """Games times languages: what the progress bar counts."""
+    from .i18n import available_languages, languages
+
+    return sum(1 for lng in languages(lang, games) for g in games if lang != "all" or lng in available_languages(g))
+
+
+def _report_builds(games: list, results: list) -> None:
+    """Each built game's files, then its warnings, each untranslated string located in the
+    catalogs and the template or data that prints it."""
+    from .build.report import summary
+    from .i18n import MessageLocator
+
     by_id = {g.id: g for g in games}
     warnings = 0
-    for lng in langs:
-        options = replace(base, lang=lng)
-        todo = [g for g in games if lang != "all" or lng in available_languages(g)]
-        with Progress("building", len(todo)) as step:
-            results = build(todo, options, jobs=jobs, on_done=lambda result: step(result.game),
-                            on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
-        for r in results:
-            click.echo(f"{r.game} ({r.lang}) → {r.folder}")
-            for f in r.files:
-                click.echo(f"    {Path(f.path).name:<22} {f.pages:>3} page(s)  {f.sheets:>3} sheet(s)  "
-                           f"{f.cards:>4} piece(s)  {f.cuts:>4} cut(s)  {f.layout}")
-            for issue in r.issues:
-                click.echo(f"    warning: {issue}", err=True)
-            locator = MessageLocator(by_id[r.game], r.lang)
-            for msgid, context in r.untranslated:
-                where, used = locator.locate(msgid, context)
-                click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
-                           + (f", used at {used}" if used else ""), err=True)
-            warnings += len(r.issues) + len(r.untranslated)
+    for r in results:
+        for line in summary(r):
+            click.echo(line)
+        for issue in r.issues:
+            click.echo(f"    warning: {issue}", err=True)
+        locator = MessageLocator(by_id[r.game], r.lang)
+        for msgid, context in r.untranslated:
+            where, used = locator.locate(msgid, context)
+            click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
+                       + (f", used at {used}" if used else ""), err=True)
+        warnings += len(r.issues) + len(r.untranslated)
     if warnings:
         click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
 
@@ -434,11 +408,11 @@ def fonts_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tup
       cardgen fonts my-game --lang ko --font-dir ~/fonts/noto-kr
     """
     from .fontreport import font_report, format_report
-    from .i18n import available_languages
+    from .i18n import languages
 
     uncovered = 0
     for game in load_games(game_ids, games_dirs, font_dirs):
-        wanted = available_languages(game) if "all" in langs else list(langs or ("en",))
+        wanted = languages(langs or ("en",), [game])
         for lang in wanted:
             report = font_report(game, lang)
             uncovered += len(report.uncovered)
@@ -526,7 +500,7 @@ def _langs(langs: tuple[str, ...], games: list) -> list[str]:
     """The languages named, or every language any of the games has a catalog for."""
     from . import i18n
 
-    return list(langs) or sorted({lng for g in games for lng in i18n.available_languages(g)} - {i18n.SOURCE_LANG})
+    return list(langs) or [lng for lng in i18n.languages("all", games) if lng != i18n.SOURCE_LANG]
 
 
 @i18n_group.command("update")

@@ -25,7 +25,7 @@ def export() -> None:
 
 # Imported only once ``export`` exists: importing cli runs its last line, which registers this
 # group, so importing this module first (tests, other programs) does not hit a circular import.
-from .cli import games_dir_option, handle_errors
+from .cli_common import games_dir_option, handle_errors
 
 
 @export.command("png")

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 from PIL import Image
 
+from ._callable import make_callable
 from .errors import InputError, did_you_mean
 from .i18n import translator
 from .model import Card, Component, Game
@@ -369,3 +370,6 @@ def _write_showcase(game: Game, comp: Component, lang: str, faces: list[Face], f
             png.write_bytes(encode_png(image))
             shown.append(RenderedFace(face, svg, png))
         atomic_write(path, contact_sheet(shown, f"{game.name} — {comp.name} ({lang})"))
+
+
+make_callable(__name__, "export")   # cardgen.export(...) is cardgen.api.export (see cardgen._callable)

@@ -10,16 +10,16 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .locale import Locale
 from .particles import Lifetime, Measured
 
 _SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 MINUS = "\u2212"
-#: Languages whose decimal separator is a comma (CLDR). Others use a point.
-DECIMAL_COMMA = {"de", "fr", "es", "it", "pt", "nl", "ru", "pl", "cs", "sv", "da", "fi", "nb", "tr", "uk"}
 
 
 def decimal_sep(lang: str) -> str:
-    return "," if lang.split("-")[0].split("_")[0] in DECIMAL_COMMA else "."
+    """The language's decimal separator (see :class:`cardgen.locale.Locale`)."""
+    return Locale.of(lang).decimal_separator
 
 
 def significant(value: float, digits: int = 3, lang: str = "en") -> str:

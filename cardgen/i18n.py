@@ -8,6 +8,9 @@ component or table, which field) and a translator comment with the box it must f
 
 Catalogs live in ``data/locale/<lang>/LC_MESSAGES/<domain>.po`` (a game from ``--games-dir``
 keeps its own in ``<game>/locale/``). Builds read the .po files directly: nothing to compile.
+
+Why ~500 lines: lookup, extraction, catalog writing and status share the catalog paths,
+domains and message keys; extraction alone walks every kind of game data that can print text.
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .errors import InputError, Location, display_path
 from .loader import DATA_DIR, SHARED_TEMPLATES, SHIPPED_GAMES
-from .model import Game
+from .model import Component, Game, Table
 from .output import atomic_write, source_date_epoch
 
 if TYPE_CHECKING:   # Babel is imported where catalogs are read or written: an English build needs none
@@ -32,6 +35,15 @@ if TYPE_CHECKING:   # Babel is imported where catalogs are read or written: an E
 SOURCE_LANG = "en"
 COMMON = "common"
 SHIPPED_LOCALE = DATA_DIR / "locale"
+#: cardgen's own modules that print words on sheets, each string written ``_("...")`` in
+#: them, and what translators are told about those strings. Their source is read, not
+#: imported: a catalog never depends on the build being importable (nor the build on i18n
+#: through it).
+PRINTED_SOURCES = (
+    (Path(__file__).with_name("build") / "report.py", "printing instructions; keep {placeholders} as they are"),
+    (Path(__file__).with_name("sheets.py"), "rule sheet or answer key (rules.pdf, answers.pdf)"),
+    (Path(__file__).with_name("tts_text.py"), "Tabletop Simulator tooltip: a printed value's label"),
+)
 
 
 def locale_dir(game: Game | None) -> Path:
@@ -71,6 +83,17 @@ def available_languages(game: Game) -> list[str]:
     root = locale_dir(game)
     langs = {p.parent.parent.name for p in root.glob(f"*/LC_MESSAGES/{game.id}.po")} if root.is_dir() else set()
     return [SOURCE_LANG] + sorted(langs - {SOURCE_LANG})
+
+
+def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
+    """The languages a command was asked for: ``spec`` is one code or several, and 'all'
+    stands for every language any of ``games`` has a catalog for (English included). Codes
+    are checked (see :func:`check_language`); the result is sorted, each language once."""
+    asked = [spec] if isinstance(spec, str) else list(spec)
+    out: set[str] = set()
+    for code in asked:
+        out.update({lng for g in games for lng in available_languages(g)} if code == "all" else {check_language(code)})
+    return sorted(out)
 
 
 def _read(path: Path, lang: str) -> Catalog:
@@ -259,8 +282,6 @@ def _template_messages(path: Path) -> Iterator[tuple[int, str]]:
 
 def collect_common(games: Iterable[Game]) -> Collector:
     """Particles, colours and shared templates; printing instructions from cardgen itself."""
-    from . import build as build_module
-
     col = Collector()
     games = list(games)
     physics = games[0].physics if games else None
@@ -274,15 +295,9 @@ def collect_common(games: Iterable[Game]) -> Collector:
     for tpl in sorted(SHARED_TEMPLATES.glob("*.j2")):
         for line, msg in _template_messages(tpl):
             col.add(msg, None, (_rel(tpl), line))
-    src = Path(build_module.__file__)
-    for line, msg in _python_messages(src):
-        col.add(msg, None, (_rel(src), line), "printing instructions; keep {placeholders} as they are")
-    sheets_src = Path(build_module.__file__).with_name("sheets.py")
-    for line, msg in _python_messages(sheets_src):
-        col.add(msg, None, (_rel(sheets_src), line), "rule sheet or answer key (rules.pdf, answers.pdf)")
-    tts_src = Path(build_module.__file__).with_name("tts_text.py")
-    for line, msg in _python_messages(tts_src):
-        col.add(msg, None, (_rel(tts_src), line), "Tabletop Simulator tooltip: a printed value's label")
+    for src, comment in PRINTED_SOURCES:
+        for line, msg in _python_messages(src):
+            col.add(msg, None, (_rel(src), line), comment)
     col.add("stable", "lifetime", None, "mean lifetime of a particle that does not decay (infinite)")
     return col
 
@@ -298,9 +313,6 @@ def _python_messages(path: Path) -> Iterator[tuple[int, str]]:
 
 def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collector:
     """A game's own strings: names, text fields of cards and tables, template literals."""
-    from .sheets import column_header
-    from .tables import DiceEntry, LineType, Record, Vertex, every_roll
-
     col = Collector()
     boxes = boxes or {}
 
@@ -313,39 +325,57 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
     if game.summary:
         col.add(game.summary, "game.summary", game.location)
     for comp in game.components.values():
-        col.add(comp.name, "component", comp.location, "component name, used in file footers and instructions")
-        if comp.print_note:
-            col.add(comp.print_note, "component.print_note", comp.where("print_note"), "printing instructions")
-        for card in comp.cards:
-            for name, spec in comp.fields.items():
-                value = card.fields.get(name)
-                if spec.type == "text" and spec.translatable and isinstance(value, str):
-                    col.add(value, f"{comp.id}.{name}", card.where(name),
-                            f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
+        _collect_component(col, comp, box)
     for table in game.tables.values():
-        col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
-        for name in table.options.get("fields", {}):   # records: the rule sheet's column headers
-            col.add(column_header(name), f"{table.id}.field", table.location,
-                    f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
-        for row in table.rows:
-            if isinstance(row, Record):
-                specs = table.options.get("fields", {})
-                for name, value in row.values.items():
-                    spec = specs.get(name)
-                    if spec is not None and spec.type == "text" and spec.translatable and isinstance(value, str):
-                        col.add(value, f"{table.id}.{name}", row.location,
-                                f"table '{table.id}', row '{row.id}'" + (f"; {box(value)}" if box(value) else ""))
-            elif isinstance(row, (LineType, Vertex)) and row.name:
-                col.add(row.name, f"{table.id}.name", row.location, f"{table.kind} name")
-            elif isinstance(row, DiceEntry):
-                for roll in every_roll(row.rolls):
-                    if roll.note:
-                        col.add(roll.note, f"{table.id}.note", roll.location, "note under a dice roll on the rule sheet")
+        _collect_table(col, table, box)
     if game.templates_dir.is_dir():
         for tpl in sorted(game.templates_dir.glob("*.j2")):
             for line, msg in _template_messages(tpl):
                 col.add(msg, None, (_rel(tpl), line), box(msg))
     return col
+
+
+def _collect_component(col: Collector, comp: Component, box: Callable[[str], str]) -> None:
+    """A component's name, printing note and its cards' translatable text fields."""
+    col.add(comp.name, "component", comp.location, "component name, used in file footers and instructions")
+    if comp.print_note:
+        col.add(comp.print_note, "component.print_note", comp.where("print_note"), "printing instructions")
+    for card in comp.cards:
+        for name, spec in comp.fields.items():
+            value = card.fields.get(name)
+            if spec.type == "text" and spec.translatable and isinstance(value, str):
+                col.add(value, f"{comp.id}.{name}", card.where(name),
+                        f"card '{card.id}', field '{name}'" + (f"; {box(value)}" if box(value) else ""))
+
+
+def _collect_table(col: Collector, table: Table, box: Callable[[str], str]) -> None:
+    """A table's title, its rule-sheet column headers and the text of its rows."""
+    from .sheets import column_header
+    from .tables import DiceEntry, LineType, Record, Vertex, every_roll
+
+    col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
+    for name in table.options.get("fields", {}):   # records: the rule sheet's column headers
+        col.add(column_header(name), f"{table.id}.field", table.location,
+                f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
+    for row in table.rows:
+        if isinstance(row, Record):
+            _collect_record(col, table, row, box)
+        elif isinstance(row, (LineType, Vertex)) and row.name:
+            col.add(row.name, f"{table.id}.name", row.location, f"{table.kind} name")
+        elif isinstance(row, DiceEntry):
+            for roll in every_roll(row.rolls):
+                if roll.note:
+                    col.add(roll.note, f"{table.id}.note", roll.location, "note under a dice roll on the rule sheet")
+
+
+def _collect_record(col: Collector, table: Table, row: Any, box: Callable[[str], str]) -> None:
+    """A record row's translatable text fields."""
+    specs = table.options.get("fields", {})
+    for name, value in row.values.items():
+        spec = specs.get(name)
+        if spec is not None and spec.type == "text" and spec.translatable and isinstance(value, str):
+            col.add(value, f"{table.id}.{name}", row.location,
+                    f"table '{table.id}', row '{row.id}'" + (f"; {box(value)}" if box(value) else ""))
 
 
 def measure_boxes(game: Game) -> dict[str, set[str]]:

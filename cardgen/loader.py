@@ -4,6 +4,10 @@ A game is a folder with a ``game.yaml`` that lists its component and table files
 live in ``data/games/<id>/`` with templates in ``templates/<id>/``; a designer's own game lives
 anywhere (``--games-dir``) with its templates in ``<game>/templates/``. No Python is involved in
 adding one.
+
+Why ~500 lines: discovery, the folder-safety checks (symlinks, pipes, sizes) and the reading of
+components, cards and references are one pass over a game's files with shared limits; the
+field types themselves are in :mod:`cardgen.fields` and :mod:`cardgen.schema`.
 """
 
 from __future__ import annotations
@@ -481,20 +485,23 @@ def _resolve_refs(components: dict[str, Component], tables: dict[str, Any]) -> N
                 if kind != "ref" or card.fields.get(name) is None:
                     continue
                 values = card.fields[name] if spec.type == "list" else (card.fields[name],)
-                if spec.table:
-                    if spec.table not in tables:
-                        raise InputError(f"field '{name}' refers to unknown table '{spec.table}'"
-                                         f"{did_you_mean(spec.table, tables)}", spec.location, "fix the table id")
-                    ids = [getattr(r, "id", None) for r in tables[spec.table].rows]
-                    target = f"table '{spec.table}'"
-                else:
-                    if spec.component not in components:
-                        raise InputError(f"field '{name}' refers to unknown component '{spec.component}'"
-                                         f"{did_you_mean(spec.component or '', components)}", spec.location,
-                                         "fix the component id")
-                    ids = [c.id for c in components[spec.component].cards]
-                    target = f"component '{spec.component}'"
+                ids, target = _ref_targets(name, spec, components, tables)
                 for v in values:
                     if v not in ids:
                         raise InputError(f"'{v}' is not an id in {target}{did_you_mean(v, [i for i in ids if i])}",
                                          card.where(name), f"use one of: {S.one_of(i for i in ids if i) or '(no ids)'}")
+
+
+def _ref_targets(name: str, spec: FieldSpec, components: dict[str, Component],
+                 tables: dict[str, Any]) -> tuple[list[Any], str]:
+    """The ids a ``ref`` field may name (a table's rows or a component's cards), and what they are."""
+    if spec.table:
+        if spec.table not in tables:
+            raise InputError(f"field '{name}' refers to unknown table '{spec.table}'"
+                             f"{did_you_mean(spec.table, tables)}", spec.location, "fix the table id")
+        return [getattr(r, "id", None) for r in tables[spec.table].rows], f"table '{spec.table}'"
+    if spec.component not in components:
+        raise InputError(f"field '{name}' refers to unknown component '{spec.component}'"
+                         f"{did_you_mean(spec.component or '', components)}", spec.location,
+                         "fix the component id")
+    return [c.id for c in components[spec.component].cards], f"component '{spec.component}'"

@@ -8,6 +8,11 @@ per face in ``<defs>``.
 
 Template coordinates are millimetres with the origin at the card's trim top-left corner; the
 bleed extends to negative coordinates and past the trim size.
+
+Why one module of ~700 lines: the sandboxed environment, the compiled-template cache, the
+helpers templates call (``text``, ``symbol``, ``image``) and the error translation all work on
+the same Jinja environment and per-face watch; split apart, each would reach into the others'
+internals. What a language means for a face lives in :mod:`cardgen.locale`.
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ from typing import Any, Callable, Iterator
 import jinja2
 from markupsafe import Markup, escape
 
+from ._callable import make_callable
 from . import format as fmt
 from . import images
 from .artwork import TEMPLATE_HELPERS
 from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
 from .errors import CardgenError, Location, display_path
 from .loader import SHARED_TEMPLATES
+from .locale import RTL, Locale
 from .model import Card, Component, Game, Table
 from .particles import Symbol
 from .places import template_view
@@ -47,8 +54,7 @@ from .text import GlyphRegistry, TextEngine
 from .text.svg import PlacedText
 
 DEFS_MARKER = "<!--cardgen:defs-->"
-SIDES = ("front", "back")
-RTL_LANGS = {"ar", "he", "fa", "ur"}
+RTL_LANGS = RTL   # the rule sheets lay out right to left for these too
 #: Positions and sizes a template may pass to text(), symbol() and image(), in mm: far beyond
 #: any sheet, yet small enough that every number stays exact and drawable.
 MAX_COORDINATE_MM = 10_000.0
@@ -308,6 +314,57 @@ class _WatchingContext(jinja2.runtime.Context):
         return super().resolve_or_missing(key)
 
 
+def _infinite(exc: BaseException) -> bool:
+    """Jinja writes a number too large for a float (1e999) as the name 'inf'."""
+    return "'inf'" in str(exc) or "'nan'" in str(exc)
+
+
+_Say = Callable[[Any, FaceBudget, str], str]
+
+#: What rendering a template can raise, in the order it is recognised: the message of the
+#: TemplateError it becomes (given the exception, the face's budget and which card and side
+#: was rendering) and its fix.
+_FAILURES: tuple[tuple[type | tuple[type, ...], _Say, _Say], ...] = (
+    (BudgetExceeded, lambda _e, budget, what: f"{budget.reason or budget.timed_out().args[0]} (rendering {what})",
+     lambda _e, budget, _w: budget.fix),
+    (RecursionError, lambda _e, _b, what: f"templates nest too deeply (rendering {what}): a macro that calls itself, "
+                                          "or a template that includes or extends itself?",
+     lambda _e, _b, _w: "make sure every macro and include ends"),
+    (MemoryError, lambda _e, _b, what: f"rendering ran out of memory (rendering {what})",
+     lambda _e, _b, _w: "build smaller strings and lists"),
+    (jinja2.TemplateError, lambda e, _b, what: f"{e.message or type(e).__name__} (rendering {what})",
+     lambda _e, _b, _w: "fix the template or add the missing field"),
+    (NameError, lambda e, _b, what: ("a number in the template is too large: it became infinity" if _infinite(e)
+                                     else str(e)) + f" (rendering {what})",
+     lambda e, _b, _w: "write numbers of sensible size" if _infinite(e) else "fix the expression at this line"),
+    ((TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError),
+     lambda e, _b, what: f"{type(e).__name__}: {e} (rendering {what})", lambda _e, _b, _w: "fix the expression at this line"),
+)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One face and what rendering it reported: text that overflowed or had characters no
+    font covers, unbounded text boxes and their line counts (``wraps``: component, card,
+    side, field, lines), and the strings the translator had no translation for (msgid,
+    context). Returned by :meth:`Renderer.render`, so a caller keeps what belongs to each
+    face without clearing shared state between faces."""
+
+    face: Face
+    issues: tuple[TextIssue, ...] = ()
+    wraps: tuple[tuple[str, str, str, str, int], ...] = ()
+    missing: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class _Report:
+    """What the face being rendered reported so far (see :class:`Rendered`)."""
+
+    issues: list[TextIssue] = field(default_factory=list)
+    wraps: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    missing: dict[tuple[str, str], None] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class _Shared:
     """A face rendered without looking at its card, as every card of the component gets it,
@@ -327,6 +384,10 @@ class Renderer:
     English); it is applied to translatable text fields and available to templates as ``_``.
     ``on_text(text, width, height, size, min_size)`` is told about every string drawn (the
     catalog extractor uses it to tell translators how much room each string has).
+
+    :meth:`render` returns each face with what its rendering reported; :meth:`face` returns
+    the face alone and adds the reports to ``issues`` (and ``wraps``, when a list), for
+    callers that render a whole deck and read the reports together.
     """
 
     game: Game
@@ -372,18 +433,50 @@ class Renderer:
         self.tables = {tid: _TableView(t) for tid, t in self.game.tables.items()}
         #: (component, side, template, mark) → its face, for templates that did not look at the card
         self._shared: dict[tuple[str, str, jinja2.Template, SetMark | None], _Shared] = {}
-        self.direction = "rtl" if self.lang.split("-")[0] in RTL_LANGS else "ltr"
+        self.locale = Locale.of(self.lang)
+        self.direction = self.locale.direction
+        self._report = _Report()   # the face being rendered (see render)
+        self._capture: list[Rendered] | None = None   # set by render() for the face() it calls
 
     # -- public API ------------------------------------------------------------------------
 
-    def face(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Face:
-        """Render one side of one card to a complete SVG document; ``mark`` is its class-set
-        and level mark (see :mod:`cardgen.setmark`), drawn by the shared frame.
+    def render(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Rendered:
+        """Render one side of one card to a complete SVG document, with what its rendering
+        reported; ``mark`` is its class-set and level mark (see :mod:`cardgen.setmark`),
+        drawn by the shared frame. Nothing is left on the renderer to clear.
 
         A side whose template never looks the card up (a shared back, most often) is the
         same for every card of the component: it is rendered once and handed to the other
         cards, with the issues, wraps, translations and ``on_text`` calls its rendering
         made repeated for each, as if it had been rendered again."""
+        captured: list[Rendered] = []
+        self._capture = captured
+        try:
+            self.face(component, card, side, mark)   # through face: one entry point to render a face
+        finally:
+            self._capture = None
+        return captured[0]
+
+    def face(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Face:
+        """The face alone (see :meth:`render`); what rendering it reported is added to
+        ``issues`` and, when it is a list, ``wraps``."""
+        capture, self._capture = self._capture, None
+        outer, self._report = self._report, _Report()
+        try:
+            face = self._face(component, card, side, mark)
+            report = self._report
+        finally:
+            self._report = outer
+        result = Rendered(face, tuple(report.issues), tuple(report.wraps), tuple(sorted(report.missing)))
+        if capture is not None:
+            capture.append(result)
+        else:
+            self.issues.extend(result.issues)
+            if self.wraps is not None:
+                self.wraps.extend(result.wraps)
+        return face
+
+    def _face(self, component: Component, card: Card, side: str, mark: SetMark | None) -> Face:
         name = component.front if side == "front" else component.back
         if name is None:
             raise ValueError(f"component '{component.id}' has no {side}")
@@ -397,42 +490,45 @@ class Renderer:
             shared = self._shared.get((component.id, side, template, mark))
             if shared is not None:
                 return self._again(shared, component, card)
-            issues, wraps = len(self.issues), len(self.wraps or ())
             ctx = self._context(component, card, side, reg, watch, mark)
             with budget:
                 body = render_within(template, ctx, budget)
-        except jinja2.TemplateNotFound as exc:
-            raise TemplateError(f"template '{exc.name}' not found (rendering {self._what(component, card, side)})",
-                                component.where(side), f"create it in {display_path(self.game.templates_dir)}") from None
-        except CardgenError as exc:
+        except Exception as exc:  # noqa: BLE001 each kind becomes the error that names the card and line
+            error = self._failure(exc, component, card, side, where, budget)
+            if error is exc:
+                raise
+            raise error from None
+        self._check_body(body, name, component, card, side)
+        face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
+                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs,
+                    display_path(template.filename or name), tuple(dict.fromkeys(watch.read)))
+        if not watch.read_card:
+            self._shared[(component.id, side, template, mark)] = _Shared(
+                face, tuple(self._report.issues), tuple(self._report.wraps), watch)
+        return face
+
+    def _failure(self, exc: Exception, component: Component, card: Card, side: str, where: str,
+                 budget: FaceBudget) -> BaseException:
+        """The error to raise for what rendering a template raised: a :class:`TemplateError`
+        that names the card and the template line (``exc`` itself when it is not cardgen's
+        to explain, or is cardgen's own error, given its location here)."""
+        what = self._what(component, card, side)
+        if isinstance(exc, jinja2.TemplateNotFound):
+            return TemplateError(f"template '{exc.name}' not found (rendering {what})",
+                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}")
+        if isinstance(exc, CardgenError):
             if exc.location is None:   # a helper refused its arguments: point at the call and the card
-                what = self._what(component, card, side)
                 exc.location = _template_location(exc, where)
                 exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
                 exc.fix = exc.fix or "fix the call at this line"
-            raise
-        except BudgetExceeded as exc:
-            reason = budget.reason or budget.timed_out().args[0]
-            raise TemplateError(f"{reason} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, where), budget.fix) from None
-        except RecursionError as exc:
-            raise TemplateError(f"templates nest too deeply (rendering {self._what(component, card, side)}): a macro "
-                                "that calls itself, or a template that includes or extends itself?",
-                                _template_location(exc, where), "make sure every macro and include ends") from None
-        except MemoryError as exc:
-            raise TemplateError(f"rendering ran out of memory (rendering {self._what(component, card, side)})",
-                                _template_location(exc, where), "build smaller strings and lists") from None
-        except jinja2.TemplateError as exc:
-            raise TemplateError(f"{exc.message or type(exc).__name__} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, where), "fix the template or add the missing field") from None
-        except NameError as exc:   # Jinja writes a number too large for a float (1e999) as the name 'inf'
-            infinite = "'inf'" in str(exc) or "'nan'" in str(exc)
-            raise TemplateError(("a number in the template is too large: it became infinity" if infinite else str(exc)) +
-                                f" (rendering {self._what(component, card, side)})", _template_location(exc, where),
-                                "write numbers of sensible size" if infinite else "fix the expression at this line") from None
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
-            raise TemplateError(f"{type(exc).__name__}: {exc} (rendering {self._what(component, card, side)})",
-                                _template_location(exc, where), "fix the expression at this line") from None
+            return exc
+        for kinds, message, fix in _FAILURES:
+            if isinstance(exc, kinds):
+                return TemplateError(message(exc, budget, what), _template_location(exc, where), fix(exc, budget, what))
+        return exc
+
+    def _check_body(self, body: str, name: str, component: Component, card: Card, side: str) -> None:
+        """A face may not declare entities, and must extend the shared frame."""
         declared = _DECLARATION.search(body)
         if declared:
             raise TemplateError(f"the template writes a {declared[1].upper()} declaration (rendering "
@@ -442,13 +538,6 @@ class Renderer:
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")
-        face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),
-                    component.width + 2 * component.bleed, component.height + 2 * component.bleed, self.inline_glyphs,
-                    display_path(template.filename or name), tuple(dict.fromkeys(watch.read)))
-        if not watch.read_card:
-            self._shared[(component.id, side, template, mark)] = _Shared(
-                face, tuple(self.issues[issues:]), tuple((self.wraps or [])[wraps:]), watch)
-        return face
 
     def _line_of(self, name: str, pattern: re.Pattern[str]) -> Location:
         """Where ``pattern`` first matches in template ``name`` (or the template as a whole)."""
@@ -466,9 +555,8 @@ class Renderer:
         if self.on_text is not None:
             for args in shared.watch.told:
                 self.on_text(*args)
-        self.issues.extend(replace(issue, card=card.id) for issue in shared.issues)
-        if self.wraps is not None:
-            self.wraps.extend((comp, card.id, side, label, lines) for comp, _card, side, label, lines in shared.wraps)
+        self._report.issues.extend(replace(issue, card=card.id) for issue in shared.issues)
+        self._report.wraps.extend((comp, card.id, side, label, lines) for comp, _card, side, label, lines in shared.wraps)
         face = replace(shared.face, card=card.id)
         for computed in ("key", "svg"):   # cached properties of the body and texts the copy shares
             if computed in shared.face.__dict__:
@@ -488,7 +576,7 @@ class Renderer:
         """Upper-case the first letter for languages that write sentence case with capitals;
         leave Chinese, Arabic... and Greek particle letters (μ, τ, ν) as they are."""
         s = str(value)
-        if not s or self.lang.split("-")[0] in ("zh", "ja", "ko", "ar", "he", "fa"):
+        if not s or not self.locale.capitalises:
             return s
         if unicodedata.name(s[0], "").startswith("GREEK"):   # μ, τ, ν are symbols, not words
             return s
@@ -497,7 +585,16 @@ class Renderer:
     # -- template context ------------------------------------------------------------------
 
     def _(self, msgid: str, context: str | None = None) -> str:
-        return self.translate(str(msgid), context) if self.translate else str(msgid)
+        """``msgid`` in the renderer's language; a string the translator has no translation
+        for (it keeps a ``missing`` record, as :class:`cardgen.i18n.Translator` does) is
+        reported with the face."""
+        if not self.translate:
+            return str(msgid)
+        out = self.translate(str(msgid), context)
+        missed = getattr(self.translate, "missing", None)
+        if missed is not None and (str(msgid), context or "") in missed:
+            self._report.missing[(str(msgid), context or "")] = None
+        return out
 
     @staticmethod
     def _within_capacity(comp: Component, text: str, size: Any, width: Any, height: Any, min_size: Any,
@@ -551,7 +648,7 @@ class Renderer:
             label = field or s[:24]
             s, too_long = self._within_capacity(comp, s, size, width, height, min_size, line_height)
             if too_long:
-                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, too_long[0],
+                self._report.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, too_long[0],
                                              "overflow", too_long[1]))
             if self.on_text is not None:
                 watch.told.append((s, width, height, size, min_size))
@@ -559,13 +656,13 @@ class Renderer:
             res = self.engine.layout(s, size=size, width=width, height=height, weight=weight, lang=self.lang,
                                      align=align, valign=valign, min_size=min_size, line_height=line_height,
                                      direction=direction)
-            if self.wraps is not None and height is None and width is not None:
-                self.wraps.append((comp.id, card.id, side, label, len(res.lines)))
+            if height is None and width is not None:
+                self._report.wraps.append((comp.id, card.id, side, label, len(res.lines)))
             if not res.fits and not too_long:
-                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
+                self._report.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s, "overflow",
                                              f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))
             if res.missing:
-                self.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
+                self._report.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
                                              "missing-glyphs", "no bundled font covers " + " ".join(res.missing)))
             return Markup(f'<g aria-label="{escape(s)}" data-field="{escape(field)}">'
                           f'{res.to_svg(x, y, reg, fill=str(escape(fill)))}</g>')
@@ -627,3 +724,6 @@ class Renderer:
             "set_mark": mark.for_template() if mark is not None else None,
             _WATCH: watch,
         }
+
+
+make_callable(__name__, "render")   # cardgen.render(...) is cardgen.api.render (see cardgen._callable)

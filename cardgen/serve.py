@@ -35,8 +35,9 @@ from . import loader
 from .check import check
 from .errors import CardgenError, InputError, Report, did_you_mean
 from .fitcheck import rendering_findings
+from .build.plan import card_geometry
 from .i18n import SOURCE_LANG, available_languages, translator
-from .imposition import CardGeometry, GridPlan, ImpositionError, plan_grid
+from .imposition import GridPlan, ImpositionError, plan_grid
 from .loader import (
     DATA_DIR,
     SHIPPED_GAMES,
@@ -165,14 +166,13 @@ def _outline(game: Game, translate: Callable[[str, str], str]) -> tuple[Componen
     paper = parse_paper(SHEET_PAPER)
     out = []
     for c in game.components.values():
-        cut = c.shape.cut_path(c.width, c.height)
-        geometry = CardGeometry(c.width, c.height, c.bleed, cut, c.shape.is_rectangular)
+        geometry = card_geometry(c)
         try:
             sheet = plan_grid(paper.width, paper.height, geometry, paper_label=paper.label, count=c.total)
         except ImpositionError:
             sheet = None
         out.append(ComponentOutline(c.id, translate(c.name, "component"), c.kind, c.width, c.height, c.bleed,
-                                    c.safe, cut, ("front", "back") if c.back else ("front",),
+                                    c.safe, geometry.cut_path, ("front", "back") if c.back else ("front",),
                                     tuple((card.id, card.count) for card in c.cards), sheet))
     return tuple(out)
 

@@ -21,10 +21,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Callable, Iterable
 from urllib.parse import quote, urlencode
 
+from .build.options import BuildOptions
+
 if TYPE_CHECKING:   # the state module imports this one
     from .serve import ComponentOutline, PreviewState, ProofReport, Snapshot
 
-SHEET_PAPER = "a4"          # the sheet preview shows the first page of a default build
+SHEET_PAPER = BuildOptions().paper   # the sheet preview shows the first page of a default build
 LARGE_VIEW_PX = 720.0       # the longer side of a card's large view (bleed box), CSS px
 LARGE_VIEW_MAX_SCALE = 8.0  # px per mm: a small token is not blown up beyond this
 

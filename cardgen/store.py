@@ -389,3 +389,11 @@ class Store:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except (sqlite3.Error, OSError) as exc:
             self._failed(exc)
+
+
+def finish_all() -> None:
+    """Fold the write-ahead log of every store this process has open into its file: for a
+    process about to end without closing them (the ``cardgen`` command's fast exit, see
+    :func:`cardgen.cli.run`), which would otherwise leave the log to grow."""
+    for store in list(_STORES):
+        store.finish()

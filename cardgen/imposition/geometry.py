@@ -24,8 +24,6 @@ Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 Segment = tuple[float, float, float, float]
 
-IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-
 
 class ImpositionError(ValueError):
     """The cards cannot be laid out as asked; the message says what would work."""

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from .. import schema as S
-from ..errors import InputError, Location, did_you_mean
+from ..errors import InputError, did_you_mean
 from ..model import Card, Component, Game, Table
 from ..particles import Particle
 
@@ -117,6 +117,3 @@ def fmt_fraction(f: Fraction) -> str:
 def names(particles: Iterable[Particle]) -> str:
     return " ".join(p.symbol.unicode() for p in particles)
 
-
-def loc_of(obj: Any) -> Location:
-    return obj.location

@@ -23,6 +23,7 @@ from fontTools.pens.svgPathPen import SVGPathPen
 from fontTools.ttLib import TTFont, TTLibError
 
 from cardgen.errors import CardgenError, Location
+from cardgen.locale import Locale
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 
@@ -283,4 +284,4 @@ def primary_subtag(lang: str | None) -> str | None:
     """``"zh-Hans-CN"`` → ``"zh"``: font preference only depends on the language itself."""
     if not lang:
         return None
-    return lang.replace("_", "-").split("-")[0].lower()
+    return Locale.of(lang).font_preference

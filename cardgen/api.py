@@ -1,0 +1,71 @@
+"""The library as the command line uses it: each function does what its ``cardgen`` command
+does, checks included, so a program calling cardgen gets the same guarantees as a user
+typing the command (a deck the rules find wrong is not built)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .model import Game
+
+
+def _games(games: Game | str | Path | Iterable[Game | str | Path], games_dirs: Iterable[Path]) -> list[Game]:
+    """Games given as loaded games, ids or folders (one or several)."""
+    from .loader import load_game
+
+    items = [games] if isinstance(games, (Game, str, Path)) else list(games)
+    return [g if isinstance(g, Game) else load_game(g, games_dirs) for g in items]
+
+
+def build(games: Game | str | Path | Iterable[Game | str | Path], options: Any = None, *, jobs: int | None = None,
+          check: bool = True, on_done: Callable | None = None, on_wait: Callable | None = None) -> list:
+    """Write print-ready PDFs as ``cardgen build`` does: the check gate first (``check=False``
+    skips it, for a caller that has just run :func:`cardgen.check`), then every game in every
+    language ``options.lang`` names ('all' included; a :class:`cardgen.build.BuildOptions`,
+    default: English, A4, into ``output/``). Games are given loaded, or as ids or folders.
+    Returns one :class:`~cardgen.build.GameBuild` per game and language. Raises
+    :class:`~cardgen.build.RuleFindingsError` (its ``findings`` listed) for a deck the rules
+    find wrong; nothing is written then."""
+    from .build import BuildOptions, build as build_stage
+
+    options = options or BuildOptions()
+    return build_stage(_games(games, options.games_dirs), options, jobs, on_done, on_wait, check=check)
+
+
+def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] | None = None,
+           cards: Iterable[str] | None = None) -> list:
+    """Every face (front, then back) of the chosen components and cards, rendered to SVG in
+    ``lang``, each with what its rendering reported (:class:`cardgen.render.Rendered`: text
+    that overflowed or has characters no font covers, untranslated strings)."""
+    from .i18n import translator
+    from .render import Renderer
+
+    game = _games(game, ())[0]
+    renderer = Renderer(game, lang, translate=translator(game, lang))
+    wanted = set(cards or ())
+    out = []
+    for cid in components or game.components:
+        comp = game.components[cid]
+        for card in comp.cards:
+            if wanted and card.id not in wanted:
+                continue
+            out += [renderer.render(comp, card, side) for side in ("front", "back") if side == "front" or comp.back]
+    return out
+
+
+def export(game: Game | str | Path, out: Path, lang: str = "en", dpi: float = 300,
+           components: Iterable[str] | None = None) -> list[Path]:
+    """Every side of every distinct card as PNG, with bleed and trimmed, as ``cardgen export
+    png`` writes them under ``OUT/<game>/<lang>/``; returns the paths written."""
+    from .export import export_png
+
+    return export_png(_games(game, ())[0], lang, dpi, Path(out), components)
+
+
+def languages(spec: str | Iterable[str], games: Game | Iterable[Game]) -> list[str]:
+    """The languages ``spec`` names for these games, 'all' expanded to every language one of
+    them has a catalog for (see :func:`cardgen.i18n.languages`)."""
+    from .i18n import languages as expand
+
+    return expand(spec, [games] if isinstance(games, Game) else games)

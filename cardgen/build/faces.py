@@ -1,0 +1,99 @@
+"""Rendering work: some cards of one component, each face rendered to SVG and drawn as a
+one-page PDF — or taken from the face cache when its inputs are unchanged.
+
+A task runs in a worker process (see :mod:`.workers`); it names its game by data folder and
+finds it, and a renderer, on the process's :class:`~.workers.Workbench`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cache import CachedFace, FaceCache, face_scope, file_digest
+from ..errors import CardgenError
+from ..model import Component
+from ..render import Face, TemplateError, TextIssue
+from .plan import MarkedKeys
+from .workers import bench
+
+
+@dataclass
+class FaceChunk:
+    """Some cards of one component, rendered: the unit of parallel work.
+
+    ``order`` keeps each card's faces and copies in deck order, so the imposed sheets do not
+    depend on which process rendered what; ``pdfs`` holds each distinct face once."""
+
+    component: str
+    order: list[tuple[str, str | None, int]]
+    pdfs: dict[str, bytes]
+    issues: list[TextIssue]
+    missing: list[tuple[str, str]]
+
+
+def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,
+                 cached: frozenset[str] | None = None) -> FaceChunk:
+    """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
+    ``cached``: the keys the cache held when the build looked (None: look each one up);
+    the others are not looked for again."""
+    cache = FaceCache(cache_root)
+    chunk = FaceChunk(comp_id, [], {}, [], [])
+    missing: set[tuple[str, str]] = set()
+    rendered: list[tuple[str, CachedFace]] = []
+    for card_id, count, front_ck, back_ck, mark in cards:
+        keys: list[str | None] = []
+        for side, ck in (("front", front_ck), ("back", back_ck)):
+            if ck is None:
+                keys.append(None)
+                continue
+            hit = cache.get(ck) if cached is None or ck in cached else None
+            if hit is None:
+                hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, chunk.pdfs)
+                rendered.append((ck, hit))
+            chunk.pdfs.setdefault(hit.svg_key, hit.pdf)
+            chunk.issues.extend(hit.issues)
+            missing.update(hit.missing)
+            keys.append(hit.svg_key)
+        chunk.order.append((keys[0], keys[1], count))
+    if rendered:
+        game = bench().game(game_ref)
+        cache.put(rendered, face_scope(game, lang, game.components[comp_id]))
+    chunk.missing = sorted(missing)
+    return chunk
+
+
+def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mark, cache_root: Path | None,
+            drawn: dict[str, bytes]) -> CachedFace:
+    """One face rendered and drawn (``drawn``: the PDFs of faces already drawn, by SVG key)."""
+    game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
+    comp = game.components[comp_id]
+    result = renderer.render(comp, comp.card(card_id), side, mark)
+    face = result.face
+    return CachedFace(face.key, drawn.get(face.key) or _drawn(face, comp, side), result.issues, result.missing,
+                      tuple((str(p), file_digest(p)) for p in face.reads))
+
+
+def _drawn(face: Face, comp: Component, side: str) -> bytes:
+    """The face as a one-page PDF; a face the drawing library refuses (numbers it cannot
+    draw) is an error naming its card and template, not a crash."""
+    from ..draw import render_pdf  # here: a no-change rebuild never needs cairo (~0.05 s to import)
+
+    from xml.etree.ElementTree import ParseError
+
+    try:
+        return render_pdf(face)
+    except CardgenError:
+        raise
+    except ParseError as exc:
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that is not well-formed for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({exc})", comp.where(side),
+                            "check the markup the template writes: every tag closed, '&' written as &amp;") from None
+    except Exception as exc:  # noqa: BLE001 cairo's errors are what the template wrote
+        raise TemplateError(f"template '{_template_of(comp, side)}' writes SVG that cannot be drawn for card "
+                            f"'{face.card}' of component '{comp.id}', {side} ({type(exc).__name__}: {exc})", comp.where(side),
+                            "check the numbers the template writes: sizes, positions and transforms") from None
+
+
+def _template_of(comp: Component, side: str) -> str:
+    return (comp.front if side == "front" else comp.back) or ""

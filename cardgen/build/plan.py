@@ -1,0 +1,274 @@
+"""What a build will do, decided before anything is rendered: the files to write (print
+jobs), the faces each needs (cache keys), which files can stay as they are, and the pieces of
+rendering work for the rest.
+
+Nothing here renders, draws or writes: it reads the face cache's index and the last build's
+manifests, and returns a :class:`Plan`. So the decisions that make a rebuild fast (keep a file
+whose inputs are unchanged, render only faces the cache lacks) can be read, and tested, apart
+from the machinery that carries them out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .. import setmark
+from ..cache import FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest
+from ..errors import InputError
+from ..imposition import CardGeometry, GridPlan, ImpositionError, band_plan, share_sheets
+from ..model import Component, Game
+from ..output import source_date_epoch
+from ..paper import Paper
+from ..setmark import SetMark
+from .options import BuildOptions
+from .results import BuiltFile, previous_files, intact
+
+#: Distinct faces one component may have: each is rendered and kept in memory as a PDF
+#: (~30 KB), so this bounds a build's memory; copies of a card cost nothing.
+MAX_DISTINCT_FACES = 2000
+
+#: One card's work item: (card id, copies, front cache key, back cache key or None).
+CardKeys = tuple[str, int, str, str | None]
+#: One card of one set, as a piece of work: (card id, copies, front key, back key, its mark).
+MarkedKeys = tuple[str, int, str, str | None, "SetMark | None"]
+
+
+def card_geometry(comp: Component) -> CardGeometry:
+    """A component's piece as imposition sees it: size, bleed, cut path and straight edges."""
+    straight = comp.shape.type in ("lozenge", "hexagon")
+    return CardGeometry(comp.width, comp.height, comp.bleed, comp.shape.cut_path(comp.width, comp.height),
+                        comp.shape.is_rectangular,
+                        tuple(comp.shape.vertices(comp.width, comp.height)) if straight else None)
+
+
+def components_for(game: Game, level: int | None) -> list[Component]:
+    return [c for c in game.components.values() if level is None or c.level <= level]
+
+
+@dataclass(frozen=True)
+class PrintJob:
+    """One file to print: a component, or a spare set of one that a later level asks for
+    (``spare_level``: the level that needs it; its pieces then carry that level's mark)."""
+
+    id: str
+    comp: Component
+    spare_level: int | None = None
+    members: tuple[Component, ...] = ()   # small components sharing this file's one sheet
+
+    @property
+    def components(self) -> tuple[Component, ...]:
+        return self.members or (self.comp,)
+
+
+def print_jobs(game: Game, level: int | None, options: BuildOptions | None = None) -> list[PrintJob]:
+    """The files a build writes for a game, in game order, each spare set after the
+    component that asks for it (once, however many components ask). Given the build's
+    options, small components whose pieces fit one sheet share sheets where their blocks
+    fit together (see :func:`cardgen.imposition.share_sheets`); such a file is named after
+    its components joined by '+' (reference+pawn.pdf)."""
+    jobs: list[PrintJob] = []
+    for comp in components_for(game, level):
+        jobs.append(PrintJob(comp.id, comp))
+        for spare in comp.spares:
+            if all(j.id != f"{spare}-spare" for j in jobs):
+                jobs.append(PrintJob(f"{spare}-spare", game.components[spare], comp.level))
+    if options is None or options.mode != "sheets" or options.cut_file:
+        return jobs
+    paper = options.sheet()
+    bands = [(band_plan_of(job.comp, paper, options) if job.spare_level is None else None,
+              job.comp.total * options.sets) for job in jobs]
+    shared = []
+    for group in share_sheets(bands, margin=options.margin):
+        if len(group) == 1:
+            shared.append(jobs[group[0]])
+        else:
+            members = tuple(jobs[i].comp for i in group)
+            shared.append(PrintJob("+".join(c.id for c in members), members[0], None, members))
+    return shared
+
+
+def band_plan_of(comp: Component, paper: Paper, options: BuildOptions) -> GridPlan | None:
+    """The flattest one-sheet grid of a component's pieces, if they fit one sheet."""
+    try:
+        return band_plan(paper.width, paper.height, card_geometry(comp), comp.total * options.sets,
+                         margin=options.margin, gutter=options.gutter,
+                         bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
+                         paper_label=paper.label)
+    except ImpositionError:
+        return None
+
+
+def job_marks(game: Game, job: PrintJob, sets: int, comp: Component | None = None) -> list[SetMark | None]:
+    """The mark of each set of a job's pieces (of ``comp``, one of its components; None:
+    nothing to mark). A single set carries no set mark (nothing to sort it from); level
+    marks are printed whatever the count."""
+    comp = comp or job.comp
+    level = job.spare_level if job.spare_level is not None else setmark.level_mark(game, comp)
+    return [setmark.place(comp, n if sets > 1 else None, level) for n in range(1, sets + 1)]
+
+
+def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:
+    """Cache keys of every card's faces, in deck order."""
+    game_fp = game_fp or game_fingerprint(game, lang)
+    comp_fp = component_fingerprint(comp)
+    return [(c.id, c.count, face_key(game_fp, comp_fp, c, "front"),
+             face_key(game_fp, comp_fp, c, "back") if comp.back else None) for c in comp.cards]
+
+
+def marked_keys(keys: list[CardKeys], marks: list[SetMark | None]) -> list[MarkedKeys]:
+    """Every set's cards in order, their cache keys extended by the mark they carry."""
+    out: list[MarkedKeys] = []
+    for mark in marks:
+        for card_id, count, front, back in keys:
+            if mark is None:
+                out.append((card_id, count, front, back, None))
+                continue
+            tag = mark.key()
+            out.append((card_id, count, _with_mark(front, tag), _with_mark(back, tag) if back else None, mark))
+    return out
+
+
+def _with_mark(key: str, tag: str) -> str:
+    return hashlib.sha256(f"{key}\n{tag}".encode()).hexdigest()
+
+
+def face_keys(keys: Iterable[MarkedKeys]) -> Iterable[str]:
+    """The cache keys of the faces of some cards (fronts and backs, in order)."""
+    return (k for _c, _n, front, back, _m in keys for k in (front, back) if k)
+
+
+def chunks(keys: list[MarkedKeys], jobs: int) -> list[tuple[MarkedKeys, ...]]:
+    """Split a component's cards into pieces of work of similar size."""
+    size = max(4, -(-len(keys) // (jobs * 3)))
+    return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
+
+
+def settings(options: BuildOptions, comp: Component) -> dict[str, object]:
+    """The options a component's PDF depends on (not --out, --jobs or --strict)."""
+    return {"component": comp.id, "count": [c.count for c in comp.cards], "paper": options.paper,
+            "duplex": options.duplex, "bleed": options.bleed, "gutter": options.gutter, "margin": options.margin,
+            "marks": options.marks, "back_offset": list(options.back_offset), "mode": options.mode,
+            "cut_file": options.cut_file, "sets": options.sets, "epoch": source_date_epoch()}
+
+
+@dataclass(frozen=True)
+class RenderWork:
+    """Some cards of one component to render: ``cached`` are the keys the cache holds,
+    ``misses`` how many faces must really be rendered (the work's cost)."""
+
+    game: str
+    job: str
+    component: str
+    cards: tuple[MarkedKeys, ...]
+    cached: frozenset[str]
+    misses: int
+
+
+@dataclass
+class JobPlan:
+    """One print job of one game: its components' face keys and the digest of its inputs;
+    ``reused``: the file the last build wrote, kept because nothing it is made of changed
+    (``notes``: what rendering its faces reported then)."""
+
+    game: Game
+    job: PrintJob
+    parts: list[tuple[str, list[MarkedKeys]]]
+    digest: str = ""
+    reused: BuiltFile | None = None
+    notes: list[CachedFace] = field(default_factory=list)
+
+    @property
+    def keys(self) -> list[MarkedKeys]:
+        return [k for _cid, keys in self.parts for k in keys]
+
+
+@dataclass
+class Plan:
+    """A build's decisions for one language: per game its jobs (in order), the rendering
+    work, and the last build's rule sheets (kept when unchanged, see :mod:`.rulesheets`)."""
+
+    jobs: dict[str, list[JobPlan]]
+    work: list[RenderWork]
+    previous: dict[str, dict[str, BuiltFile]]
+
+    @property
+    def misses(self) -> int:
+        """Faces to render (not in the cache)."""
+        return sum(w.misses for w in self.work)
+
+    def reused(self) -> list[BuiltFile]:
+        return [jp.reused for jobs in self.jobs.values() for jp in jobs if jp.reused]
+
+    def kept_faces(self, options: BuildOptions) -> dict[str, list[str]]:
+        """The faces the cache keeps, by scope: what these components are made of now. A
+        component may print in several jobs (its spare set at a later level): its faces are
+        sorted out only by a build that prints every one of them."""
+        kept: dict[str, list[str]] = {}
+        for jobs in self.jobs.values():
+            game = jobs[0].game if jobs else None
+            if game is None:
+                continue
+            built = {jp.job.id for jp in jobs}
+            partial = {c.id for job in print_jobs(game, None, options) if job.id not in built for c in job.components}
+            for jp in jobs:
+                for cid, keys in jp.parts:
+                    if cid not in partial:
+                        kept.setdefault(face_scope(game, options.lang, game.components[cid]), []).extend(face_keys(keys))
+        return kept
+
+
+def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache) -> Plan:
+    """Decide, for each game's print jobs, what to reuse and what to render (``jobs``: the
+    processes the work will be shared among, which sets the size of its pieces)."""
+    planned = {g.id: _job_plans(g, options) for g in games}
+    present = frozenset(cache.present(k for jps in planned.values() for jp in jps for k in face_keys(jp.keys)))
+    previous: dict[str, dict[str, BuiltFile]] = {}
+    work: list[RenderWork] = []
+    for g in games:
+        previous[g.id] = previous_files(options.out / g.id / options.lang)
+        for jp in planned[g.id]:
+            jp.digest = inputs_digest(face_keys(jp.keys), {c.id: settings(options, c) for c in jp.job.components})
+            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache):
+                continue
+            work.extend(_work(jp, present, jobs))
+    return Plan(planned, work, previous)
+
+
+def _job_plans(game: Game, options: BuildOptions) -> list[JobPlan]:
+    game_fp = game_fingerprint(game, options.lang)
+    out = []
+    for job in print_jobs(game, options.level, options):
+        parts = []
+        for comp in job.components:
+            if len(comp.cards) > MAX_DISTINCT_FACES:
+                raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at "
+                                 f"most {MAX_DISTINCT_FACES} per component", comp.location,
+                                 "split it into several components (copies of one card are not limited)")
+            parts.append((comp.id, marked_keys(card_keys(game, comp, options.lang, game_fp),
+                                               job_marks(game, job, options.sets, comp))))
+        out.append(JobPlan(game, job, parts))
+    return out
+
+
+def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache) -> bool:
+    """Keep the last build's file when its inputs are unchanged, the file is intact and the
+    cache still knows what rendering its faces reported."""
+    if not (options.cache and old and old.inputs == jp.digest and intact(options.out / old.path, old)):
+        return False
+    cached = [cache.get(k, pdf=False) for k in face_keys(jp.keys)]
+    if not all(cached):
+        return False
+    jp.reused, jp.notes = old, cached  # type: ignore[assignment]
+    return True
+
+
+def _work(jp: JobPlan, present: frozenset[str], jobs: int) -> list[RenderWork]:
+    out = []
+    for comp_id, comp_keys in jp.parts:
+        for chunk in chunks(comp_keys, jobs):
+            chunk_keys = set(face_keys(chunk))
+            out.append(RenderWork(jp.game.id, jp.job.id, comp_id, chunk, frozenset(chunk_keys & present),
+                                  len(chunk_keys - present)))
+    return out

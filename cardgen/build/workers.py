@@ -1,0 +1,121 @@
+"""The processes a build runs on, and every choice about them in one place.
+
+* **fork** where the system has it: workers start at once, with cardgen, the games and the
+  drawing libraries already in memory (:func:`context`);
+* **preload** the drawing libraries before forking, as gunicorn's ``preload_app`` does, so
+  they are imported once and their pages shared (:func:`run`);
+* **garbage collector**: :func:`cardgen.schedule.run` freezes what exists before the fork
+  (Python's recipe for fork), so no collection in a worker walks the loaded games;
+* **compression**: cairo is told not to deflate the faces it draws; imposition deflates
+  each one once, faster (:func:`_worker_init`);
+* **the games** reach each worker as an argument of its initializer — inherited, not
+  pickled, under fork — and are held by a :class:`Workbench`, which also keeps one renderer
+  per game and language so a worker compiles each template once.
+
+A single process (``jobs`` 1, or little to render) runs the same tasks here, with the same
+workbench.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import i18n, schedule
+from ..cache import cache_file
+from ..model import Game
+from ..render import Renderer
+
+#: Worker processes pay off only when at least this many faces must really be rendered.
+MIN_FACES_FOR_WORKERS = 8
+
+
+@dataclass
+class Workbench:
+    """What rendering and imposing tasks read in the process they run in: the build's games
+    by data folder (a task names its game by that folder), and a renderer per game and
+    language, made on first use."""
+
+    games: dict[str, Game] = field(default_factory=dict)
+    renderers: dict[tuple[str, str], tuple[Game, i18n.Translator | None, Renderer]] = field(default_factory=dict)
+
+    def game(self, ref: str) -> Game:
+        return self.games[ref]
+
+    def renderer(self, ref: str, lang: str, cache_root: Path | None) -> tuple[Game, i18n.Translator | None, Renderer]:
+        """The game, its translator and a renderer for ``lang``, made once per process."""
+        key = (ref, lang)
+        if key not in self.renderers:
+            game = self.game(ref)
+            tr = i18n.translator(game, lang)
+            self.renderers[key] = (game, tr, Renderer(game, lang, translate=tr,
+                                                      bytecode_db=cache_root and cache_file(cache_root)))
+        return self.renderers[key]
+
+
+#: The workbench of this process: set by :func:`run` in the build's process, and by
+#: :func:`_worker_init` in each worker (from its initializer's argument).
+_BENCH = Workbench()
+
+
+def bench() -> Workbench:
+    """This process's workbench (tasks call it; see :func:`run`)."""
+    return _BENCH
+
+
+def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: schedule.OnResult,
+        games: dict[str, Game], lock_fd: int | None) -> None:
+    """Run a build's tasks (and their follow-ups) on up to ``jobs`` processes."""
+    global _BENCH
+    _BENCH = Workbench(dict(games))   # data may have changed since the last build in this process
+    workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
+    ctx = context()
+    if workers > 1 and ctx.get_start_method() == "fork":
+        from .. import draw  # noqa: F401  imported once here, shared by every forked worker
+    schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
+                 initargs=(lock_fd, _BENCH.games))
+
+
+def _worker_init(lock_fd: int | None, games: dict[str, Game]) -> None:
+    """In each worker: take the build's games, let go of the build lock the fork handed down
+    (only the main process holds it), die with the main process — a killed build must not
+    leave workers that keep the output folder locked — and have cairo write faces
+    uncompressed.
+
+    cairo deflates content at zlib's default level, with no setting for it: 0.2 s of the
+    shipped decks' 0.75 s of drawing. Imposition compresses each face anyway, once and
+    faster (:func:`cardgen.pdfwrite.deflate`), so here cairo is told not to, with the only
+    switch it has, an environment variable (read when a PDF surface is created). It is
+    set in these processes, which are cardgen's own, never in the caller's process."""
+    global _BENCH
+    _BENCH = Workbench(games)
+    os.environ["CAIRO_DEBUG_PDF"] = "1"
+    if lock_fd is not None:
+        try:
+            os.close(lock_fd)
+        except OSError:
+            pass
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG (Linux); harmless elsewhere
+        if os.getppid() == 1:           # the parent died before prctl took effect
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+def context() -> Any:
+    """Fork where available: workers start instantly with cardgen and the games already loaded."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else methods[0])

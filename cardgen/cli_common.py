@@ -1,0 +1,58 @@
+"""What every ``cardgen`` command shares: exit codes, the error handler that turns cardgen's
+errors into one line with file:line:column (never a traceback), and the options several
+commands take. A module of its own so that command modules (:mod:`cardgen.cli`,
+:mod:`cardgen.cli_export`) depend on it, not on each other."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .errors import CardgenError, file_system_error
+
+EXIT_FINDINGS = 1
+EXIT_INPUT = 2
+
+
+def _fail(message: str, code: int = EXIT_INPUT) -> None:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn cardgen's errors into one-line messages and exit codes; hide tracebacks."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CardgenError as exc:
+            _fail(f"cardgen: {exc}", exc.exit_code)
+        except KeyboardInterrupt:
+            _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except OSError as exc:   # a file or folder the system refused (full disk, read-only folder)
+            if os.environ.get("CARDGEN_DEBUG"):
+                raise
+            err = file_system_error(exc)
+            _fail(f"cardgen: {err}", err.exit_code)
+        except Exception as exc:  # a bug in cardgen itself, not in the user's input
+            if os.environ.get("CARDGEN_DEBUG"):
+                raise
+            _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
+                  f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
+    return wrapper
+
+
+games_dir_option = click.option(
+    "--games-dir", "games_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Also load games from this folder (one sub-folder per game, each with a game.yaml). Repeatable.")
+font_dir_option = click.option(
+    "--font-dir", "font_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Also draw text with the .ttf/.otf fonts in this folder, after the bundled fonts and the game's "
+         "own fonts/ (for scripts they lack). Repeatable.")
