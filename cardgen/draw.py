@@ -17,17 +17,14 @@ its full SVG instead.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.util
 import io
-import os
 import sys
-import tempfile
 import threading
 import types
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -347,29 +344,24 @@ def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> None:
 def render_pdf(face: Face) -> bytes:
     """One-page vector PDF of a face, the unit the print stage places as a Form XObject.
 
-    cairo writes it to a file rather than to a Python stream: a stream gets one Python
-    callback per write, and cairo writes every drawing operator separately when it does not
-    compress (as in the build's workers, see :func:`cardgen.build._worker_init`) — 2.4 million
-    callbacks for the shipped decks, 1.4 s, against none through a file."""
-    with _scratch_file() as (path, read):
-        _draw(face, _PDFSurface, 96, path)
-        return read()
+    cairo compresses the page's drawing operators (zlib, its default level) in every process
+    alike; the print stage inflates them and compresses them again at its own level
+    (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
+    faces."""
+    out = io.BytesIO()
+    _draw(face, _PDFSurface, 96, out)
+    return out.getvalue()
 
 
-@contextlib.contextmanager
-def _scratch_file() -> Iterator[tuple[str, Callable[[], bytes]]]:
-    """A file cairo can open by name and that is read back whole: in memory where the
-    system offers it (Linux memfd), else a temporary file."""
-    if hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
-        fd = os.memfd_create("cardgen-face", os.MFD_CLOEXEC)
-        try:
-            yield f"/proc/self/fd/{fd}", lambda: os.pread(fd, os.fstat(fd).st_size, 0)
-        finally:
-            os.close(fd)
-        return
-    with tempfile.TemporaryDirectory(prefix="cardgen-face-") as folder:
-        path = os.path.join(folder, "face.pdf")
-        yield path, lambda: Path(path).read_bytes()
+def render_svg_pdf(svg: str) -> bytes:
+    """One-page vector PDF of a standalone SVG document (no text placeholders), drawn as
+    :func:`render_pdf` draws faces: the print stage's own drawings (a shaped card's cut
+    outline) go through the same parser and surface as the cards they are printed with.
+    Raises ``ValueError`` (or cairo's error) for markup that cannot be drawn."""
+    out = io.BytesIO()
+    surface = _PDFSurface(_parse(svg.encode("utf-8")), out, 96)
+    surface.finish()
+    return out.getvalue()
 
 
 @functools.cache

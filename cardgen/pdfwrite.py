@@ -464,7 +464,8 @@ class _Doc:
         return form
 
     def outline(self, card: CardGeometry) -> _Form:
-        """The card's cut path as a stroked form (rendered by cairosvg, which parses SVG paths)."""
+        """The card's cut path as a stroked form, drawn like the faces (by :mod:`cardgen.draw`,
+        whose SVG parser reads the path data)."""
         b = card.bleed
         stroke = CUT_LINE_PT / K
         svg = (
@@ -473,10 +474,10 @@ class _Doc:
             f'<path d="{_xml_attr(card.cut_path)}" fill="none" stroke="{_CUT_LINE_RGB}" stroke-width="{stroke}"/>'
             "</svg>"
         )
-        try:
-            import cairosvg  # imported here: loading cairo costs ~0.3 s a no-change rebuild never needs
+        from .draw import render_svg_pdf  # here: loading cairo costs ~0.3 s a no-change rebuild never needs
 
-            data = cairosvg.svg2pdf(bytestring=svg.encode("utf-8"))
+        try:
+            data = render_svg_pdf(svg)
         except Exception as exc:  # cairosvg raises assorted parse errors
             raise PdfWriteError(f"the card's cut_path is not valid SVG path data: {exc}") from None
         src = _open_face("cut outline", data)
@@ -1025,12 +1026,12 @@ def _open_face(key: str, data: bytes) -> pikepdf.Pdf:
 def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
     """The face's page as a Form XObject, its content compressed by :func:`deflate`.
 
-    cairo writes one content stream per page, uncompressed in the build's workers (see
-    :func:`cardgen.draw.render_pdf`) and Flate-compressed elsewhere; either way it is
-    compressed here, once, from the same decoded bytes, so a file does not depend on which
-    process drew its faces. (qpdf's own conversion would decode and compress it again at
-    save: 80 % of imposition time, measured.) Anything else goes through qpdf's general
-    conversion."""
+    cairo writes one Flate-compressed content stream per page (see
+    :func:`cardgen.draw.render_pdf`); it is decoded and compressed here, once, at this
+    module's level, so a file depends only on the drawing operators (a face stored without
+    compression gives the same form). (qpdf's own conversion would decode and compress it
+    again at save: 80 % of imposition time, measured.) Anything else goes through qpdf's
+    general conversion."""
     page = src.pages[0]
     contents = page.obj.get("/Contents")
     _decode_nested_streams(src, contents)
@@ -1053,11 +1054,11 @@ def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
 
 def _decode_nested_streams(src: pikepdf.Pdf, contents: object) -> None:
     """Store the face's other streams (transparency groups, patterns, soft masks, images)
-    decoded, as the build's workers draw them (cairo compresses only in other processes).
+    decoded, so that whether cairo compressed them does not show in the file.
 
     qpdf compresses every stream at save either way, to the same bytes, but it lists the
     ``/Filter`` it adds after a stream's other keys, where one read from cairo's file keeps
-    its sorted place: without this, ``--jobs 1`` and ``--jobs 2`` wrote different files. A
+    its sorted place: a face stored uncompressed would otherwise give a different file. A
     stream with ``/DecodeParms`` (predictors) or another filter (JPEG) is the same in both."""
     skip = contents.objgen if isinstance(contents, pikepdf.Object) else None
     for obj in src.objects:
