@@ -264,15 +264,55 @@ def _parse(body: bytes) -> Tree:
     half of its parsing time, 0.06 s of CPU for the shipped decks. Without a ``<style>``,
     the tree is built here as cairosvg builds it, minus that matching (the same nodes with
     the same properties: a test compares them for every shipped face). A document with a
-    style sheet is parsed by cairosvg itself."""
-    if b"<style" in body:
+    style sheet, or a cairosvg whose internals differ (:func:`internals_supported`), is
+    parsed by cairosvg's public ``Tree``."""
+    if b"<style" in body or not internals_supported():
         return Tree(bytestring=body)
+    return _tree_without_css(body)
+
+
+def _tree_without_css(body: bytes) -> Tree:
+    """The tree built through cairosvg's internals (``Tree.__new__``, ``Node.__init__``)."""
     xml = cairosvg_parser.ElementTree.fromstring(body, forbid_entities=True, forbid_external=True)
     tree = Tree.__new__(Tree)
     tree.url_fetcher, tree.url, tree.xml_tree = safe_fetch, None, xml
     Node.__init__(tree, _Element(xml), (_NoStyleSheet, _NoStyleSheet), safe_fetch)
     tree.root = True
     return tree
+
+
+#: A document using what faces use — nesting, inherited and overridden properties, ids,
+#: references, a namespaced attribute, a comment — parsed both ways by :func:`internals_supported`.
+_PROBE = b"""<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+ width="10mm" height="8mm" viewBox="0 0 10 8" fill="#123456" font-size="3">
+<defs><linearGradient id="g"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient>
+<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><!-- a comment -->
+<g transform="translate(1 1)" stroke="black" stroke-width="0.2" opacity="0.5" clip-path="url(#c)">
+<rect x="0" y="0" width="4" height="3" fill="url(#g)"/><circle cx="2" cy="2" r="1" stroke="none"/>
+<use xlink:href="#c" x="1"/><path d="M0 0L1 1" style="fill:none"/></g></svg>"""
+
+
+def _node_shape(node: Any) -> tuple:
+    """What cairosvg draws from in a node: tag, properties, text, url and children alike."""
+    return (node.tag, dict(node), node.text, node.url, [_node_shape(child) for child in node.children])
+
+
+@functools.cache
+def internals_supported() -> bool:
+    """Whether the installed cairosvg and cairocffi still have the internals this module
+    uses: :func:`_tree_without_css` must give the tree cairosvg's own parser gives for
+    :data:`_PROBE`, and a cairocffi context must expose its C pointer (``_pointer``, which
+    the glyph shortcut draws through). pyproject.toml bounds both libraries to the releases
+    this was checked with; should one still change, faces are parsed and drawn through
+    cairosvg's public API instead — slower, never wrong — and tests/test_draw_internals.py
+    fails to say so. Checked once per process (a millisecond)."""
+    try:
+        if _node_shape(_tree_without_css(_PROBE)) != _node_shape(Tree(bytestring=_PROBE)):
+            return False
+        ctx = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
+        return _ffi.typeof(ctx._pointer) is _ffi.typeof("cairo_t *")
+    except Exception:  # noqa: BLE001 — any change of those internals: use the public API
+        return False
 
 
 #: Where a drawing error notes the element it happened in (see :meth:`_GlyphDrawing.draw`).
@@ -324,6 +364,9 @@ def _describe(node: Any) -> str:
 
 
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+    if not internals_supported():
+        _draw_svg(face, surface_class, dpi, output)
+        return
     tree = _parse(face.body.encode("utf-8"))
     if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
         _draw_svg(face, surface_class, dpi, output)
