@@ -36,7 +36,7 @@ class PdfFigures:
     font_bytes: int     # compressed bytes of the font programs and glyph procedures
     fonts: int
     not_embedded: list[str]
-    stored_twice: int   # font programs or glyph procedures whose bytes occur more than once
+    stored_twice: int   # font programs or glyph procedures stored again (the same bytes in another object)
 
     @property
     def per_face(self) -> int:
@@ -78,7 +78,7 @@ def figures(path: Path) -> PdfFigures:
                  for xobj in page.obj.get("/Resources", {}).get("/XObject", {}).values()
                  if xobj.get("/Subtype") == "/Form"}
         fonts = fonts_of(pdf)
-        streams = [s for font in fonts.values() for s in font_streams(font)]
+        streams = list({s.objgen: s for font in fonts.values() for s in font_streams(font)}.values())
         digests = [hashlib.sha256(s.read_bytes()).digest() for s in streams]
         return PdfFigures(
             path=path, size=path.stat().st_size, faces=len(forms) or len(pdf.pages),
