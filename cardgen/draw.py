@@ -18,13 +18,8 @@ its full SVG instead.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import io
-import sys
-import threading
-import types
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,48 +29,11 @@ from . import cairoffi
 
 cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
 
-
-def _defer_raster_images() -> None:
-    """Have cairosvg load its raster-image module, and with it Pillow, on first use.
-
-    ``import cairosvg`` imports Pillow (17 ms in a fresh interpreter, 45 ms measured in a
-    build's main process, where the garbage collector walks the loaded games while Pillow
-    builds its EXIF tag enumerations) for ``<image>`` elements holding PNG or JPEG data,
-    which most faces do not have. Until cairosvg first draws one, its ``cairosvg.image`` module is stood in for by
-    one whose two functions load the real module and call it. Nothing changes if cairosvg
-    is already imported."""
-    if "cairosvg" in sys.modules or "cairosvg.image" in sys.modules:
-        return
-    folder = cairoffi.package_folder("cairosvg")
-    if folder is None:
-        return
-    spec = importlib.util.spec_from_file_location("cairosvg.image", folder / "image.py")
-    stand_in = types.ModuleType("cairosvg.image", "cairosvg's raster images, loaded on first use (cardgen.draw).")
-    stand_in.__spec__ = spec
-    lock = threading.Lock()
-
-    def real() -> types.ModuleType:
-        with lock:
-            module = sys.modules.get("cairosvg.image")
-            if module is None or module is stand_in:
-                module = importlib.util.module_from_spec(spec)   # type: ignore[arg-type]
-                spec.loader.exec_module(module)   # type: ignore[union-attr]
-                sys.modules["cairosvg.image"] = module
-            return module
-
-    stand_in.image = lambda surface, node: real().image(surface, node)   # type: ignore[attr-defined]
-    stand_in.invert_image = lambda img: real().invert_image(img)   # type: ignore[attr-defined]
-    sys.modules["cairosvg.image"] = stand_in
-
-
-_defer_raster_images()
+from . import svgtree  # noqa: E402 — before cairosvg: it defers cairosvg's raster-image module
 
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
-from cairosvg import parser as cairosvg_parser  # noqa: E402
-from cairosvg.parser import Node, Tree  # noqa: E402
-from cairosvg.url import safe_fetch  # noqa: E402
 
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
@@ -227,92 +185,26 @@ def _text_in_own_surface(node: Any, inside: bool = False) -> bool:
     return any(_text_in_own_surface(child, inside) for child in node.children)
 
 
-class _Element:
-    """What cairosvg's :class:`~cairosvg.parser.Node` reads of the ``cssselect2``
-    element wrapper it is given: the element, its split tag, its id and element children."""
-
-    __slots__ = ("etree_element", "local_name", "namespace_url")
-
-    def __init__(self, element: Any) -> None:
-        self.etree_element = element
-        namespace, brace, local = element.tag[1:].partition("}") if element.tag[:1] == "{" else ("", "", "")
-        self.namespace_url, self.local_name = (namespace, local) if brace else ("", element.tag)
-
-    @property
-    def id(self) -> str | None:
-        return self.etree_element.get("id")
-
-    def iter_children(self) -> Iterator[_Element]:
-        for child in self.etree_element:
-            if isinstance(child.tag, str):   # not comments or processing instructions
-                yield _Element(child)
-
-
-class _NoStyleSheet:
-    """A style sheet without rules: no element matches anything."""
-
-    @staticmethod
-    def match(element: Any) -> tuple[()]:
-        return ()
-
-
-def _parse(body: bytes) -> Tree:
-    """cairosvg's tree for a face's SVG document.
-
-    Faces carry no style sheets (templates style with attributes), yet cairosvg wraps every
-    element for its CSS selector engine and matches each against the empty rule lists:
-    half of its parsing time, 0.06 s of CPU for the shipped decks. Without a ``<style>``,
-    the tree is built here as cairosvg builds it, minus that matching (the same nodes with
-    the same properties: a test compares them for every shipped face). A document with a
-    style sheet, or a cairosvg whose internals differ (:func:`internals_supported`), is
-    parsed by cairosvg's public ``Tree``."""
-    if b"<style" in body or not internals_supported():
-        return Tree(bytestring=body)
-    return _tree_without_css(body)
-
-
-def _tree_without_css(body: bytes) -> Tree:
-    """The tree built through cairosvg's internals (``Tree.__new__``, ``Node.__init__``)."""
-    xml = cairosvg_parser.ElementTree.fromstring(body, forbid_entities=True, forbid_external=True)
-    tree = Tree.__new__(Tree)
-    tree.url_fetcher, tree.url, tree.xml_tree = safe_fetch, None, xml
-    Node.__init__(tree, _Element(xml), (_NoStyleSheet, _NoStyleSheet), safe_fetch)
-    tree.root = True
-    return tree
-
-
-#: A document using what faces use — nesting, inherited and overridden properties, ids,
-#: references, a namespaced attribute, a comment — parsed both ways by :func:`internals_supported`.
-_PROBE = b"""<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
- width="10mm" height="8mm" viewBox="0 0 10 8" fill="#123456" font-size="3">
-<defs><linearGradient id="g"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient>
-<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><!-- a comment -->
-<g transform="translate(1 1)" stroke="black" stroke-width="0.2" opacity="0.5" clip-path="url(#c)">
-<rect x="0" y="0" width="4" height="3" fill="url(#g)"/><circle cx="2" cy="2" r="1" stroke="none"/>
-<use xlink:href="#c" x="1"/><path d="M0 0L1 1" style="fill:none"/></g></svg>"""
-
-
-def _node_shape(node: Any) -> tuple:
-    """What cairosvg draws from in a node: tag, properties, text, url and children alike."""
-    return (node.tag, dict(node), node.text, node.url, [_node_shape(child) for child in node.children])
-
-
 @functools.cache
 def internals_supported() -> bool:
     """Whether the installed cairosvg and cairocffi still have the internals this module
-    uses: :func:`_tree_without_css` must give the tree cairosvg's own parser gives for
-    :data:`_PROBE`, and a cairocffi context must expose its C pointer (``_pointer``, which
-    the glyph shortcut draws through). pyproject.toml bounds both libraries to the releases
-    this was checked with; should one still change, faces are parsed and drawn through
-    cairosvg's public API instead — slower, never wrong — and tests/test_draw_internals.py
-    fails to say so. Checked once per process (a millisecond)."""
+    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, and a cairocffi context exposing its
+    C pointer (``_pointer``, which the glyph shortcut draws through). pyproject.toml bounds
+    both libraries to the releases this was checked with; should one still change, faces
+    are parsed and drawn through cairosvg's public API instead — slower, never wrong — and
+    tests/test_draw_internals.py fails to say so. Checked once per process (a millisecond)."""
     try:
-        if _node_shape(_tree_without_css(_PROBE)) != _node_shape(Tree(bytestring=_PROBE)):
+        if not svgtree.parses_like_cairosvg():
             return False
         ctx = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
         return _ffi.typeof(ctx._pointer) is _ffi.typeof("cairo_t *")
     except Exception:  # noqa: BLE001 — any change of those internals: use the public API
         return False
+
+
+def _parse(body: bytes) -> Any:
+    """cairosvg's tree for a face's SVG document (see :func:`cardgen.svgtree.parse`)."""
+    return svgtree.parse(body, without_css=internals_supported())
 
 
 #: Where a drawing error notes the element it happened in (see :meth:`_GlyphDrawing.draw`).
@@ -410,10 +302,10 @@ def render_svg_pdf(svg: str) -> bytes:
 @functools.cache
 def drawing_fingerprint() -> str:
     """What decides whether a face's SVG can be drawn besides the SVG itself: this module's
-    code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
+    and :mod:`cardgen.svgtree`'s code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
     import hashlib
 
-    code = Path(__file__).read_bytes()
+    code = Path(__file__).read_bytes() + Path(svgtree.__file__).read_bytes()
     return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
 
 

@@ -185,7 +185,7 @@ def test_faces_parse_to_the_tree_cairosvg_builds(game_id):
     still parses to exactly cairosvg's own tree."""
     from cairosvg.parser import Tree
 
-    from cardgen.draw import _parse
+    from cardgen.svgtree import parse
 
     game = cardgen.load_game(game_id)
     r = Renderer(game)
@@ -193,7 +193,7 @@ def test_faces_parse_to_the_tree_cairosvg_builds(game_id):
         for face in r.faces(comp):
             body = face.body.encode()
             assert b"<style" not in body
-            assert node_shape(_parse(body)) == node_shape(Tree(bytestring=body))
+            assert node_shape(parse(body)) == node_shape(Tree(bytestring=body))
 
 
 def test_a_face_with_a_style_sheet_is_styled(tmp_path):
