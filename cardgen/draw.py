@@ -17,17 +17,9 @@ its full SVG instead.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib.util
 import io
-import os
-import sys
-import tempfile
-import threading
-import types
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,48 +29,11 @@ from . import cairoffi
 
 cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
 
-
-def _defer_raster_images() -> None:
-    """Have cairosvg load its raster-image module, and with it Pillow, on first use.
-
-    ``import cairosvg`` imports Pillow (17 ms in a fresh interpreter, 45 ms measured in a
-    build's main process, where the garbage collector walks the loaded games while Pillow
-    builds its EXIF tag enumerations) for ``<image>`` elements holding PNG or JPEG data,
-    which most faces do not have. Until cairosvg first draws one, its ``cairosvg.image`` module is stood in for by
-    one whose two functions load the real module and call it. Nothing changes if cairosvg
-    is already imported."""
-    if "cairosvg" in sys.modules or "cairosvg.image" in sys.modules:
-        return
-    folder = cairoffi.package_folder("cairosvg")
-    if folder is None:
-        return
-    spec = importlib.util.spec_from_file_location("cairosvg.image", folder / "image.py")
-    stand_in = types.ModuleType("cairosvg.image", "cairosvg's raster images, loaded on first use (cardgen.draw).")
-    stand_in.__spec__ = spec
-    lock = threading.Lock()
-
-    def real() -> types.ModuleType:
-        with lock:
-            module = sys.modules.get("cairosvg.image")
-            if module is None or module is stand_in:
-                module = importlib.util.module_from_spec(spec)   # type: ignore[arg-type]
-                spec.loader.exec_module(module)   # type: ignore[union-attr]
-                sys.modules["cairosvg.image"] = module
-            return module
-
-    stand_in.image = lambda surface, node: real().image(surface, node)   # type: ignore[attr-defined]
-    stand_in.invert_image = lambda img: real().invert_image(img)   # type: ignore[attr-defined]
-    sys.modules["cairosvg.image"] = stand_in
-
-
-_defer_raster_images()
+from . import svgtree  # noqa: E402 — before cairosvg: it defers cairosvg's raster-image module
 
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
-from cairosvg import parser as cairosvg_parser  # noqa: E402
-from cairosvg.parser import Node, Tree  # noqa: E402
-from cairosvg.url import safe_fetch  # noqa: E402
 
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
@@ -230,52 +185,26 @@ def _text_in_own_surface(node: Any, inside: bool = False) -> bool:
     return any(_text_in_own_surface(child, inside) for child in node.children)
 
 
-class _Element:
-    """What cairosvg's :class:`~cairosvg.parser.Node` reads of the ``cssselect2``
-    element wrapper it is given: the element, its split tag, its id and element children."""
-
-    __slots__ = ("etree_element", "local_name", "namespace_url")
-
-    def __init__(self, element: Any) -> None:
-        self.etree_element = element
-        namespace, brace, local = element.tag[1:].partition("}") if element.tag[:1] == "{" else ("", "", "")
-        self.namespace_url, self.local_name = (namespace, local) if brace else ("", element.tag)
-
-    @property
-    def id(self) -> str | None:
-        return self.etree_element.get("id")
-
-    def iter_children(self) -> Iterator[_Element]:
-        for child in self.etree_element:
-            if isinstance(child.tag, str):   # not comments or processing instructions
-                yield _Element(child)
+@functools.cache
+def internals_supported() -> bool:
+    """Whether the installed cairosvg and cairocffi still have the internals this module
+    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, and a cairocffi context exposing its
+    C pointer (``_pointer``, which the glyph shortcut draws through). pyproject.toml bounds
+    both libraries to the releases this was checked with; should one still change, faces
+    are parsed and drawn through cairosvg's public API instead — slower, never wrong — and
+    tests/test_draw_internals.py fails to say so. Checked once per process (a millisecond)."""
+    try:
+        if not svgtree.parses_like_cairosvg():
+            return False
+        ctx = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
+        return _ffi.typeof(ctx._pointer) is _ffi.typeof("cairo_t *")
+    except Exception:  # noqa: BLE001 — any change of those internals: use the public API
+        return False
 
 
-class _NoStyleSheet:
-    """A style sheet without rules: no element matches anything."""
-
-    @staticmethod
-    def match(element: Any) -> tuple[()]:
-        return ()
-
-
-def _parse(body: bytes) -> Tree:
-    """cairosvg's tree for a face's SVG document.
-
-    Faces carry no style sheets (templates style with attributes), yet cairosvg wraps every
-    element for its CSS selector engine and matches each against the empty rule lists:
-    half of its parsing time, 0.06 s of CPU for the shipped decks. Without a ``<style>``,
-    the tree is built here as cairosvg builds it, minus that matching (the same nodes with
-    the same properties: a test compares them for every shipped face). A document with a
-    style sheet is parsed by cairosvg itself."""
-    if b"<style" in body:
-        return Tree(bytestring=body)
-    xml = cairosvg_parser.ElementTree.fromstring(body, forbid_entities=True, forbid_external=True)
-    tree = Tree.__new__(Tree)
-    tree.url_fetcher, tree.url, tree.xml_tree = safe_fetch, None, xml
-    Node.__init__(tree, _Element(xml), (_NoStyleSheet, _NoStyleSheet), safe_fetch)
-    tree.root = True
-    return tree
+def _parse(body: bytes) -> Any:
+    """cairosvg's tree for a face's SVG document (see :func:`cardgen.svgtree.parse`)."""
+    return svgtree.parse(body, without_css=internals_supported())
 
 
 #: Where a drawing error notes the element it happened in (see :meth:`_GlyphDrawing.draw`).
@@ -327,6 +256,9 @@ def _describe(node: Any) -> str:
 
 
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+    if not internals_supported():
+        _draw_svg(face, surface_class, dpi, output)
+        return
     tree = _parse(face.body.encode("utf-8"))
     if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
         _draw_svg(face, surface_class, dpi, output)
@@ -347,38 +279,33 @@ def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> None:
 def render_pdf(face: Face) -> bytes:
     """One-page vector PDF of a face, the unit the print stage places as a Form XObject.
 
-    cairo writes it to a file rather than to a Python stream: a stream gets one Python
-    callback per write, and cairo writes every drawing operator separately when it does not
-    compress (as in the build's workers, see :func:`cardgen.build._worker_init`) — 2.4 million
-    callbacks for the shipped decks, 1.4 s, against none through a file."""
-    with _scratch_file() as (path, read):
-        _draw(face, _PDFSurface, 96, path)
-        return read()
+    cairo compresses the page's drawing operators (zlib, its default level) in every process
+    alike; the print stage inflates them and compresses them again at its own level
+    (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
+    faces."""
+    out = io.BytesIO()
+    _draw(face, _PDFSurface, 96, out)
+    return out.getvalue()
 
 
-@contextlib.contextmanager
-def _scratch_file() -> Iterator[tuple[str, Callable[[], bytes]]]:
-    """A file cairo can open by name and that is read back whole: in memory where the
-    system offers it (Linux memfd), else a temporary file."""
-    if hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
-        fd = os.memfd_create("cardgen-face", os.MFD_CLOEXEC)
-        try:
-            yield f"/proc/self/fd/{fd}", lambda: os.pread(fd, os.fstat(fd).st_size, 0)
-        finally:
-            os.close(fd)
-        return
-    with tempfile.TemporaryDirectory(prefix="cardgen-face-") as folder:
-        path = os.path.join(folder, "face.pdf")
-        yield path, lambda: Path(path).read_bytes()
+def render_svg_pdf(svg: str) -> bytes:
+    """One-page vector PDF of a standalone SVG document (no text placeholders), drawn as
+    :func:`render_pdf` draws faces: the print stage's own drawings (a shaped card's cut
+    outline) go through the same parser and surface as the cards they are printed with.
+    Raises ``ValueError`` (or cairo's error) for markup that cannot be drawn."""
+    out = io.BytesIO()
+    surface = _PDFSurface(_parse(svg.encode("utf-8")), out, 96)
+    surface.finish()
+    return out.getvalue()
 
 
 @functools.cache
 def drawing_fingerprint() -> str:
     """What decides whether a face's SVG can be drawn besides the SVG itself: this module's
-    code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
+    and :mod:`cardgen.svgtree`'s code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
     import hashlib
 
-    code = Path(__file__).read_bytes()
+    code = Path(__file__).read_bytes() + Path(svgtree.__file__).read_bytes()
     return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
 
 

@@ -451,7 +451,7 @@ def uncompressed_copy(face: bytes) -> bytes:
 def test_face_forms_carry_the_face_content_however_it_was_stored():
     """A face's form draws exactly its page content with the page's box, compressed once at
     deflate() from the decoded operators: a face cairo compressed and the same face stored
-    uncompressed (as the build's workers draw them) give byte-identical forms."""
+    uncompressed give byte-identical forms."""
     plan = plan_grid(*A4, POKER, margin=5)
     placements = [Placement("a", None), Placement("b", None), Placement("c", None)]
     faces = make_faces(POKER, ["a", "b"])

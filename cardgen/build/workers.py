@@ -81,17 +81,10 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
 def _worker_init(lock_fd: int | None, games: dict[str, Game]) -> None:
     """In each worker: take the build's games, let go of the build lock the fork handed down
     (only the main process holds it), die with the main process — a killed build must not
-    leave workers that keep the output folder locked — and have cairo write faces
-    uncompressed.
-
-    cairo deflates content at zlib's default level, with no setting for it: 0.2 s of the
-    shipped decks' 0.75 s of drawing. Imposition compresses each face anyway, once and
-    faster (:func:`cardgen.pdfwrite.deflate`), so here cairo is told not to, with the only
-    switch it has, an environment variable (read when a PDF surface is created). It is
-    set in these processes, which are cardgen's own, never in the caller's process."""
+    leave workers that keep the output folder locked. Faces are drawn here exactly as in
+    the calling process (cairo compresses them; see :mod:`cardgen.draw`)."""
     global _BENCH
     _BENCH = Workbench(games)
-    os.environ["CAIRO_DEBUG_PDF"] = "1"
     if lock_fd is not None:
         try:
             os.close(lock_fd)

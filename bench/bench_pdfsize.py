@@ -1,0 +1,128 @@
+"""What a build's PDFs weigh and carry: bytes per distinct face, fonts, and the face cache.
+
+Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER]      (prints a table; asserts nothing)
+
+Without ``--out`` the four shipped games are built (English, A4) into a temporary folder; with
+it, an existing build is read. For every PDF: its size, its distinct faces (the Form XObjects
+its pages draw; a document without forms, such as the rules, counts its pages) and bytes per
+distinct face (issue #18's target: ≤ 60 KB), where those bytes go (face artwork, fonts, the
+rest), its fonts (every one embedded? any subset stored twice?), then the cache's size beside
+the PDFs it serves. Parsing is done with pikepdf, as a print shop's preflight would read the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pikepdf
+
+ROOT = Path(__file__).resolve().parent.parent
+KB = 1000
+TARGET_PER_FACE = 60 * KB
+
+
+@dataclass
+class PdfFigures:
+    path: Path
+    size: int
+    faces: int
+    face_bytes: int     # compressed bytes of the face forms' own content streams
+    font_bytes: int     # compressed bytes of the font programs and glyph procedures
+    fonts: int
+    not_embedded: list[str]
+    stored_twice: int   # font programs or glyph procedures stored again (the same bytes in another object)
+
+    @property
+    def per_face(self) -> int:
+        return self.size // max(1, self.faces)
+
+
+def font_streams(font: pikepdf.Dictionary) -> list[pikepdf.Stream]:
+    """The streams that embed a font: its program (FontFile*) or its Type 3 glyph procedures;
+    empty when the font is only named (a viewer or printer would substitute it)."""
+    if font.get("/Subtype") == "/Type3":
+        return [proc for proc in font.get("/CharProcs", {}).values()]
+    if font.get("/Subtype") == "/Type0":
+        font = font.DescendantFonts[0]
+    descriptor = font.get("/FontDescriptor", {})
+    return [descriptor[k] for k in ("/FontFile", "/FontFile2", "/FontFile3") if k in descriptor]
+
+
+def fonts_of(pdf: pikepdf.Pdf) -> dict[tuple[int, int], pikepdf.Dictionary]:
+    """Every font a page or a form (nested forms and Type 3 fonts' resources too) uses."""
+    found: dict[tuple[int, int], pikepdf.Dictionary] = {}
+    seen: set[tuple[int, int]] = set()
+    todo = [page.obj.get("/Resources", {}) for page in pdf.pages]
+    while todo:
+        resources = todo.pop()
+        for font in resources.get("/Font", {}).values():
+            if font.objgen not in found:
+                found[font.objgen] = font
+                todo.append(font.get("/Resources", {}))
+        for xobj in resources.get("/XObject", {}).values():
+            if xobj.get("/Subtype") == "/Form" and xobj.objgen not in seen:
+                seen.add(xobj.objgen)
+                todo.append(xobj.get("/Resources", {}))
+    return found
+
+
+def figures(path: Path) -> PdfFigures:
+    with pikepdf.open(path) as pdf:
+        forms = {xobj.objgen: xobj for page in pdf.pages
+                 for xobj in page.obj.get("/Resources", {}).get("/XObject", {}).values()
+                 if xobj.get("/Subtype") == "/Form"}
+        fonts = fonts_of(pdf)
+        streams = list({s.objgen: s for font in fonts.values() for s in font_streams(font)}.values())
+        digests = [hashlib.sha256(s.read_bytes()).digest() for s in streams]
+        return PdfFigures(
+            path=path, size=path.stat().st_size, faces=len(forms) or len(pdf.pages),
+            face_bytes=sum(len(f.read_raw_bytes()) for f in forms.values()),
+            font_bytes=sum(len(s.read_raw_bytes()) for s in streams),
+            fonts=len(fonts),
+            not_embedded=[str(f.get("/BaseFont", f.get("/Name", "?"))) for f in fonts.values() if not font_streams(f)],
+            stored_twice=len(digests) - len(set(digests)),
+        )
+
+
+def cache_bytes(out: Path) -> int:
+    return sum(p.stat().st_size for p in (out / ".cache").glob("**/*") if p.is_file())
+
+
+def report(out: Path) -> None:
+    rows = [figures(p) for p in sorted(out.glob("*/*/*.pdf"))]
+    print(f"{'PDF':48} {'bytes':>9} {'faces':>5} {'per face':>9} {'artwork':>8} {'fonts':>7}  fonts: embedded, stored twice")
+    for r in rows:
+        name = r.path.relative_to(out).as_posix()
+        mark = "" if r.per_face <= TARGET_PER_FACE else "  > 60 KB"
+        embedded = "all" if not r.not_embedded else "NOT " + ", ".join(r.not_embedded)
+        print(f"{name:48} {r.size:9} {r.faces:5} {r.per_face:9} {r.face_bytes:8} {r.font_bytes:7}  "
+              f"{r.fonts} font(s), {embedded}, {r.stored_twice} twice{mark}")
+    pdfs, cache = sum(r.size for r in rows), cache_bytes(out)
+    over = [r for r in rows if r.per_face > TARGET_PER_FACE]
+    print(f"\n{len(rows)} PDFs, {pdfs / 1e6:.2f} MB; {len(over)} above {TARGET_PER_FACE // KB} KB per distinct face"
+          f" (largest: {max(r.per_face for r in rows) // KB} KB per face)")
+    print(f"fonts: {sum(r.fonts for r in rows)} in all, {sum(len(r.not_embedded) for r in rows)} not embedded, "
+          f"{sum(r.stored_twice for r in rows)} programs or glyphs stored twice within a document")
+    print(f"cache: {cache / 1e6:.2f} MB beside {pdfs / 1e6:.2f} MB of PDFs ({cache / pdfs:.0%})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="read this build's output folder instead of building")
+    args = parser.parse_args()
+    if args.out:
+        report(args.out)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "cardgen", "build", "--out", tmp], check=True, capture_output=True, cwd=ROOT)
+        report(Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

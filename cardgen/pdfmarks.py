@@ -1,0 +1,288 @@
+"""Marks printed around the artwork: cut ticks and guillotine lines, footers, tile glue
+bands, crosshairs and crop ticks, and the calibration page's scales. Geometry in sheet
+millimetres, drawn on a :class:`~cardgen.pdfcontent.Canvas`. Part of the print stage
+(:mod:`cardgen.pdfwrite`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from .imposition import GridPlan, Polygon, Rect, Segment, Tile
+from .pdfcontent import K, Canvas
+
+Marks = Literal["ticks", "lines", "none"]
+Footer = Callable[[int, int, str], str] | str | None
+
+MARK_WIDTH_PT = 0.3
+"""Cut-mark stroke: thick enough to print on any home printer (hairlines vanish)."""
+
+CUT_LINE_PT = 0.25
+"""Hairline drawn exactly on a shaped piece's cut line: a guide for scissors that never
+strays onto the artwork (it is the line itself)."""
+
+CUT_LINE_GRAY = 0.45
+"""Mid grey: shows on light and dark artwork alike."""
+
+MARK_GAP = 2.0
+"""Distance from the block's bleed edge to the start of a tick mark, mm."""
+
+MARK_LENGTH = 4.5
+"""Length of a tick mark, mm."""
+
+EDGE_KEEP_OUT = 1.0
+"""Nothing reaches closer to the paper edge than this, mm: marks touching the edge look
+cropped and tempt users to print "fit to page", which scales the cards."""
+
+FOOTER_PT = 6.0
+"""Footer font size: legible, small enough for a 5 mm margin."""
+
+TILE_LABEL_PT = FOOTER_PT + 2
+"""Tile labels are read while assembling: a little larger than the footer."""
+
+
+def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: float) -> tuple[float, float, float]:
+    """Start of a tile label's baseline (mm) and the width it may take: inside the printable
+    area below the tile, past the reach of the crop ticks, when the tile leaves room there;
+    else above it; else between the corner ticks (starting 6 mm in, the ticks reach 4 mm)."""
+    size = TILE_LABEL_PT / K
+    reach = CROP_TICK_REACH + 0.5
+    if paper_h - margin - area.bottom >= reach + size:
+        return area.x, area.bottom + reach + 0.8 * size, paper_w - margin - area.x
+    if area.y - margin >= reach + size:
+        return area.x, area.y - reach - 0.2 * size, paper_w - margin - area.x
+    baseline = min(paper_h - EDGE_KEEP_OUT - 0.25 * size, area.bottom + 1.0 + 0.8 * size)
+    return area.x + CROP_TICK_REACH + 2.0, baseline, area.w - 2 * (CROP_TICK_REACH + 2.0)
+
+
+def footer_baseline(plan: GridPlan) -> float | None:
+    """Baseline (mm from top) for the footer below the bottom ticks, or None if no room.
+
+    The footer goes under the tick marks when the bottom margin allows, else as low as
+    the paper allows (bottom ticks then give way; the top ticks still mark every cut).
+    """
+    size = FOOTER_PT / K
+    bottom = plan.block_bleed.bottom
+    ideal = bottom + MARK_GAP + MARK_LENGTH + 1.0 + 0.75 * size
+    lowest = plan.paper_h - EDGE_KEEP_OUT - 0.25 * size
+    baseline = min(ideal, lowest)
+    if baseline - 0.75 * size < bottom + 0.5:
+        return None
+    return baseline
+
+
+def draw_footer(
+    canvas: Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str,
+    size_pt: float = FOOTER_PT, room: float | None = None,
+) -> None:
+    """Footer text starting at x (the block's left edge, clear of registration squares)."""
+    if footer is None or baseline is None:
+        return
+    text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
+    if not text:
+        return
+    room = canvas.w - x - EDGE_KEEP_OUT if room is None else room
+    while len(text) > 4 and canvas.text_width(size_pt, text) > room:   # cut long text rather than overflow
+        text = text[: max(4, int(len(text) * room / canvas.text_width(size_pt, text))) - 2] + "…"
+    canvas.text(x, baseline, size_pt, text)
+
+
+def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
+    """Short marks in the margin on the extension of every trim line, outside the bleed.
+
+    Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards; where the
+    margin is too small for a visible tick (under 1 mm) that side is skipped.
+    """
+    blk = plan.block_bleed
+    floor = plan.paper_h - EDGE_KEEP_OUT
+    if footer_y is not None:
+        floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
+    if plan.layout == "tessellated":
+        canvas.lines(_line_ticks(plan, floor, used), MARK_WIDTH_PT)
+        return
+    top = _span(blk.y - MARK_GAP, -1, EDGE_KEEP_OUT)
+    bottom = _span(blk.bottom + MARK_GAP, +1, floor)
+    left = _span(blk.x - MARK_GAP, -1, EDGE_KEEP_OUT)
+    right = _span(blk.right + MARK_GAP, +1, plan.paper_w - EDGE_KEEP_OUT)
+    segs = [(x, a, x, b) for x in plan.cut_xs for a, b in (top, bottom) if a is not None]
+    segs += [(a, y, b, y) for y in plan.cut_ys for a, b in (left, right) if a is not None]
+    canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
+    """Ticks on both extensions of every slanted cut line, beyond all printed artwork.
+
+    Along the line, the art of every piece (its outline grown by the printed bleed) is
+    measured; a tick starts MARK_GAP past the last of it and runs MARK_LENGTH outwards,
+    stopped before the paper's keep-out and the footer."""
+    slots = plan.slots[: plan.per_sheet if used is None else used]
+    art = [s.bleed_polygon or s.polygon for s in slots if s.polygon]
+    area = Rect(EDGE_KEEP_OUT, EDGE_KEEP_OUT, plan.paper_w - 2 * EDGE_KEEP_OUT, floor - EDGE_KEEP_OUT)
+    segs: list[Segment] = []
+    for x1, y1, x2, y2 in plan.cut_lines(used):
+        length = math.hypot(x2 - x1, y2 - y1)
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        spans = [_line_through(poly, x1, y1, ux, uy) for poly in art]
+        spans = [sp for sp in spans if sp is not None]
+        lo = min([0.0] + [sp[0] for sp in spans])
+        hi = max([length] + [sp[1] for sp in spans])
+        inside = _line_through(_rect_polygon(area), x1, y1, ux, uy)
+        if inside is None:
+            continue
+        for start, direction, limit in ((hi + MARK_GAP, 1, inside[1]), (lo - MARK_GAP, -1, inside[0])):
+            end = start + direction * MARK_LENGTH
+            end = min(end, limit) if direction > 0 else max(end, limit)
+            if (end - start) * direction >= 1.0:
+                segs.append((x1 + ux * start, y1 + uy * start, x1 + ux * end, y1 + uy * end))
+    return segs
+
+
+def _rect_polygon(r: Rect) -> Polygon:
+    return ((r.x, r.y), (r.right, r.y), (r.right, r.bottom), (r.x, r.bottom))
+
+
+def _line_through(poly: Polygon, x: float, y: float, ux: float, uy: float) -> tuple[float, float] | None:
+    """Parameters (along the unit direction from (x, y)) where a line enters and leaves a
+    convex polygon, or None if it misses it."""
+    lo, hi = -math.inf, math.inf
+    n = len(poly)
+    cx, cy = sum(p[0] for p in poly) / n, sum(p[1] for p in poly) / n
+    for k in range(n):
+        (ax, ay), (bx, by) = poly[k], poly[(k + 1) % n]
+        nx, ny = by - ay, -(bx - ax)                 # a normal of the edge...
+        if (cx - ax) * nx + (cy - ay) * ny > 0:
+            nx, ny = -nx, -ny                        # ...pointing outwards
+        denom = ux * nx + uy * ny
+        dist = (ax - x) * nx + (ay - y) * ny         # inside where (p − a)·n <= 0
+        if abs(denom) < 1e-12:
+            if dist < 0:
+                return None
+            continue
+        t = dist / denom
+        if denom > 0:
+            hi = min(hi, t)
+        else:
+            lo = max(lo, t)
+    return (lo, hi) if lo <= hi else None
+
+
+def _span(start: float, direction: int, limit: float) -> tuple[float, float] | tuple[None, None]:
+    """A tick from `start` running MARK_LENGTH in `direction`, stopped at `limit`."""
+    end = start + direction * MARK_LENGTH
+    end = max(end, limit) if direction < 0 else min(end, limit)
+    if (end - start) * direction < 1.0:
+        return (None, None)
+    return (start, end)
+
+
+def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
+    """Full-length guillotine lines through every trim line, drawn before the artwork
+    (tessellated pieces: their cut lines, run on to the ticks' reach)."""
+    bottom = plan.paper_h - EDGE_KEEP_OUT
+    if footer_y is not None:
+        bottom = footer_y - 0.75 * FOOTER_PT / K - 0.5
+    if plan.layout == "tessellated":
+        canvas.lines(plan.cut_lines(used), MARK_WIDTH_PT)
+        return
+    segs = [(x, EDGE_KEEP_OUT, x, bottom) for x in plan.cut_xs]
+    segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in plan.cut_ys]
+    canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def draw_glue_band(canvas: Canvas, band: Rect, *, vertical: bool, words: str = "glue here") -> None:
+    canvas.dashed_rect(band, MARK_WIDTH_PT)
+    size = FOOTER_PT + 1
+    half = canvas.text_width(size, words) / 2
+    if vertical:
+        canvas.text(band.x + band.w / 2 + 0.35 * size / K, band.y + band.h / 2 + half, size, words, vertical=True)
+    else:
+        canvas.text(band.x + band.w / 2 - half, band.y + band.h / 2 + 0.35 * size / K, size, words)
+
+
+def tile_crosshairs(tile: Tile, tiles: Sequence[Tile]) -> list[tuple[float, float]]:
+    """Sheet positions of alignment crosshairs this tile shares with its neighbours.
+
+    Crosshairs sit in the middle of each overlap strip, a quarter and three quarters
+    along it, and are drawn on both tiles of the pair so they can be laid over each other.
+    """
+    points: list[tuple[float, float]] = []
+    for other in tiles:
+        for band in (other.glue_right, other.glue_below):
+            if band is None or not tile.region.overlaps(band):
+                continue
+            if band is other.glue_right:
+                points += [(band.x + band.w / 2, band.y + band.h * f) for f in (0.25, 0.75)]
+            else:
+                points += [(band.x + band.w * f, band.y + band.h / 2) for f in (0.25, 0.75)]
+    return [p for p in points if _inside(tile.region, *p)]
+
+
+def _inside(r: Rect, x: float, y: float) -> bool:
+    return r.x <= x <= r.right and r.y <= y <= r.bottom
+
+
+def draw_crosshair(canvas: Canvas, x: float, y: float, arm: float, with_halo: bool = True) -> None:
+    """A + with a small circle; a white halo keeps it visible on dark artwork."""
+    segs = [(x - arm, y, x + arm, y), (x, y - arm, x, y + arm)]
+    if with_halo:
+        canvas.lines(segs, MARK_WIDTH_PT * 3, gray=1.0)
+    canvas.lines(segs, MARK_WIDTH_PT)
+
+
+CROP_TICK_REACH = 4.0
+"""How far a tile's corner crop ticks reach out from its printed area, mm."""
+
+
+def draw_crop_ticks(canvas: Canvas, area: Rect) -> None:
+    """Corner ticks in the margin marking the printed area's edges (where to trim)."""
+    segs = []
+    lo, reach = EDGE_KEEP_OUT, CROP_TICK_REACH
+    for x in (area.x, area.right):
+        for y0, y1 in (
+            (area.y - 1.0, max(area.y - reach, lo)),
+            (area.bottom + 1.0, min(area.bottom + reach, canvas.h - lo)),
+        ):
+            if abs(y1 - y0) >= 1.0:
+                segs.append((x, y0, x, y1))
+    for y in (area.y, area.bottom):
+        for x0, x1 in (
+            (area.x - 1.0, max(area.x - reach, lo)),
+            (area.right + 1.0, min(area.right + reach, canvas.w - lo)),
+        ):
+            if abs(x1 - x0) >= 1.0:
+                segs.append((x0, y, x1, y))
+    canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def draw_vernier(canvas: Canvas, x: float, y: float, sign_x: float, sign_y: float) -> None:
+    """Scales of ±6 mm through (x, y), labelled with the back offset that centres the back."""
+    span = 6
+    segs = [(x - span, y, x + span, y), (x, y - span, x, y + span)]
+    for t in range(-span, span + 1):
+        tick = 2.0 if t % 5 == 0 else 1.2
+        segs.append((x + t, y, x + t, y - tick))
+        segs.append((x, y + t, x + tick, y + t))
+    canvas.lines(segs, 0.25)
+    # Ticks point up and right, so labels go below and to the left, clear of the lines.
+    for t in range(-span, span + 1, 2):
+        if t == 0:
+            continue
+        canvas.text(x + t - 0.9, y + 2.2, 4, f"{sign_x * t:+.0f}")
+        if t != 2:  # would sit on the horizontal scale's "-2"; the tick still reads fine
+            canvas.text(x - 3.2, y + t + 0.5, 4, f"{sign_y * t:+.0f}")
+    canvas.text(x + span + 1.0, y + 0.5, 5, "X")
+    canvas.text(x - 0.7, y + span + 2.4, 5, "Y")
+
+
+def draw_scale_bar(canvas: Canvas, x: float, y: float) -> None:
+    """A 100 mm bar with millimetre ticks: measure it to confirm 100 % printing."""
+    segs = [(x, y, x + 100, y)]
+    for t in range(101):
+        tick = 4.0 if t % 10 == 0 else (2.5 if t % 5 == 0 else 1.5)
+        segs.append((x + t, y, x + t, y - tick))
+    canvas.lines(segs, 0.3)
+    for t in range(0, 101, 10):
+        canvas.text(x + t - 1.2, y - 5.0, 5, str(t))
+    canvas.text(x + 102, y, 6, "100 mm")
