@@ -75,6 +75,16 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     if langs and not render:
         raise InputError("languages to render were given, but rendering is off", None,
                          "drop --no-render (render=False) or the languages")
+    from .cache import cache_file
+    from .checkfaces import shared_faces
+
+    with shared_faces(cache_file(cache) if cache is not None and render else None):
+        return _checked(games, render, langs, strict, cache)
+
+
+def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:
+    """:func:`check`, within one set of shared faces: the rules first, then the render pass
+    of each game whose rules pass."""
     report = Report(games=[g.id for g in games])
     for game in games:
         findings, proofs, choices = check_records(game)
@@ -83,13 +93,12 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
         report.choices.extend(choices)
         report.assumptions.extend((game.id, a.id, a.text, a.location) for a in game.assumptions)
     if render:
-        from .rendercheck import render_game
+        from .rendercheck import render_games
 
         broken = {f.game for f in report.findings if f.severity == "error"}
-        for game in games:
-            if game.id in broken:   # as a build, which refuses to render a deck whose rules fail
-                continue
-            found, rendered, render_proofs = render_game(game, langs, strict, cache)
+        # as a build, which refuses to render a deck whose rules fail
+        passed = [game for game in games if game.id not in broken]
+        for found, rendered, render_proofs in render_games(passed, langs, strict, cache):
             report.extend(found)
             report.rendered.extend(rendered)
             report.proofs.extend(render_proofs)
