@@ -91,9 +91,10 @@ def _cores() -> set[int]:
 
 
 def _can_fork() -> bool:
+    """Fork is available, and this process may start one (a daemonic worker may not)."""
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods()
+    return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
 
 
 def _sides_to_render(game: Game, langs: list[str]) -> int:
