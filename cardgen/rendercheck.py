@@ -122,8 +122,18 @@ def _render_in_two(games: list[Game], order: list[int], langs: list[str], strict
                 return
             yield order[n]
 
-    def work() -> None:   # in the worker: results only, each game's or none (rendered again above)
-        writer.send(_render_each(games, next_games(), langs, strict, cache_root))
+    def work() -> None:
+        """In the worker: results only. Whatever else goes wrong there (a bug, results that
+        cannot be sent) sends none: the games it took are rendered again here, where an error
+        shows as it would in one process."""
+        try:
+            done = _render_each(games, next_games(), langs, strict, cache_root)
+        except BaseException:
+            done = {}
+        try:
+            writer.send(done)
+        except Exception:
+            writer.send({})
 
     worker = context.Process(target=work, daemon=True)
     worker.start()
@@ -157,7 +167,7 @@ def _render_each(games: list[Game], indices: Iterable[int], langs: list[str], st
 
 
 def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
-                cache_root: Path | None = None) -> tuple[list[Finding], list[Rendered], list[Proof]]:
+                cache_root: Path | None = None) -> GameResult:
     """Render and draw every face of ``game`` in English and ``langs``.
 
     Raises the build's own :class:`~cardgen.errors.CardgenError` for the first face a build

@@ -143,3 +143,22 @@ def test_of_two_broken_games_rendered_apart_the_first_ones_error_is_raised(two_c
         cardgen.check(games, cache=None)
     assert two_cores == [[1, 0]]
     assert "ZeroDivisionError" in info.value.message and info.value.location.file.endswith("card-front.svg.j2")
+
+
+def test_games_a_failing_worker_took_are_rendered_here_without_a_traceback(two_cores, monkeypatch, capfd):
+    import os
+
+    games = [cardgen.load_game(g) for g in ("tutti-quantum", "qcd")]
+    alone = cardgen.check(games, cache=None)
+    here, original = os.getpid(), rendercheck.render_game
+
+    def failing_in_the_worker(*args, **kwargs):
+        if os.getpid() != here:
+            raise RuntimeError("a bug in the worker")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(rendercheck, "render_game", failing_in_the_worker)
+    capfd.readouterr()
+    shared = cardgen.check(games, cache=None)
+    assert two_cores == [[1, 0], [1, 0]] and report_data(shared) == report_data(alone)
+    assert "Traceback" not in capfd.readouterr().err
