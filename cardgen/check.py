@@ -69,16 +69,24 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     findings. ``render=False`` runs the rules alone, in milliseconds (what ``cardgen build``
     does before it renders anyway). ``cache``: a build cache folder (``OUT/.cache``): its
     compiled templates are reused, faces a build cached are taken from it, and which faces
-    drew without error is kept there for the next check; no PDF is ever written."""
+    drew without error and what each template prints are kept there for the next check (with
+    ``render=False`` the cache is not touched); no PDF is ever written.
+
+    Within one check every face is rendered at most once, by whichever part reads it first —
+    a rule reading what a card prints, or the render pass (:mod:`cardgen.checkfaces`)."""
     games = [games] if isinstance(games, Game) else list(games)
     langs = list(langs)
     if langs and not render:
         raise InputError("languages to render were given, but rendering is off", None,
                          "drop --no-render (render=False) or the languages")
-    from .cache import cache_file
     from .checkfaces import shared_faces
 
-    with shared_faces(cache_file(cache) if cache is not None and render else None):
+    db = None
+    if cache is not None and render:
+        from .cache import cache_file
+
+        db = cache_file(cache)
+    with shared_faces(db):
         return _checked(games, render, langs, strict, cache)
 
 
