@@ -109,6 +109,7 @@ def _render_in_two(games: list[Game], order: list[int], langs: list[str], strict
     taking the next game from a shared counter; the results of the games that rendered."""
     import multiprocessing
 
+    _before_fork(cache_root)
     context = multiprocessing.get_context("fork")
     taken = context.Value("i", 0)
     reader, writer = context.Pipe(duplex=False)
@@ -151,6 +152,20 @@ def _render_in_two(games: list[Game], order: list[int], langs: list[str], strict
             worker.join()
         reader.close()
     return {**theirs, **mine}
+
+
+def _before_fork(cache_root: Path | None) -> None:
+    """Do once, before forking, what both processes would otherwise each do: import the
+    drawing libraries and, with a cache, digest cardgen's own files and the drawing code,
+    which every cache key and drawing verdict includes (a check after a build takes most
+    faces from the cache, and this was most of its worker's time)."""
+    from . import draw
+
+    if cache_root is not None:
+        from .cache import code_digest
+
+        code_digest()
+        draw.drawing_fingerprint()
 
 
 def _render_each(games: list[Game], indices: Iterable[int], langs: list[str], strict: bool,
