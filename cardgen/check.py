@@ -69,12 +69,30 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     findings. ``render=False`` runs the rules alone, in milliseconds (what ``cardgen build``
     does before it renders anyway). ``cache``: a build cache folder (``OUT/.cache``): its
     compiled templates are reused, faces a build cached are taken from it, and which faces
-    drew without error is kept there for the next check; no PDF is ever written."""
+    drew without error and what each template prints are kept there for the next check (with
+    ``render=False`` the cache is not touched); no PDF is ever written.
+
+    Within one check every face is rendered at most once, by whichever part reads it first —
+    a rule reading what a card prints, or the render pass (:mod:`cardgen.checkfaces`)."""
     games = [games] if isinstance(games, Game) else list(games)
     langs = list(langs)
     if langs and not render:
         raise InputError("languages to render were given, but rendering is off", None,
                          "drop --no-render (render=False) or the languages")
+    from .checkfaces import shared_faces
+
+    db = None
+    if cache is not None and render:
+        from .cache import cache_file
+
+        db = cache_file(cache)
+    with shared_faces(db):
+        return _checked(games, render, langs, strict, cache)
+
+
+def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:
+    """:func:`check`, within one set of shared faces: the rules first, then the render pass
+    of each game whose rules pass."""
     report = Report(games=[g.id for g in games])
     for game in games:
         findings, proofs, choices = check_records(game)
@@ -83,13 +101,12 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
         report.choices.extend(choices)
         report.assumptions.extend((game.id, a.id, a.text, a.location) for a in game.assumptions)
     if render:
-        from .rendercheck import render_game
+        from .rendercheck import render_games
 
         broken = {f.game for f in report.findings if f.severity == "error"}
-        for game in games:
-            if game.id in broken:   # as a build, which refuses to render a deck whose rules fail
-                continue
-            found, rendered, render_proofs = render_game(game, langs, strict, cache)
+        # as a build, which refuses to render a deck whose rules fail
+        passed = [game for game in games if game.id not in broken]
+        for found, rendered, render_proofs in render_games(passed, langs, strict, cache):
             report.extend(found)
             report.rendered.extend(rendered)
             report.proofs.extend(render_proofs)

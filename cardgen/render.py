@@ -39,6 +39,7 @@ from markupsafe import Markup, escape
 from ._callable import make_callable
 from . import format as fmt
 from . import images
+from . import templatetrees
 from .artwork import TEMPLATE_HELPERS
 from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
 from .errors import CardgenError, Location, display_path
@@ -266,8 +267,12 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
 
 class _Environment(BudgetedEnvironment):
-    """The sandbox, noting the Python source it compiles each template from, for
+    """The sandbox, parsing each template source once per process (:mod:`cardgen.templatetrees`)
+    and noting the Python source it compiles each template from, for
     :class:`CompiledTemplates` to keep (``_compile`` is Jinja's documented hook for this)."""
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
+        return templatetrees.parse(self, source, name, filename)   # the checker's rules read the same trees
 
     def _compile(self, source: str, filename: str) -> CodeType:
         code = super()._compile(source, filename)

@@ -15,16 +15,18 @@ what it established a :class:`~cardgen.proof.Proof` for the report.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import i18n
-from .errors import Finding
+from .checkfaces import GameFaces, Wrap, faces_of
+from .errors import CardgenError, Finding
 from .fitcheck import rendering_findings
 from .model import Card, Component, Game
 from .proof import Proof
-from .render import Renderer
+from .render import Face, Renderer
 
 if TYPE_CHECKING:
     from .cache import CachedFace
@@ -58,68 +60,232 @@ def wanted_languages(game: Game, langs: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([i18n.SOURCE_LANG, *asked]))
 
 
+GameResult = tuple[list[Finding], list[Rendered], list[Proof]]
+
+
+def render_games(games: list[Game], langs: Iterable[str] = (), strict: bool = False,
+                 cache_root: Path | None = None) -> list[GameResult]:
+    """:func:`render_game` for each of ``games``, results in their order.
+
+    Rendering and drawing are most of a check's time and each game's are independent, so
+    with two games or more and a second core a forked worker takes games too (the larger
+    first, from one shared counter) while this process renders the others. It hands back
+    only results; a game it could not render is rendered again here, in order, so the
+    error raised is the one a check of one game after the other raises."""
+    langs = list(langs)
+    if len(games) < 2 or len(_cores()) < 2 or not _can_fork():
+        return [render_game(g, langs, strict, cache_root) for g in games]
+    order = sorted(range(len(games)), key=lambda i: -_sides_to_render(games[i], langs))
+    outcomes = _render_in_two(games, order, langs, strict, cache_root)
+    results: list[GameResult] = []
+    for i, game in enumerate(games):
+        outcome = outcomes.get(i)
+        if outcome is None:   # failed (or the worker did not answer): again here, raising what failed
+            outcome = render_game(game, langs, strict, cache_root)
+        results.append(outcome)
+    return results
+
+
+def _cores() -> set[int]:
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+
+
+def _can_fork() -> bool:
+    """Fork is available, and this process may start one (a daemonic worker may not)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
+
+
+def _sides_to_render(game: Game, langs: list[str]) -> int:
+    """How much rendering a game is: its cards' sides, in every language asked for."""
+    sides = sum(len(c.cards) * len(_sides(c)) for c in game.components.values())
+    return sides * len(wanted_languages(game, langs))
+
+
+def _render_in_two(games: list[Game], order: list[int], langs: list[str], strict: bool,
+                   cache_root: Path | None) -> dict[int, GameResult]:
+    """Render ``games`` (by index, in ``order``) in this process and one forked worker, each
+    taking the next game from a shared counter; the results of the games that rendered."""
+    import multiprocessing
+
+    _before_fork(cache_root)
+    context = multiprocessing.get_context("fork")
+    taken = context.Value("i", 0)
+    reader, writer = context.Pipe(duplex=False)
+
+    def next_games():
+        while True:
+            with taken.get_lock():
+                n = taken.value
+                taken.value += 1
+            if n >= len(order):
+                return
+            yield order[n]
+
+    def work() -> None:
+        """In the worker: results only. Whatever else goes wrong there (a bug, results that
+        cannot be sent) sends none: the games it took are rendered again here, where an error
+        shows as it would in one process."""
+        try:
+            done = _render_each(games, next_games(), langs, strict, cache_root)
+        except BaseException:
+            done = {}
+        try:
+            writer.send(done)
+        except Exception:
+            writer.send({})
+
+    worker = context.Process(target=work, daemon=True)
+    worker.start()
+    writer.close()
+    try:
+        mine = _render_each(games, next_games(), langs, strict, cache_root)
+        try:
+            theirs = reader.recv()
+        except (EOFError, OSError):
+            theirs = {}
+        worker.join()
+    finally:
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
+        reader.close()
+    return {**theirs, **mine}
+
+
+def _before_fork(cache_root: Path | None) -> None:
+    """Do once, before forking, what both processes would otherwise each do: import the
+    drawing libraries and, with a cache, digest cardgen's own files and the drawing code,
+    which every cache key and drawing verdict includes (a check after a build takes most
+    faces from the cache, and this was most of its worker's time)."""
+    from . import draw
+
+    if cache_root is not None:
+        from .cache import code_digest
+
+        code_digest()
+        draw.drawing_fingerprint()
+
+
+def _render_each(games: list[Game], indices: Iterable[int], langs: list[str], strict: bool,
+                 cache_root: Path | None) -> dict[int, GameResult]:
+    """The games (by index) whose render pass passed, with their results; one that raised
+    the build's error is left out (it is rendered again in order, to raise it there)."""
+    done: dict[int, GameResult] = {}
+    for i in indices:
+        try:
+            done[i] = render_game(games[i], langs, strict, cache_root)
+        except CardgenError:
+            continue
+    return done
+
+
 def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
-                cache_root: Path | None = None) -> tuple[list[Finding], list[Rendered], list[Proof]]:
+                cache_root: Path | None = None) -> GameResult:
     """Render and draw every face of ``game`` in English and ``langs``.
 
     Raises the build's own :class:`~cardgen.errors.CardgenError` for the first face a build
     would fail on; otherwise returns the findings rendering reported, what was rendered and
-    one proof per language. ``cache_root``: a build cache folder (``OUT/.cache``). Its
-    compiled templates are reused, as a build does; and a face the build cache holds is one a
-    build rendered and drew from these very inputs (its key covers them), so it is taken as
-    the build takes it, with what rendering it reported, instead of being rendered again —
-    except where a comparison of line wraps between languages needs it rendered."""
+    one proof per language. Faces come from the check's shared set
+    (:func:`cardgen.checkfaces.faces_of`): one a rule already rendered is not rendered again.
+    ``cache_root``: a build cache folder (``OUT/.cache``). Its compiled templates are
+    reused, as a build does; and a face the build cache holds is one a build rendered and
+    drew from these very inputs (its key covers them), so it is taken as the build takes it,
+    with what rendering it reported, instead of being rendered again — except where a
+    comparison of line wraps between languages needs it rendered."""
     from .cache import cache_file
-    from .draw import check_drawable  # here: cairo is needed only when faces are drawn
 
     db = cache_file(cache_root) if cache_root is not None else None
+    drawing = _Drawing(db)
     findings: list[Finding] = []
     rendered: list[Rendered] = []
     proofs: list[Proof] = []
-    verdicts = _DrawnFaces(db) if db is not None else None
-    drawn: set[str] = set()
-    english_wraps: list[tuple[str, str, str, str, int]] = []
+    english_wraps: list[Wrap] = []
     wanted = wanted_languages(game, langs)
     for lang in wanted:
-        tr = i18n.translator(game, lang)
-        renderer = Renderer(game, lang, translate=tr, wraps=[], bytecode_db=db)
+        faces = faces_of(game, lang, db)
         built = _BuiltFaces(game, lang, cache_root) if db is not None and db.is_file() and len(wanted) == 1 else None
-        faces, keys, reused = 0, set(), 0
-        for comp in game.components.values():
-            for card in comp.cards:
-                for side in _sides(comp):
-                    faces += 1
-                    hit = built.get(comp, card, side) if built is not None else None
-                    if hit is not None:
-                        reused += 1
-                        keys.add(hit.svg_key)
-                        drawn.add(hit.svg_key)
-                        renderer.issues.extend(hit.issues)
-                        if tr is not None:
-                            tr.missing.update(hit.missing)
-                        continue
-                    face = renderer.face(comp, card, side)
-                    keys.add(face.key)
-                    if face.key not in drawn:
-                        if verdicts is None or not verdicts.known(face.key):
-                            check_drawable(face)
-                        drawn.add(face.key)
+        count, keys, reused = _render_language(game, faces, built, drawing)
+        renderer = faces.renderer
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(renderer.wraps or [])
         if lang != i18n.SOURCE_LANG or langs:
-            # languages asked for by name: their rule sheet and answer key are fit-checked too
-            # (translations run longer; the English sheets are checked by every build)
-            from . import sheets
-
-            for kind in sheets.SHEETS:
-                sheets.sheet_faces(game, kind, renderer)
-        found = rendering_findings(game, renderer, tr, english_wraps, strict)
+            _fit_sheets(game, renderer)
+        found = rendering_findings(game, renderer, faces.translator, english_wraps, strict)
         findings.extend(found)
-        rendered.append(Rendered(game.id, lang, faces, len(keys), reused))
-        proofs.append(Proof(RULE, claim(lang, faces, len(keys), reused, found), faces, game.id, game.location))
-    if verdicts is not None:
-        verdicts.remember(drawn)
+        rendered.append(Rendered(game.id, lang, count, len(keys), reused))
+        proofs.append(Proof(RULE, claim(lang, count, len(keys), reused, found), count, game.id, game.location))
+    drawing.remember()
     return findings, rendered, proofs
+
+
+def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None,
+                     drawing: _Drawing) -> tuple[int, set[str], int]:
+    """Every side of every distinct card of ``game`` in the build's order: taken from the
+    build cache where ``built`` holds it, else rendered (or handed over, if a rule rendered
+    it) and drawn. Returns the sides, the different faces among them and how many came from
+    the build cache."""
+    count, keys, reused = 0, set(), 0
+    for comp in game.components.values():
+        for card in comp.cards:
+            for side in _sides(comp):
+                count += 1
+                hit = built.get(comp, card, side) if built is not None else None
+                if hit is not None:
+                    reused += 1
+                    keys.add(hit.svg_key)
+                    drawing.proven(hit.svg_key)
+                    _report_cached(faces, hit)
+                    continue
+                face = faces.take(comp, card, side)
+                keys.add(face.key)
+                drawing.draw(face)
+    return count, keys, reused
+
+
+def _report_cached(faces: GameFaces, hit: CachedFace) -> None:
+    """What rendering a face the build cache holds reported, reported again, as a render would."""
+    faces.renderer.issues.extend(hit.issues)
+    if faces.translator is not None:
+        faces.translator.missing.update(hit.missing)
+
+
+def _fit_sheets(game: Game, renderer: Renderer) -> None:
+    """Languages asked for by name: their rule sheet and answer key are fit-checked too
+    (translations run longer; the English sheets are checked by every build)."""
+    from . import sheets
+
+    for kind in sheets.SHEETS:
+        sheets.sheet_faces(game, kind, renderer)
+
+
+class _Drawing:
+    """Draws each different face once, as print draws it; with a cache file, faces an
+    earlier check drew (:class:`_DrawnFaces`) are not drawn again, and the faces drawn or
+    proven now are kept there for the next check."""
+
+    def __init__(self, db: Path | None) -> None:
+        self._verdicts = _DrawnFaces(db) if db is not None else None
+        self._drawn: set[str] = set()
+
+    def draw(self, face: Face) -> None:
+        """Raise the build's error if ``face`` cannot be drawn (once per different face)."""
+        from .draw import check_drawable  # here: cairo is needed only when faces are drawn
+
+        if face.key in self._drawn:
+            return
+        if self._verdicts is None or not self._verdicts.known(face.key):
+            check_drawable(face)
+        self._drawn.add(face.key)
+
+    def proven(self, face_key: str) -> None:
+        """A face a build drew (it is in the build cache): drawable, without drawing it."""
+        self._drawn.add(face_key)
+
+    def remember(self) -> None:
+        if self._verdicts is not None:
+            self._verdicts.remember(self._drawn)
 
 
 class _DrawnFaces:

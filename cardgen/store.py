@@ -46,8 +46,9 @@ except ImportError:  # pragma: no cover - platforms without ISA-L
     LEVEL = 6
 
 #: The kinds of entry, one table each (their bytes live in ``blobs``; "drawn": faces
-#: ``cardgen check`` drew without error, with no bytes).
-KINDS = ("faces", "templates", "drawn")
+#: ``cardgen check`` drew without error, with no bytes; "template_facts": what the
+#: ``pdg-values`` rule read from a template source).
+KINDS = ("faces", "templates", "drawn", "template_facts")
 #: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
 SCHEMA = 4
 #: Errors saying the file is no usable database: it is replaced by an empty one.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterator
+from typing import Generator, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError
-from ..model import Game
+from ..model import Component, Game
 from ..proof import Proof
+from ..yamlsrc import YMap
 from . import declared
 from .common import card_key, component_param, particle_field, typed_field
 
@@ -20,6 +21,25 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """``total`` cards in the component and, with ``by`` + ``counts``, the split by a card field
     (``by: line``) or a particle property (``by: particle.category``)."""
     comp = component_param(game, params)
+    total, by, counts = _deck_size_params(params)
+    total_ok = total is None or comp.total == total
+    if not total_ok:
+        where = params.map.where("total")
+        yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
+                      comp.location, f"adjust the card counts so they add up to {total}, or, if the new size is "
+                      f"intended, change 'total: {total}' on line {where.line} of {Path(where.file).name}", game.id)
+    split_ok = True
+    if by is not None and counts is not None:
+        split_ok = yield from _split_findings(game, comp, by, counts, params)
+    if total_ok and split_ok and (total is not None or by is not None):
+        split = "".join(f", {n} {key}" for key, n in counts.items()) if by is not None and counts else ""
+        kind = comp.kind if comp.total == 1 else f"{comp.kind}s"
+        yield Proof("deck-size", f"{comp.id}: {comp.total} {kind}{split}, as declared", comp.total, game.id,
+                    params.loc)
+
+
+def _deck_size_params(params: S.Fields) -> tuple[int | None, str | None, YMap | None]:
+    """deck-size's ``total``, ``by`` (a field name) and ``counts`` (given with ``by`` or not at all)."""
     total = params.get("total", S.integer(1), None)
     by = params.get("by", S.text, None)
     if by is not None and not re.fullmatch(r"[A-Za-z0-9_+\-~.]+", by):
@@ -28,37 +48,33 @@ def deck_size(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     counts = params.get("counts", S.mapping, None)
     if (by is None) != (counts is None):
         raise InputError("'by' and 'counts' go together", params.loc, "give both or neither")
-    total_ok = total is None or comp.total == total
-    if not total_ok:
-        yield Finding("deck-size", f"component '{comp.id}' has {comp.total} cards, the game needs {total}",
-                      comp.location, f"adjust the card counts so they add up to {total}, or, if the new size is "
-                      f"intended, change 'total: {total}' on line {params.map.where('total').line} of "
-                      f"{Path(params.map.where('total').file).name}", game.id)
+    return total, by, counts
+
+
+def _split_findings(game: Game, comp: Component, by: str, counts: YMap,
+                    params: S.Fields) -> Generator[Finding, None, bool]:
+    """The cards counted by ``by`` against ``counts``: a finding for each value whose count
+    differs; returns whether all agreed."""
+    head = by.partition(".")[0]
+    if head not in comp.fields:
+        raise InputError(f"component '{comp.id}' has no field '{head}'", params.map.where("by"),
+                         f"use one of: {', '.join(comp.fields)}")
+    actual: Counter[str] = Counter()
+    for card in comp.cards:
+        actual[str(card_key(card, by))] += card.count
     split_ok = True
-    if by is not None and counts is not None:
-        head = by.partition(".")[0]
-        if head not in comp.fields:
-            raise InputError(f"component '{comp.id}' has no field '{head}'", params.map.where("by"),
-                             f"use one of: {', '.join(comp.fields)}")
-        actual: Counter[str] = Counter()
-        for card in comp.cards:
-            actual[str(card_key(card, by))] += card.count
-        for key in sorted(set(actual) | set(counts)):
-            want = counts.get(key, 0)
-            if not isinstance(want, int) or isinstance(want, bool) or want < 0:
-                raise InputError(f"count for '{S.shown(key)}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
-            if actual[key] != want:
-                split_ok = False
-                where = counts.where(key) if key in counts else params.map.where("counts")
-                yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
-                              f"the game needs {want}", counts.where(key) if key in counts else comp.location,
-                              f"make the cards with {by} = {key} add up to {want}, or, if intended, change "
-                              f"'{key}: {want}' in the counts on line {where.line} of {Path(where.file).name}", game.id)
-    if total_ok and split_ok and (total is not None or by is not None):
-        split = "".join(f", {n} {key}" for key, n in counts.items()) if by is not None and counts else ""
-        kind = comp.kind if comp.total == 1 else f"{comp.kind}s"
-        yield Proof("deck-size", f"{comp.id}: {comp.total} {kind}{split}, as declared", comp.total, game.id,
-                    params.loc)
+    for key in sorted(set(actual) | set(counts)):
+        want = counts.get(key, 0)
+        if not isinstance(want, int) or isinstance(want, bool) or want < 0:
+            raise InputError(f"count for '{S.shown(key)}' must be a whole number ≥ 0", counts.where(key), "write e.g. 13")
+        if actual[key] != want:
+            split_ok = False
+            where = counts.where(key) if key in counts else params.map.where("counts")
+            yield Finding("deck-size", f"component '{comp.id}' has {actual[key]} card(s) with {by} = {key}, "
+                          f"the game needs {want}", counts.where(key) if key in counts else comp.location,
+                          f"make the cards with {by} = {key} add up to {want}, or, if intended, change "
+                          f"'{key}: {want}' in the counts on line {where.line} of {Path(where.file).name}", game.id)
+    return split_ok
 
 
 @declared("antiparticles-present")

@@ -24,16 +24,18 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
-from typing import Iterator
+from typing import Generator, Iterable, Iterator
 
 from .. import format as fmt
 from .. import pdg
 from .. import schema as S
 from ..errors import CardgenError, Finding, Location
-from ..model import Card, Component, Game
-from ..particles import Particle, design_choice
+from ..model import Card, Component, Game, Table
+from ..particles import Design, Particle, design_choice
+from ..pdg import PDGParticle
 from ..proof import Choice, Proof
 from ..tables import Record
 from . import declared
@@ -54,16 +56,17 @@ def _mev(value: float) -> str:
 
 def printed_text(game: Game, comp: Component, cards: list[Card], field: str) -> dict[str, str | None]:
     """What each card's front prints in the text field ``field`` (None: no such text), read
-    from the face rendered in memory; a card whose face cannot be rendered is left out (the
-    build and the template checks report why)."""
-    from ..render import Renderer  # rendering is needed only by checks that read printed text
+    from the face the build renders, rendered once for the whole check
+    (:mod:`cardgen.checkfaces`); a card whose face cannot be rendered is left out (the build
+    and the template checks report why)."""
+    from ..checkfaces import faces_of  # rendering is needed only by checks that read printed text
 
-    renderer = Renderer(game)
+    faces = faces_of(game)
     pattern = re.compile(r'<g aria-label="([^"]*)" data-field="' + re.escape(html.escape(field)) + '"')
     out: dict[str, str | None] = {}
     for card in cards:
         try:
-            body = renderer.face(comp, card).body
+            body = faces.face(comp, card).body
         except CardgenError:
             continue
         found = pattern.search(body)
@@ -71,142 +74,233 @@ def printed_text(game: Game, comp: Component, cards: list[Card], field: str) -> 
     return out
 
 
+@dataclass(frozen=True)
+class _Setup:
+    """The check's parameters, read and checked: the records table and the fields it uses."""
+
+    game: Game
+    table: Table
+    comp: Component
+    card_field: str
+    energy: str
+    members: str
+    rulebook: str | None
+    deviation: str | None
+    ratio: float
+    design: Design | None
+    printed_field: str | None
+
+    @property
+    def rows(self) -> list[Record]:
+        return list(self.table.rows)
+
+    @staticmethod
+    def where(row: Record, key: str) -> Location:
+        return row.where.get(key, row.location)
+
+    def finding(self, message: str, where: Location, fix: str) -> Finding:
+        return Finding(RULE, message, where, fix, self.game.id)
+
+
+#: What each particle prints: the first row naming it, and that row's energy.
+Printed = dict[str, tuple[Record, float]]
+#: One energy per flavour (by PDG id): the quark's, else its antiquark's, with the row giving it.
+Flavours = dict[int, tuple[Particle, Record, float]]
+
+
+def _setup(game: Game, params: S.Fields) -> _Setup:
+    table = table_param(game, params, ("records",))
+    comp = component_param(game, params)
+    return _Setup(
+        game, table, comp, particle_field(comp, params),
+        energy=_row_field(table, params, "energy", "energy_mev", ("int", "number")),
+        members=_row_field(table, params, "particles", "particles", ("list:particle",)),
+        rulebook=_row_field(table, params, "rulebook", "rulebook_mev", ("int", "number"), required=False),
+        deviation=_row_field(table, params, "deviation", "deviation", ("text",), required=False),
+        ratio=params.get("strict_ratio", S.number(minimum=1), 3),
+        design=params.get("design", design_choice, None),
+        printed_field=params.get("printed", S.ident, None))
+
+
 @declared(RULE)
 def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Quark flavours' energies: present for every card, the same for a quark and its antiquark,
     in PDG's mass order, at least PDG's mass, and the rulebook's unless a deviation is declared."""
-    table = table_param(game, params, ("records",))
-    comp = component_param(game, params)
-    card_field = particle_field(comp, params)
-    energy = _row_field(table, params, "energy", "energy_mev", ("int", "number"))
-    members = _row_field(table, params, "particles", "particles", ("list:particle",))
-    rulebook = _row_field(table, params, "rulebook", "rulebook_mev", ("int", "number"), required=False)
-    deviation = _row_field(table, params, "deviation", "deviation", ("text",), required=False)
-    ratio = params.get("strict_ratio", S.number(minimum=1), 3)
-    design = params.get("design", design_choice, None)
-    printed_field = params.get("printed", S.ident, None)
-    rows: list[Record] = list(table.rows)
+    s = _setup(game, params)
+    printed = yield from _first_rows(s)
+    quark_cards = yield from _shown_quarks(s, printed)
+    verdict = _Verdict()
+    yield from verdict.judge(_printed_numbers(s, printed))
+    yield from verdict.judge(_antiquarks(s, printed))
+    flavours = _flavours(game, printed)
+    refs = {f: pdg.lookup(f) for f in flavours}
+    yield from verdict.judge(_mass_bounds(s, flavours, refs))
+    yield from verdict.judge(_mass_order(s, flavours, refs))
+    declared_rows = yield from verdict.judge(_rulebook_values(s))
+    yield from _design_choices(s, flavours)
+    if not verdict.wrong:
+        yield _proof(s, quark_cards, printed, flavours, declared_rows)
 
-    def where(row: Record, key: str) -> Location:
-        return row.where.get(key, row.location)
 
-    # what each particle prints: the first row naming it, as the template's lookup does
-    printed: dict[str, tuple[Record, float]] = {}
-    for row in rows:
-        for p in row.values.get(members) or ():
-            if p.id in printed and printed[p.id][1] != row.values[energy]:
-                first = printed[p.id][0]
-                yield Finding(RULE, f"{p.name} is in rows '{first.id}' ({_mev(printed[p.id][1])}) and '{row.id}' "
-                              f"({_mev(row.values[energy])}); its cards print only the first", where(row, members),
-                              f"name {p.id} in one row only", game.id)
-            printed.setdefault(p.id, (row, row.values[energy]))
+class _Verdict:
+    """Whether any of the value checks found something wrong (then nothing is proved)."""
 
+    def __init__(self) -> None:
+        self.wrong = False
+
+    def judge(self, records: Iterable[Finding | Choice]) -> Generator[Finding | Choice, None, int]:
+        """Pass ``records`` on, noting findings; returns how many were declared choices."""
+        choices = 0
+        for record in records:
+            self.wrong |= isinstance(record, Finding)
+            choices += isinstance(record, Choice)
+            yield record
+        return choices
+
+
+def _first_rows(s: _Setup) -> Generator[Finding, None, Printed]:
+    """What each particle prints: the first row naming it, as the template's lookup does; a
+    particle in rows of different energies is a finding."""
+    printed: Printed = {}
+    for row in s.rows:
+        for p in row.values.get(s.members) or ():
+            energy = row.values[s.energy]
+            if p.id in printed and printed[p.id][1] != energy:
+                first, value = printed[p.id]
+                yield s.finding(f"{p.name} is in rows '{first.id}' ({_mev(value)}) and '{row.id}' ({_mev(energy)}); "
+                                "its cards print only the first", s.where(row, s.members), f"name {p.id} in one row only")
+            printed.setdefault(p.id, (row, energy))
+    return printed
+
+
+def _shown_quarks(s: _Setup, printed: Printed) -> Generator[Finding, None, int]:
+    """Every quark a card shows has a row; returns how many quark cards there are (copies counted)."""
     quark_cards = 0
-    shown: dict[str, Particle] = {}
-    for card in comp.cards:
-        p = card.fields.get(card_field)
+    for card in s.comp.cards:
+        p = card.fields.get(s.card_field)
         if not isinstance(p, Particle) or p.kind != "quark":
             continue
         quark_cards += card.count
-        shown.setdefault(p.id, p)
         if p.id not in printed:
-            yield Finding(RULE, f"card '{card.id}' shows {p.name} but no row of table '{table.id}' gives its energy",
-                          card.where(card_field), f"add {p.id} to a row's '{members}'", game.id)
+            yield s.finding(f"card '{card.id}' shows {p.name} but no row of table '{s.table.id}' gives its energy",
+                            card.where(s.card_field), f"add {p.id} to a row's '{s.members}'")
+    return quark_cards
 
-    wrong = 0
-    if printed_field is not None:
-        cards = [c for c in comp.cards if getattr(c.fields.get(card_field), "id", None) in printed]
-        for card_id, text in printed_text(game, comp, cards, printed_field).items():
-            card = next(c for c in cards if c.id == card_id)
-            row, value = printed[card.fields[card_field].id]
-            number = re.match(r"\s*([-+]?\d+(?:[.,]\d+)?)", text or "")
-            if number is None or float(number.group(1).replace(",", ".")) != value:
-                wrong += 1
-                yield Finding(RULE, f"card '{card.id}' prints {repr(text) if text else 'no'} '{printed_field}' text "
-                              f"but the energy of its flavour is {_mev(value)} (row '{row.id}')",
-                              comp.where("front"), f"print the row's {energy} in the '{printed_field}' field "
-                              f"of {comp.front}", game.id)
+
+def _printed_numbers(s: _Setup, printed: Printed) -> Iterator[Finding]:
+    """With ``printed: <field>``: the number each rendered front prints there is its flavour's energy."""
+    if s.printed_field is None:
+        return
+    cards = [c for c in s.comp.cards if getattr(c.fields.get(s.card_field), "id", None) in printed]
+    for card_id, text in printed_text(s.game, s.comp, cards, s.printed_field).items():
+        card = next(c for c in cards if c.id == card_id)
+        row, value = printed[card.fields[s.card_field].id]
+        number = re.match(r"\s*([-+]?\d+(?:[.,]\d+)?)", text or "")
+        if number is None or float(number.group(1).replace(",", ".")) != value:
+            yield s.finding(f"card '{card.id}' prints {repr(text) if text else 'no'} '{s.printed_field}' text "
+                            f"but the energy of its flavour is {_mev(value)} (row '{row.id}')",
+                            s.comp.where("front"), f"print the row's {s.energy} in the '{s.printed_field}' field "
+                            f"of {s.comp.front}")
+
+
+def _antiquarks(s: _Setup, printed: Printed) -> Iterator[Finding]:
+    """A quark and its antiquark print the same energy (the antiquark's row is blamed)."""
+    particles = s.game.physics.particles
     for pid, (row, value) in printed.items():
-        p = game.physics.particles[pid]
+        p = particles[pid]
         anti = printed.get(p.antiparticle)
         if anti is not None and anti[1] != value and p.is_anti:
-            wrong += 1
-            yield Finding(RULE, f"{p.name} prints {_mev(value)} but {game.physics.particles[p.antiparticle].name} "
-                          f"prints {_mev(anti[1])}: a quark and its antiquark have the same mass", where(row, energy),
-                          f"give {p.id} {_mev(anti[1])}", game.id)
+            yield s.finding(f"{p.name} prints {_mev(value)} but {particles[p.antiparticle].name} "
+                            f"prints {_mev(anti[1])}: a quark and its antiquark have the same mass",
+                            s.where(row, s.energy), f"give {p.id} {_mev(anti[1])}")
 
-    # one energy per flavour (the quark's, else its antiquark's), with PDG's mass and isospin
-    flavours: dict[int, tuple[Particle, Record, float]] = {}
+
+def _flavours(game: Game, printed: Printed) -> Flavours:
+    """One energy per flavour: the quark's, else its antiquark's."""
+    flavours: Flavours = {}
     for pid, (row, value) in printed.items():
         p = game.physics.particles[pid]
         if p.kind == "quark" and (abs(p.pdg_id) not in flavours or not p.is_anti):
             flavours[abs(p.pdg_id)] = (p, row, value)
-    refs = {f: pdg.lookup(f) for f in flavours}
+    return flavours
 
+
+def _mass_bounds(s: _Setup, flavours: Flavours, refs: dict[int, PDGParticle]) -> Iterator[Finding]:
+    """A design energy is at least PDG's mass; without a design declaration it is PDG's mass."""
     for f, (p, row, value) in flavours.items():
         mass = refs[f].mass
-        if design is not None and mass is not None and value < mass:
-            wrong += 1
-            yield Finding(RULE, f"{row.values.get('name', row.id)} ({p.id}) prints {_mev(value)}, less than its "
-                          f"{pdg.EDITION} mass of {_mev(mass)}: a quark bound in a hadron carries at least its mass",
-                          where(row, energy), f"raise the energy above {_mev(mass)}", game.id)
-        if design is None and (mass is None or not pdg.same_at(value, fmt.written_figures(str(value)), mass)):
-            wrong += 1
-            yield Finding(RULE, f"{row.values.get('name', row.id)} ({p.id}) prints {_mev(value)} as its energy but "
-                          f"{pdg.EDITION} gives a mass of {_mev(mass) if mass else 'none'}", where(row, energy),
-                          "print PDG's mass or declare the energies a design choice: design: {reason: ...}", game.id)
+        name = row.values.get("name", row.id)
+        if s.design is not None and mass is not None and value < mass:
+            yield s.finding(f"{name} ({p.id}) prints {_mev(value)}, less than its {pdg.EDITION} mass of {_mev(mass)}: "
+                            "a quark bound in a hadron carries at least its mass", s.where(row, s.energy),
+                            f"raise the energy above {_mev(mass)}")
+        if s.design is None and (mass is None or not pdg.same_at(value, fmt.written_figures(str(value)), mass)):
+            yield s.finding(f"{name} ({p.id}) prints {_mev(value)} as its energy but {pdg.EDITION} gives a mass of "
+                            f"{_mev(mass) if mass else 'none'}", s.where(row, s.energy),
+                            "print PDG's mass or declare the energies a design choice: design: {reason: ...}")
 
-    # mass order: count each flavour's broken pairs, blame the flavour that breaks the most
-    broken: list[tuple[int, int, str]] = []
+
+def _mass_order(s: _Setup, flavours: Flavours, refs: dict[int, PDGParticle]) -> Iterator[Finding]:
+    """Energies in PDG's mass order: each broken pair is reported at the flavour (or both)
+    that breaks the most pairs."""
+    broken = list(_broken_pairs(s, flavours, refs))
+    blame = Counter(f for a, b, _ in broken for f in (a, b))
+    for a, b, message in broken:
+        worst = max(blame[a], blame[b])
+        for f in (a, b):
+            if blame[f] == worst:
+                yield s.finding(message, s.where(flavours[f][1], s.energy), "order the energies as PDG orders the masses")
+
+
+def _broken_pairs(s: _Setup, flavours: Flavours, refs: dict[int, PDGParticle]) -> Iterator[tuple[int, int, str]]:
+    """Pairs of flavours (lighter first) whose energies break PDG's mass order, with why:
+    strictly ordered where masses differ by more than the ratio, except an isospin doublet."""
     for a, b in combinations(sorted(flavours, key=lambda f: refs[f].mass or 0), 2):
         ma, mb = refs[a].mass or 0, refs[b].mass or 0
         ea, eb = flavours[a][2], flavours[b][2]
         doublet = refs[a].I == refs[b].I == Fraction(1, 2) and refs[a].pdgid.is_quark
-        strict = mb > ma * ratio and not doublet
+        strict = mb > ma * s.ratio and not doublet
         if eb < ea or (strict and eb == ea):
             relation = "more energy than" if strict else "at least as much energy as"
-            broken.append((a, b, f"{flavours[b][0].name} ({_mev(eb)}) must carry {relation} "
-                               f"{flavours[a][0].name} ({_mev(ea)}): {pdg.EDITION} gives them {_mev(mb)} and {_mev(ma)}"
-                               + (" (an isospin doublet: equal allowed)" if doublet else "")))
-    blame = Counter(f for a, b, _ in broken for f in (a, b))
-    for a, b, message in broken:
-        wrong += 1
-        worst = max(blame[a], blame[b])
-        for f in (a, b):
-            if blame[f] == worst:
-                yield Finding(RULE, message, where(flavours[f][1], energy),
-                              "order the energies as PDG orders the masses", game.id)
+            yield (a, b, f"{flavours[b][0].name} ({_mev(eb)}) must carry {relation} "
+                         f"{flavours[a][0].name} ({_mev(ea)}): {pdg.EDITION} gives them {_mev(mb)} and {_mev(ma)}"
+                         + (" (an isospin doublet: equal allowed)" if doublet else ""))
 
-    declared_rows = 0
-    for row in rows:
-        if rulebook not in row.values or row.values.get(rulebook) is None:
+
+def _rulebook_values(s: _Setup) -> Iterator[Finding | Choice]:
+    """Where a row records the rulebook's value, it prints that or declares its deviation."""
+    for row in s.rows:
+        if s.rulebook not in row.values or row.values.get(s.rulebook) is None:
             continue
-        book, value = row.values[rulebook], row.values[energy]
+        book, value = row.values[s.rulebook], row.values[s.energy]
         if book == value:
             continue
-        reason = row.values.get(deviation) if deviation else None
+        reason = row.values.get(s.deviation) if s.deviation else None
+        name = row.values.get("name", row.id)
         if reason:
-            declared_rows += 1
-            yield Choice(RULE, f"energy of {row.values.get('name', row.id)} printed {_mev(value)}, the rulebook's "
-                         f"is {_mev(book)}", reason, where(row, energy), game.id)
+            yield Choice(RULE, f"energy of {name} printed {_mev(value)}, the rulebook's is {_mev(book)}", reason,
+                         s.where(row, s.energy), s.game.id)
         else:
-            wrong += 1
-            yield Finding(RULE, f"{row.values.get('name', row.id)} prints {_mev(value)} but the rulebook gives "
-                          f"{_mev(book)}", where(row, energy),
-                          f"print {_mev(book)} or declare the deviation with its reason in '{deviation}'", game.id)
+            yield s.finding(f"{name} prints {_mev(value)} but the rulebook gives {_mev(book)}", s.where(row, s.energy),
+                            f"print {_mev(book)} or declare the deviation with its reason in '{s.deviation}'")
 
-    if design is not None:
-        for f, (p, row, value) in flavours.items():
-            yield Choice(RULE, f"energy of {row.values.get('name', row.id)} "
-                         f"({' '.join(q.symbol.unicode() for q in row.values.get(members) or ())}) printed {_mev(value)}",
-                         design.reason, where(row, energy), game.id)
-    if not wrong:
-        with_book = sum(1 for r in rows if r.values.get(rulebook) is not None)
-        yield Proof(RULE, f"{comp.id}: {quark_cards} quark cards print the energy of their flavour"
-                    + (f" (read from their rendered '{printed_field}' text)" if printed_field else "") +
-                    f": {len(flavours)} "
-                    f"flavours ({len(printed)} quarks and antiquarks), the same for a quark and its antiquark, in "
-                    f"{pdg.EDITION}'s mass order (strictly where masses differ more than {ratio:g}×), each at least "
-                    f"its mass; {with_book - declared_rows} of {with_book} equal the rulebook's"
-                    + (f", {declared_rows} declared deviations" if declared_rows else ""), quark_cards, game.id,
-                    table.location)
+
+def _design_choices(s: _Setup, flavours: Flavours) -> Iterator[Choice]:
+    """With a design declaration, each flavour's energy is listed as a choice with its reason."""
+    if s.design is None:
+        return
+    for _f, (_p, row, value) in flavours.items():
+        symbols = " ".join(q.symbol.unicode() for q in row.values.get(s.members) or ())
+        yield Choice(RULE, f"energy of {row.values.get('name', row.id)} ({symbols}) printed {_mev(value)}",
+                     s.design.reason, s.where(row, s.energy), s.game.id)
+
+
+def _proof(s: _Setup, quark_cards: int, printed: Printed, flavours: Flavours, declared_rows: int) -> Proof:
+    with_book = sum(1 for r in s.rows if r.values.get(s.rulebook) is not None)
+    return Proof(RULE, f"{s.comp.id}: {quark_cards} quark cards print the energy of their flavour"
+                 + (f" (read from their rendered '{s.printed_field}' text)" if s.printed_field else "") +
+                 f": {len(flavours)} flavours ({len(printed)} quarks and antiquarks), the same for a quark and its "
+                 f"antiquark, in {pdg.EDITION}'s mass order (strictly where masses differ more than {s.ratio:g}×), "
+                 f"each at least its mass; {with_book - declared_rows} of {with_book} equal the rulebook's"
+                 + (f", {declared_rows} declared deviations" if declared_rows else ""), quark_cards, s.game.id,
+                 s.table.location)

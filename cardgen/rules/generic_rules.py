@@ -9,6 +9,7 @@ from typing import Iterator
 from ..errors import Finding, Location, display_path
 from ..model import Game
 from ..paper import STANDARD_SIZES as PAPERS
+from ..particles import Particle
 from ..proof import Proof
 from . import generic
 
@@ -108,6 +109,29 @@ def shape_geometry(game: Game) -> Iterator[Finding | Proof]:
                     f"room to print{shapes}", len(game.components), game.id, game.location)
 
 
+def _mirror_problems(p: Particle, a: Particle) -> list[str]:
+    """How antiparticle ``a`` fails to mirror ``p``: opposite PDG id and additive quantum
+    numbers; equal mass, spin, lifetime, kind, colour charge and generation."""
+    expected_pdg = p.pdg_id if a.id == p.id else -p.pdg_id
+    problems = []
+    if a.pdg_id != expected_pdg:
+        problems.append(f"PDG id {a.pdg_id} should be {expected_pdg}")
+    for q in ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau"):
+        if a.quantum_number(q) != -p.quantum_number(q):
+            problems.append(f"{q} is not opposite")
+    if a.id == p.id and any(p.quantum_number(q) != 0 for q in ("charge", "baryon_number", "lepton_number")):
+        problems.append("a particle with charges cannot be its own antiparticle")
+    if (a.mass.value, a.mass.unit) != (p.mass.value, p.mass.unit) or a.spin != p.spin:
+        problems.append("mass and spin must be equal")
+    if a.lifetime.seconds != p.lifetime.seconds:
+        problems.append("lifetimes must be equal")
+    if a.kind != p.kind or a.colour_charged != p.colour_charged or a.generation != p.generation:
+        problems.append("kind, colour charge and generation must be equal")
+    if p.is_fermion and p.spin != Fraction(1, 2):
+        problems.append("fermions in the Standard Model have spin 1/2")
+    return problems
+
+
 @generic("antiparticle-links")
 def antiparticle_links(game: Game) -> Iterator[Finding | Proof]:
     """Particle and antiparticle entries must mirror each other exactly (a wrong sign in the data
@@ -122,23 +146,7 @@ def antiparticle_links(game: Game) -> Iterator[Finding | Proof]:
             yield Finding("antiparticle-links", f"'{p.id}' names '{a.id}' as antiparticle, but '{a.id}' names "
                           f"'{a.antiparticle}'", loc, f"set antiparticle: {p.id} on '{a.id}'", game.id)
             continue
-        expected_pdg = p.pdg_id if a.id == p.id else -p.pdg_id
-        problems = []
-        if a.pdg_id != expected_pdg:
-            problems.append(f"PDG id {a.pdg_id} should be {expected_pdg}")
-        for q in ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau"):
-            if a.quantum_number(q) != -p.quantum_number(q):
-                problems.append(f"{q} is not opposite")
-        if a.id == p.id and any(p.quantum_number(q) != 0 for q in ("charge", "baryon_number", "lepton_number")):
-            problems.append("a particle with charges cannot be its own antiparticle")
-        if (a.mass.value, a.mass.unit) != (p.mass.value, p.mass.unit) or a.spin != p.spin:
-            problems.append("mass and spin must be equal")
-        if a.lifetime.seconds != p.lifetime.seconds:
-            problems.append("lifetimes must be equal")
-        if a.kind != p.kind or a.colour_charged != p.colour_charged or a.generation != p.generation:
-            problems.append("kind, colour charge and generation must be equal")
-        if p.is_fermion and p.spin != Fraction(1, 2):
-            problems.append("fermions in the Standard Model have spin 1/2")
+        problems = _mirror_problems(p, a)
         wrong = wrong or bool(problems)
         for problem in problems:
             yield Finding("antiparticle-links", f"'{p.id}' and its antiparticle '{a.id}': {problem}", loc,

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from typing import Iterator
+from dataclasses import dataclass
+from typing import Generator, Iterator
 
 from .. import pdg
 from .. import schema as S
-from ..errors import Finding, InputError
-from ..model import Card, Game
+from ..errors import Finding, InputError, Location
+from ..model import Card, Component, Game
 from ..particles import Particle
 from ..proof import Proof
 from . import declared
@@ -142,6 +143,17 @@ def _identities(card: Card, field: str, shares_field: str,
         start += n
 
 
+@dataclass(frozen=True)
+class _TargetFields:
+    """The target component's fields the rule reads (see :func:`targets`)."""
+
+    requires: str
+    kind: str
+    points: str
+    identity: str | None
+    shares: str | None
+
+
 @declared("targets")
 def targets(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Each target card: buildable from the deck, integer charge, colour-neutral and with the
@@ -151,60 +163,86 @@ def targets(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     comp = component_param(game, params)
     deck = component_param(game, params, "deck")
     deck_field = particle_field(deck, params, "deck_field")
-    requires = typed_field(comp, params, "requires", "requires", ("list:particle",), "particle-list")
-    kind_field = typed_field(comp, params, "kind", "hadron", ("enum", "text"), "kind")
-    points_field = typed_field(comp, params, "points", "points", ("int", "number"), "points")
-    identity = typed_field(comp, params, "identity", "identity", ("list:text",), "identity", required=False)
-    shares_field = typed_field(comp, params, "shares", "shares", ("list:int",), "shares", required=False)
+    fields = _TargetFields(
+        requires=typed_field(comp, params, "requires", "requires", ("list:particle",), "particle-list"),
+        kind=typed_field(comp, params, "kind", "hadron", ("enum", "text"), "kind"),
+        points=typed_field(comp, params, "points", "points", ("int", "number"), "points"),
+        identity=typed_field(comp, params, "identity", "identity", ("list:text",), "identity", required=False),
+        shares=typed_field(comp, params, "shares", "shares", ("list:int",), "shares", required=False))
     counts = particle_counts(deck, deck_field)
     scored: list[tuple[float, int, Card]] = []
-    named = parts_equal = unnamed = 0
+    named = parts_equal = 0
     for card in comp.cards:
-        parts: tuple[Particle, ...] = card.fields.get(requires) or ()
-        loc = card.where(requires)
-        if card.fields.get(identity):
+        parts: tuple[Particle, ...] = card.fields.get(fields.requires) or ()
+        if card.fields.get(fields.identity):
             named += 1
-            identified = list(_identities(card, identity, shares_field, parts))
-            for ref, share in identified:
-                problem = _identity_problem(card, ref, share)
-                if problem:
-                    yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
-                else:
-                    parts_equal += 1
-            implied = _kind_of([ref for ref, _ in identified])
-            if card.fields.get(kind_field) != implied:
-                yield Finding("targets", f"target '{card.id}' is a {card.fields.get(kind_field)} but "
-                              f"{' + '.join(ref.name for ref, _ in identified)} make{'s' if len(identified) == 1 else ''}"
-                              f" a{'n' if implied[0] in 'aeiou' else ''} {implied}", card.where(kind_field),
-                              f"set {kind_field}: {implied}", game.id)
-        else:
-            unnamed += 1
-        need = Counter(p.id for p in parts)
-        for pid, n in sorted(need.items()):
-            if counts[pid] < n:
-                name = game.physics.particles[pid].name
-                yield Finding("targets", f"target '{card.id}' needs {n} × {name} but the deck '{deck.id}' has "
-                              f"{counts[pid]}", loc, f"add {name} cards to '{deck.id}' or change the target", game.id)
-        charge = total(parts, "charge")
-        if charge.denominator != 1:
-            yield Finding("targets", f"target '{card.id}' has charge {fmt_fraction(charge)}: free particles have "
-                          f"whole-number charge", loc, "fix the required quarks", game.id)
-        kind = card.fields.get(kind_field)
-        if kind not in KINDS:
-            raise InputError(f"target kind '{S.shown(kind)}' is not one of {', '.join(KINDS)}", card.where(kind_field),
-                             f"declare '{kind_field}' as enum with choices {list(KINDS)}")
-        for message, fix in _kind_problems(kind, parts):
-            yield Finding("targets", f"target '{card.id}' ({kind}): {message}", loc, fix, game.id)
-        points = card.fields.get(points_field)
+            parts_equal += yield from _identity_findings(game, card, fields, parts)
+        yield from _buildable(game, card, parts, counts, deck, card.where(fields.requires))
+        yield from _target_physics(game, card, fields, parts)
+        points = card.fields.get(fields.points)
         if points is not None:
             scored.append((difficulty(parts, counts, deck.total), points, card))
+    unnamed = len(comp.cards) - named
     claim = (f"{comp.id}: {named} target{'s' if named != 1 else ''} name their particles; {parts_equal} part"
              f"{'s' if parts_equal != 1 else ''} have PDG 2026's quark content, charge, baryon number, strangeness, "
              f"charm, bottomness and topness")
     if unnamed:
         claim += f"; {unnamed} target{'s' if unnamed != 1 else ''} name no particle (checked by kind only)"
     yield Proof("targets", claim, parts_equal, game.id, comp.location)
-    scored.sort(key=lambda t: (t[0], t[1]))
+    yield from _points_by_difficulty(game, scored, fields.points)
+
+
+def _identity_findings(game: Game, card: Card, fields: _TargetFields,
+                       parts: tuple[Particle, ...]) -> Generator[Finding, None, int]:
+    """A target naming its particles: each part has PDG's properties for it, and its kind is
+    the one they make; returns how many parts agree with PDG."""
+    loc = card.where(fields.requires)
+    identified = list(_identities(card, fields.identity, fields.shares, parts))
+    equal = 0
+    for ref, share in identified:
+        problem = _identity_problem(card, ref, share)
+        if problem:
+            yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
+        else:
+            equal += 1
+    implied = _kind_of([ref for ref, _ in identified])
+    if card.fields.get(fields.kind) != implied:
+        yield Finding("targets", f"target '{card.id}' is a {card.fields.get(fields.kind)} but "
+                      f"{' + '.join(ref.name for ref, _ in identified)} make{'s' if len(identified) == 1 else ''}"
+                      f" a{'n' if implied[0] in 'aeiou' else ''} {implied}", card.where(fields.kind),
+                      f"set {fields.kind}: {implied}", game.id)
+    return equal
+
+
+def _buildable(game: Game, card: Card, parts: tuple[Particle, ...], counts: Counter[str], deck: Component,
+               loc: Location) -> Iterator[Finding]:
+    """The deck holds as many cards of each particle as the target needs."""
+    need = Counter(p.id for p in parts)
+    for pid, n in sorted(need.items()):
+        if counts[pid] < n:
+            name = game.physics.particles[pid].name
+            yield Finding("targets", f"target '{card.id}' needs {n} × {name} but the deck '{deck.id}' has "
+                          f"{counts[pid]}", loc, f"add {name} cards to '{deck.id}' or change the target", game.id)
+
+
+def _target_physics(game: Game, card: Card, fields: _TargetFields, parts: tuple[Particle, ...]) -> Iterator[Finding]:
+    """Whole-number charge, and what the target's kind implies (colour, baryon number)."""
+    loc = card.where(fields.requires)
+    charge = total(parts, "charge")
+    if charge.denominator != 1:
+        yield Finding("targets", f"target '{card.id}' has charge {fmt_fraction(charge)}: free particles have "
+                      f"whole-number charge", loc, "fix the required quarks", game.id)
+    kind = card.fields.get(fields.kind)
+    if kind not in KINDS:
+        raise InputError(f"target kind '{S.shown(kind)}' is not one of {', '.join(KINDS)}", card.where(fields.kind),
+                         f"declare '{fields.kind}' as enum with choices {list(KINDS)}")
+    for message, fix in _kind_problems(kind, parts):
+        yield Finding("targets", f"target '{card.id}' ({kind}): {message}", loc, fix, game.id)
+
+
+def _points_by_difficulty(game: Game, scored: list[tuple[float, int, Card]], points_field: str) -> Iterator[Finding]:
+    """A target harder to build (more expected draws) never scores fewer points."""
+    scored = sorted(scored, key=lambda t: (t[0], t[1]))
     for (d1, p1, c1), (d2, p2, c2) in zip(scored, scored[1:]):
         if d2 > d1 + 1e-9 and p2 < p1:
             yield Finding("targets", f"target '{c2.id}' is harder to build than '{c1.id}' (≈{d2:.0f} vs ≈{d1:.0f} "

@@ -13,13 +13,14 @@ neutrino mass bound) that quantity is verified as well.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import jinja2
 from jinja2 import nodes
@@ -31,6 +32,7 @@ from ..loader import SHARED_TEMPLATES
 from ..model import Component, Game
 from ..particles import MASS_UNITS, TIME_UNITS, Measured, Particle
 from ..proof import Choice, Proof
+from ..store import open_store
 from . import generic
 
 RULE = "pdg-values"
@@ -39,8 +41,6 @@ QUANTITIES = ("charge", "spin", "mass", "lifetime")
 #: Most templates a component may pull in (extends, imports, includes): bounds the scan.
 MAX_TEMPLATES = 64
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-#: Parses templates only (never renders them): the syntax is the renderer's, Jinja's default.
-_PARSER = jinja2.Environment()
 
 
 # --- what a template prints ---------------------------------------------------------------
@@ -61,8 +61,7 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
         path = next((f / name for f in folders if (f / name).is_file()), None)
         if path is None or len(seen) > MAX_TEMPLATES:
             return frozenset(QUANTITIES)
-        stat = path.stat()
-        facts = _template_facts(str(path), stat.st_mtime_ns, stat.st_size)
+        facts = _template_facts(game, path)
         if facts is None:
             return frozenset(QUANTITIES)
         quantities, references = facts
@@ -71,14 +70,65 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=256)
-def _template_facts(path: str, mtime_ns: int, size: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
+Facts = tuple[frozenset[str], tuple[str, ...]]
+#: Facts of template sources, by :func:`_facts_key` (bounded: ``cardgen serve`` reads edits).
+_FACTS: dict[str, Facts | None] = {}
+#: Changes when :func:`_scan` reads trees differently: facts kept by an older version are not used.
+_SCAN_VERSION = "1:" + ",".join(QUANTITIES)
+
+
+def _template_facts(game: Game, path: Path) -> Facts | None:
     """The quantities one template file reads and the templates it names; None when it cannot
-    be parsed or names a template by a computed expression. Cached by file version, so an edited
-    template (``cardgen serve``) is read again."""
+    be read or parsed, or names a template by a computed expression.
+
+    Found by the template's source text: in this process's memory, else in the check's build
+    cache (``OUT/.cache``, where the previous check left them), else read from the tree the
+    render pass compiles the template from (:mod:`cardgen.templatetrees`: parsed once for
+    both). So an edited template (``cardgen serve``) is read again, and an unchanged one is
+    not parsed by a check that takes its compiled code from the cache."""
     try:
-        tree = _PARSER.parse(Path(path).read_text(encoding="utf-8"))
-    except (jinja2.TemplateError, OSError, UnicodeError):
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return None
+    key = _facts_key(source)
+    if key not in _FACTS:
+        if len(_FACTS) >= 256:
+            _FACTS.pop(next(iter(_FACTS)))
+        _FACTS[key] = _kept_facts(key, lambda: _scan(game, source, path))
+    return _FACTS[key]
+
+
+def _facts_key(source: str) -> str:
+    return hashlib.sha256(f"{_SCAN_VERSION}\0{source}".encode("utf-8")).hexdigest()
+
+
+def _kept_facts(key: str, scan: Callable[[], Facts | None]) -> Facts | None:
+    """Facts the check's cache holds under ``key``, else ``scan()``'s, then kept there."""
+    from ..checkfaces import check_cache_db
+
+    db = check_cache_db()
+    store = open_store(db) if db is not None else None
+    stored = store.get("template_facts", key) if store is not None else None
+    if stored is not None:
+        try:
+            kept = json.loads(stored[1])
+            return None if kept is None else (frozenset(kept[0]), tuple(kept[1]))
+        except (ValueError, TypeError, IndexError):
+            pass
+    facts = scan()
+    if store is not None:
+        data = None if facts is None else [sorted(facts[0]), list(facts[1])]
+        store.put("template_facts", [(key, "", json.dumps(data).encode("utf-8"))])
+    return facts
+
+
+def _scan(game: Game, source: str, path: Path) -> Facts | None:
+    """Read the facts from the template's tree, parsed as the renderer parses it."""
+    from ..checkfaces import faces_of
+
+    try:
+        tree = faces_of(game).renderer.env.parse(source, path.name, str(path))
+    except jinja2.TemplateError:
         return None
     found: set[str] = set()
     references: list[str] = []
@@ -377,9 +427,11 @@ def pdg_values(game: Game) -> Iterator[Finding | Proof | Choice]:
     check = Comparison(game)
     printing = False
     for comp in game.components.values():
-        quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
         particles, cards = card_particles(comp)
-        if not quantities or not particles:
+        if not particles:   # its templates print no particle's values: not read
+            continue
+        quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
+        if not quantities:
             continue
         printing = True
         tally = Tally()

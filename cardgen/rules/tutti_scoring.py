@@ -22,9 +22,10 @@ from typing import Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError, did_you_mean
-from ..model import Component, Game
+from ..model import Card, Component, Game, Table
 from ..proof import Choice, Proof
 from ..tables import Vertex
+from ..yamlsrc import YMap
 from . import declared
 from .common import component_param, expected_draws, table_param
 from .tutti import DerivedVertices, VertexKey, derive_vertices
@@ -128,6 +129,36 @@ def vertex_points(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                 len(rows) - wrong, game.id, table.location)
 
 
+def _surplus_reasons(tokens: Component, surplus: YMap | None) -> dict[str, str]:
+    """The reasons the check's ``surplus`` gives, by token card (each must be one)."""
+    reasons: dict[str, str] = {}
+    for tid in surplus or ():
+        if tokens.card(tid) is None:
+            raise InputError(f"'surplus' names '{tid}', which is not a card of '{tokens.id}'"
+                             f"{did_you_mean(tid, [c.id for c in tokens.cards])}", surplus.where(tid),
+                             f"use one of: {S.one_of(c.id for c in tokens.cards)}")
+        reasons[tid] = S.text(surplus[tid], surplus.where(tid))
+    return reasons
+
+
+def _vertex_sides(tokens: Component, table: Table, params: S.Fields) -> list[str]:
+    """The token fields that name a vertex of ``table``: the token's sides (at least one)."""
+    sides = [name for name, spec in tokens.fields.items() if spec.type == "ref" and spec.table == table.id]
+    if not sides:
+        raise InputError(f"component '{tokens.id}' has no field referring to table '{table.id}'",
+                         params.map.where("component"), f"declare its sides as 'type: ref, table: {table.id}'")
+    return sides
+
+
+def _off_model_sides(game: Game, card: Card, sides: list[str], faces: list[Vertex],
+                     sm: DerivedVertices) -> Iterator[Finding]:
+    """A token side showing a vertex the Standard Model does not have."""
+    for side, v in zip(sides, faces):
+        if sm.key(v.lines) not in sm.derived:
+            yield Finding("score-tokens", f"token '{card.id}' shows vertex {_name(v, sm)}, which is not a "
+                          f"Standard-Model vertex", card.where(side), "show a valid vertex", game.id)
+
+
 @declared("score-tokens")
 def score_tokens(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Each score token's sides name Standard-Model vertices, and no kind of token outnumbers the
@@ -137,26 +168,13 @@ def score_tokens(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Cho
     sm = derive_vertices(game, table)
     deck, cards = _deck_lines(game, params, sm)
     surplus = params.get("surplus", S.mapping, None)
-    reasons = {}
-    if surplus is not None:
-        for tid in surplus:
-            if tokens.card(tid) is None:
-                raise InputError(f"'surplus' names '{tid}', which is not a card of '{tokens.id}'"
-                                 f"{did_you_mean(tid, [c.id for c in tokens.cards])}", surplus.where(tid),
-                                 f"use one of: {S.one_of(c.id for c in tokens.cards)}")
-            reasons[tid] = S.text(surplus[tid], surplus.where(tid))
-    sides = [name for name, spec in tokens.fields.items() if spec.type == "ref" and spec.table == table.id]
-    if not sides:
-        raise InputError(f"component '{tokens.id}' has no field referring to table '{table.id}'",
-                         params.map.where("component"), f"declare its sides as 'type: ref, table: {table.id}'")
+    reasons = _surplus_reasons(tokens, surplus)
+    sides = _vertex_sides(tokens, table, params)
     vertices = {v.id: v for v in table.rows}
     within = []
     for card in tokens.cards:
         faces = [vertices[card.fields[s]] for s in sides if card.fields.get(s) in vertices]
-        for s, v in zip(sides, faces):
-            if sm.key(v.lines) not in sm.derived:
-                yield Finding("score-tokens", f"token '{card.id}' shows vertex {_name(v, sm)}, which is not a "
-                              f"Standard-Model vertex", card.where(s), "show a valid vertex", game.id)
+        yield from _off_model_sides(game, card, sides, faces, sm)
         keys = list(dict.fromkeys(sm.key(v.lines) for v in faces if sm.key(v.lines) in sm.derived))
         most = most_of_any(keys, cards)
         label = "|".join(v.id for v in faces)

@@ -1,0 +1,121 @@
+"""Faces rendered once per check, for every part of the check that reads them.
+
+Some rules read what a card prints (``flavour-energies`` reads the energy on each QCD front);
+the render pass then renders every face anyway, to prove a build can. Rendering is the
+expensive part of a check, so within one :func:`cardgen.check.check` every consumer asks
+:func:`faces_of` for a game's faces in a language and gets the same :class:`GameFaces`: a
+face is rendered at most once, by whoever asks first, with the build's own renderer
+(templates, translations, compiled-template cache), so what a rule reads is exactly what the
+build prints.
+
+A face a rule asked for is kept until the render pass takes it (:meth:`GameFaces.take`); what
+its rendering reported (text that does not fit, characters no font covers, line wraps) is held
+with it and reported by the render pass, in the build's order, as if rendered there. Outside a
+check (a rule called by itself) :func:`faces_of` hands out a new, unshared set each time.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from . import i18n
+from .model import Card, Component, Game
+from .render import Face, Renderer, TextIssue
+
+Wrap = tuple[str, str, str, str, int]
+
+
+@dataclass(frozen=True)
+class RenderedFace:
+    """One rendered side of one card, with what rendering it reported (see :class:`Renderer`)."""
+
+    face: Face
+    issues: tuple[TextIssue, ...]
+    wraps: tuple[Wrap, ...]
+
+
+class GameFaces:
+    """The faces of one game in one language, each rendered at most once."""
+
+    def __init__(self, game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None) -> None:
+        self.game = game
+        self.translator = i18n.translator(game, lang)
+        #: Renders the faces; its ``issues`` and ``wraps`` hold what the faces the render pass
+        #: took reported, in the order it took them (a kept face's report joins when taken).
+        self.renderer = Renderer(game, lang, translate=self.translator, wraps=[], bytecode_db=cache_db)
+        self._kept: dict[tuple[str, str, str], RenderedFace] = {}
+
+    def face(self, comp: Component, card: Card, side: str = "front") -> Face:
+        """``card``'s ``side`` as the build renders it, rendered on first request; raises the
+        build's :class:`~cardgen.errors.CardgenError` where a build would fail."""
+        return self.rendered(comp, card, side).face
+
+    def rendered(self, comp: Component, card: Card, side: str = "front") -> RenderedFace:
+        """:meth:`face` with what its rendering reported; kept for the render pass."""
+        key = (comp.id, card.id, side)
+        kept = self._kept.get(key)
+        if kept is None:
+            kept = self._kept[key] = self._render(comp, card, side)
+        return kept
+
+    def take(self, comp: Component, card: Card, side: str) -> Face:
+        """The render pass's turn at a face: a kept one is handed over (and no longer kept),
+        any other rendered now; either way what its rendering reported joins the renderer's
+        ``issues`` and ``wraps`` at this point of the build's order."""
+        kept = self._kept.pop((comp.id, card.id, side), None)
+        if kept is None:
+            return self.renderer.face(comp, card, side)
+        self.renderer.issues.extend(kept.issues)
+        assert self.renderer.wraps is not None
+        self.renderer.wraps.extend(kept.wraps)
+        return kept.face
+
+    def _render(self, comp: Component, card: Card, side: str) -> RenderedFace:
+        """Render a face for a reader, moving what it reported out of the renderer's lists
+        (the render pass reports it when it takes the face)."""
+        issues, wraps = self.renderer.issues, self.renderer.wraps
+        assert wraps is not None
+        first_issue, first_wrap = len(issues), len(wraps)
+        try:
+            face = self.renderer.face(comp, card, side)
+            return RenderedFace(face, tuple(issues[first_issue:]), tuple(wraps[first_wrap:]))
+        finally:
+            del issues[first_issue:], wraps[first_wrap:]
+
+
+_CHECK: ContextVar[dict[tuple[int, str], GameFaces] | None] = ContextVar("cardgen check faces", default=None)
+_CACHE_DB: ContextVar[Path | None] = ContextVar("cardgen check faces cache", default=None)
+
+
+@contextmanager
+def shared_faces(cache_db: Path | None = None) -> Iterator[None]:
+    """Within this block, :func:`faces_of` hands every caller the same faces (one check);
+    ``cache_db``: the build cache file whose compiled templates the renderers use."""
+    token, db_token = _CHECK.set({}), _CACHE_DB.set(cache_db)
+    try:
+        yield
+    finally:
+        _CHECK.reset(token)
+        _CACHE_DB.reset(db_token)
+
+
+def faces_of(game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None) -> GameFaces:
+    """The current check's faces of ``game`` in ``lang``; outside a check, a new set, whose
+    compiled templates are kept in ``cache_db`` (inside one, in the check's)."""
+    shared = _CHECK.get()
+    if shared is None:
+        return GameFaces(game, lang, cache_db)
+    found = shared.get((id(game), lang))
+    if found is None or found.game is not game:
+        found = shared[(id(game), lang)] = GameFaces(game, lang, _CACHE_DB.get())
+    return found
+
+
+def check_cache_db() -> Path | None:
+    """The cache file of the current check (None outside one, or without a cache): where
+    rules keep what they derived from unchanged inputs for the next check."""
+    return _CACHE_DB.get() if _CHECK.get() is not None else None

@@ -1,0 +1,164 @@
+"""``cardgen check`` does each piece of work once: a face a rule read is the face the render pass
+proves, a template is parsed once for the rule that reads it and the renderer that compiles it
+(and not at all when the cache holds what the rule read), and the games' render passes share the
+machine's cores without changing what the check reports or which error it raises."""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+
+import jinja2.parser
+import pytest
+
+import cardgen
+from cardgen import rendercheck, templatetrees
+from cardgen import render as render_module
+from cardgen.checkfaces import faces_of, shared_faces
+from cardgen.render import Renderer, TemplateError
+from cardgen.rules import pdg_values
+
+from .test_check_report import FRONT, sides
+
+
+@pytest.fixture
+def fresh_templates(monkeypatch):
+    """No template compiled, parsed or read in this process yet (as in a new ``cardgen check``)."""
+    monkeypatch.setattr(render_module, "_COMPILED", {})
+    monkeypatch.setattr(templatetrees, "_TREES", OrderedDict())
+    monkeypatch.setattr(pdg_values, "_FACTS", {})
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """The template sources Jinja parses from now on, one entry per parse."""
+    sources: list[str] = []
+    original = jinja2.parser.Parser.__init__
+
+    def noting(self, environment, source, *args, **kwargs):
+        sources.append(source)
+        original(self, environment, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.parser.Parser, "__init__", noting)
+    return sources
+
+
+def report_data(report) -> tuple:
+    return ([f.as_dict() for f in report.findings], report.proofs, report.choices,
+            [r.as_dict() for r in report.rendered])
+
+
+def test_every_face_is_rendered_once_though_a_rule_reads_the_fronts_first(monkeypatch):
+    game = cardgen.load_game("qcd")   # flavour-energies reads the energy each front prints
+    rendered: Counter[tuple[str, str, str, str]] = Counter()
+    original = Renderer.face
+
+    def counting(self, component, card, side="front", mark=None):
+        rendered[(self.lang, component.id, card.id, side)] += 1
+        return original(self, component, card, side, mark)
+
+    monkeypatch.setattr(Renderer, "face", counting)
+    report = cardgen.check(game)
+    assert report.ok and [r.faces for r in report.rendered] == [sides(game)] == [50]
+    assert len(rendered) == 50 and set(rendered.values()) == {1}
+    assert any("read from their rendered 'energy' text" in p.claim for p in report.proofs)
+
+
+def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering_reported():
+    game = cardgen.load_game("qcd")
+    comp = game.components["cards"]
+    card = comp.cards[0]
+    with shared_faces():
+        faces = faces_of(game)
+        assert faces_of(game) is faces and faces_of(game, "de") is not faces
+        read = faces.rendered(comp, card)
+        assert faces.face(comp, card) is read.face and faces.renderer.wraps == []   # kept, not reported yet
+        assert faces.take(comp, card, "front") is read.face
+        assert faces.renderer.wraps == list(read.wraps) and faces.renderer.issues == list(read.issues)
+        assert faces.take(comp, card, "front") is not read.face   # handed over once: rendered again after
+    assert faces_of(game) is not faces_of(game)   # outside a check nothing is shared
+
+
+def test_a_template_is_parsed_once_for_the_rule_and_the_renderer(fresh_templates, parsed):
+    game = cardgen.load_game("particle-builder")   # pdg-values reads which quantities its templates print
+    report = cardgen.check(game, cache=None)
+    assert report.ok
+    assert len(parsed) == len(set(parsed)) >= 8   # the game's seven and the shared frame at least
+
+
+def test_a_check_with_a_cache_takes_what_templates_print_from_it(fresh_templates, parsed, tmp_path, monkeypatch):
+    game = cardgen.load_game("particle-builder")
+    first = cardgen.check(game, cache=tmp_path / ".cache")
+    assert parsed
+    parsed.clear()
+    monkeypatch.setattr(render_module, "_COMPILED", {})
+    monkeypatch.setattr(templatetrees, "_TREES", OrderedDict())
+    monkeypatch.setattr(pdg_values, "_FACTS", {})
+    again = cardgen.check(game, cache=tmp_path / ".cache")
+    assert parsed == []   # compiled code and what the templates print both came from the cache
+    assert report_data(again)[:3] == report_data(first)[:3]
+    assert any(p.rule == "pdg-values" and "mass" in p.claim for p in again.proofs)
+
+
+def test_an_edited_template_is_read_again_by_a_check_with_a_cache(game_copy, tmp_path):
+    g = game_copy("particle-builder")
+    cache = tmp_path / ".cache"
+    before = [p.claim for p in cardgen.check(g.load(), cache=cache).proofs if p.rule == "pdg-values"]
+    assert before[0].startswith("particles: 36 cards print 120 values (charge, spin, mass, lifetime of 30 particles)")
+    g.edit("templates/particle-front.svg.j2", ', ("lifetime", _("Mean lifetime"), p.lifetime|lifetime)', "")
+    after = [p.claim for p in cardgen.check(g.load(), cache=cache).proofs if p.rule == "pdg-values"]
+    assert after[0].startswith("particles: 36 cards print 90 values (charge, spin, mass of 30 particles)")
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """The render pass shares its games with a forked worker, as on a machine with two cores."""
+    calls = []
+    original = rendercheck._render_in_two
+
+    def noting(*args, **kwargs):
+        calls.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(rendercheck, "_cores", lambda: {0, 1})
+    monkeypatch.setattr(rendercheck, "_render_in_two", noting)
+    return calls
+
+
+def test_games_rendered_in_two_processes_report_what_one_after_the_other_does(two_cores, monkeypatch):
+    games = [cardgen.load_game(g) for g in ("tutti-quantum", "qcd", "particles-in-circle")]
+    shared = cardgen.check(games, cache=None)
+    assert two_cores == [[2, 1, 0]]   # the most sides first: particles-in-circle, qcd, tutti-quantum
+    monkeypatch.setattr(rendercheck, "_cores", lambda: {0})
+    alone = cardgen.check(games, cache=None)
+    assert report_data(shared) == report_data(alone)
+    assert [r.game for r in shared.rendered] == ["tutti-quantum", "qcd", "particles-in-circle"]
+
+
+def test_of_two_broken_games_rendered_apart_the_first_ones_error_is_raised(two_cores, game_copy):
+    small, large = game_copy("qcd"), game_copy("particles-in-circle")
+    small.edit(FRONT, "{% set w = component.width %}", "{% set w = component.width / 0 %}")
+    large.edit("templates/card-back.svg.j2", "{% block artwork %}", "{% block artwork %}{{ undefined_name }}")
+    games = [small.load(), large.load()]   # this process takes the larger game, the worker the first
+    with pytest.raises(TemplateError) as info:
+        cardgen.check(games, cache=None)
+    assert two_cores == [[1, 0]]
+    assert "ZeroDivisionError" in info.value.message and info.value.location.file.endswith("card-front.svg.j2")
+
+
+def test_games_a_failing_worker_took_are_rendered_here_without_a_traceback(two_cores, monkeypatch, capfd):
+    import os
+
+    games = [cardgen.load_game(g) for g in ("tutti-quantum", "qcd")]
+    alone = cardgen.check(games, cache=None)
+    here, original = os.getpid(), rendercheck.render_game
+
+    def failing_in_the_worker(*args, **kwargs):
+        if os.getpid() != here:
+            raise RuntimeError("a bug in the worker")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(rendercheck, "render_game", failing_in_the_worker)
+    capfd.readouterr()
+    shared = cardgen.check(games, cache=None)
+    assert two_cores == [[1, 0], [1, 0]] and report_data(shared) == report_data(alone)
+    assert "Traceback" not in capfd.readouterr().err
