@@ -1,0 +1,160 @@
+"""Nobody misreads a card: three rules measured on the rendered faces (:mod:`cardgen.legibility`).
+
+* ``rotated-index`` — a text turned upside down (the corner index a fanned hand shows) must
+  not read as another symbol the other way up ('u' as 'n', 'd' as 'p', 'q' as 'b', '6' as
+  '9', 'M' as 'W'), unless a mark under it shows which way is up, as playing cards underline
+  6 and 9;
+* ``text-size`` — no text is printed smaller than ``min_pt`` points at 100 % (default 6);
+* ``text-contrast`` — every text stands out from what is painted behind it by at least
+  ``min_ratio`` (default 4.5 : 1, WCAG 2 level AA).
+
+A game loosens a limit only with a ``reason``, which the report lists as a choice. One text
+drawn by one template line on many faces is one finding, at that line, naming the first card
+that shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .. import schema as S
+from ..errors import Finding, InputError, Location
+from ..model import Game
+from ..proof import Choice, Proof
+from . import declared
+
+DEFAULT_MIN_PT = 6.0
+DEFAULT_MIN_RATIO = 4.5
+
+Records = Iterator[Finding | Proof | Choice]
+
+
+def _faces(game: Game) -> list:
+    """The game's faces with their measured texts (rendered here, in English; see
+    :func:`cardgen.legibility.game_faces`)."""
+    from ..legibility import game_faces   # rendering is needed only when these rules run
+    return game_faces(game)
+
+
+def _calls(game: Game) -> Iterator[tuple[object, list]]:
+    """Each (face, texts of one text() or symbol() call) of the game, the call's texts in order."""
+    for face in _faces(game):
+        groups: dict[int, list] = {}
+        for printed in face.texts:
+            groups.setdefault(printed.group, []).append(printed)
+        for texts in groups.values():
+            yield face, texts
+
+
+def _limit(rule: str, game: Game, params: S.Fields, key: str, default: float, what: str) -> tuple[float, list[Choice]]:
+    """The rule's limit from its check (``key``, or ``default``). A lower, looser limit needs a
+    ``reason`` and is listed as a choice; a stricter one needs none."""
+    value = params.get(key, S.number(positive=True), default)
+    reason = params.get("reason", S.text, None)
+    if value >= default:
+        return value, []
+    if reason is None:
+        raise InputError(f"check '{rule}' lowers {key} to {value:g} (the default is {default:g}) without a reason",
+                         params.map.where(key), f"add 'reason: ...' saying why this game prints below {default:g}, "
+                         f"or remove {key}")
+    return value, [Choice(rule, f"{what} {value:g} instead of {default:g}", reason, params.map.where(key), game.id)]
+
+
+def _where(game: Game, face: object, printed: object) -> Location:
+    """The template line of the text's call, or the face's template."""
+    if printed.source is not None:
+        return printed.source
+    return Location(face.face.template) if face.face.template else game.location
+
+
+def _once(findings: dict[tuple, Finding], key: tuple, finding: Finding) -> None:
+    """One finding per template line and text: the first face that shows it names it."""
+    findings.setdefault(key, finding)
+
+
+def _what(printed: object) -> str:
+    field = f" (field '{printed.field}')" if printed.field else ""
+    return f"{printed.text!r}{field}"
+
+
+@declared("rotated-index")
+def rotated_index(game: Game, params: S.Fields) -> Records:
+    """No text turned upside down reads as another symbol, unless a mark under it shows which way is up."""
+    findings: dict[tuple, Finding] = {}
+    turned = marked = faces = 0
+    for face, texts in _calls(game):
+        faces += 1
+        first = texts[0]
+        if abs(first.angle) <= 135.0:
+            continue
+        turned += 1
+        if not first.turned_reading:
+            continue
+        if first.marked:
+            marked += 1
+            continue
+        loc = _where(game, face, first)
+        _once(findings, (loc, first.text), Finding(
+            "rotated-index", f"{face.where}: the text {_what(first)} is printed upside down and reads as "
+            f"{first.turned_reading!r} the other way up, with no mark to tell which way is up", loc,
+            f"draw a short rule or dot under {first.text!r} (as playing cards underline 6 and 9), or leave the "
+            "turned copy out", game.id))
+    yield from findings.values()
+    if not findings:
+        n = len(_faces(game))
+        yield Proof("rotated-index", f"{n} faces: {turned} texts printed upside down, none reads as another "
+                    f"symbol the other way up" + (f" ({marked} carry a mark under them)" if marked else ""),
+                    turned, game.id, params.loc)
+
+
+@declared("text-size")
+def text_size(game: Game, params: S.Fields) -> Records:
+    """No text is printed smaller than `min_pt` points at 100 % (default 6 pt)."""
+    min_pt, choices = _limit("text-size", game, params, "min_pt", DEFAULT_MIN_PT, "smallest text size (pt)")
+    yield from choices
+    findings: dict[tuple, Finding] = {}
+    count, smallest = 0, float("inf")
+    for face, texts in _calls(game):
+        size = max(t.size_pt for t in texts)   # a symbol's sub- and superscripts go with its base
+        count += 1
+        smallest = min(smallest, size)
+        if size < min_pt - 0.005:
+            first = texts[0]
+            loc = _where(game, face, first)
+            mm = min_pt * 25.4 / 72
+            _once(findings, (loc, first.text, round(size, 1)), Finding(
+                "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.1f} pt, below the "
+                f"{min_pt:g} pt minimum (at 100 % print scale)", loc,
+                f"give it size and min_size of at least {mm:.2f} mm ({min_pt:g} pt), with room to fit", game.id))
+    yield from findings.values()
+    if not findings:
+        n = len(_faces(game))
+        yield Proof("text-size", f"{n} faces: all {count} texts are at least {min_pt:g} pt at 100 % "
+                    f"(the smallest {smallest:.1f} pt)" if count else f"{n} faces: no text", count, game.id,
+                    params.loc)
+
+
+@declared("text-contrast")
+def text_contrast(game: Game, params: S.Fields) -> Records:
+    """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
+    min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO, "lowest text contrast")
+    yield from choices
+    findings: dict[tuple, Finding] = {}
+    count, lowest = 0, float("inf")
+    for face, texts in _calls(game):
+        worst = min(texts, key=lambda t: t.contrast)
+        count += 1
+        lowest = min(lowest, worst.contrast)
+        if worst.contrast < min_ratio - 0.005:
+            loc = _where(game, face, worst)
+            _once(findings, (loc, worst.text, worst.colour.lower(), worst.background), Finding(
+                "text-contrast", f"{face.where}: the text {_what(worst)} in {worst.colour} on {worst.background} "
+                f"has a contrast of {worst.contrast:.2f} : 1, below {min_ratio:g} : 1", loc,
+                "darken or lighten the text or what lies behind it (ink_on(fill) picks the dark or white ink that "
+                "reads better on a fill)", game.id))
+    yield from findings.values()
+    if not findings:
+        n = len(_faces(game))
+        yield Proof("text-contrast", f"{n} faces: all {count} texts contrast with their background by at least "
+                    f"{min_ratio:g} : 1 (the lowest {lowest:.1f} : 1)" if count else f"{n} faces: no text", count,
+                    game.id, params.loc)
