@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import facegeometry as fg
-from .errors import Location, display_path
+from .errors import CardgenError, Location, display_path
 from .model import Game
 from .readability import contrast_ratio, reads_otherwise
 from .render import Face, Renderer
@@ -127,8 +128,14 @@ def _call_column(filename: str, line: int) -> int:
 _CACHE: dict[int, tuple[Game, list[FaceTexts]]] = {}
 
 
+class Unrendered(Exception):
+    """A face of the game cannot be rendered or read back: the render pass (or a build)
+    reports why, with the template line; the legibility rules then measure nothing."""
+
+
 def game_faces(game: Game) -> list[FaceTexts]:
-    """Every distinct face of every component of ``game`` (English), with its printed texts.
+    """Every distinct face of every component of ``game`` (English), with its printed texts;
+    raises :class:`Unrendered` when a face fails to render.
 
     The one way the legibility rules get rendered faces: the render pass of ``cardgen check``
     keeps no face and no source lines, so the faces are rendered here, once per game for
@@ -136,6 +143,17 @@ def game_faces(game: Game) -> list[FaceTexts]:
     hit = _CACHE.get(id(game))
     if hit is not None and hit[0] is game:
         return hit[1]
+    try:
+        out = _measured_faces(game)
+    except (CardgenError, ET.ParseError) as exc:
+        raise Unrendered(str(exc)) from None
+    if len(_CACHE) >= _CACHED_GAMES:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[id(game)] = (game, out)
+    return out
+
+
+def _measured_faces(game: Game) -> list[FaceTexts]:
     renderer = Renderer(game, "en", wraps=None)
     tracer = _TracingEngine(renderer.engine)
     renderer.engine = tracer   # type: ignore[assignment]
@@ -152,11 +170,7 @@ def game_faces(game: Game) -> list[FaceTexts]:
                 counts[face.key] = counts.get(face.key, 0) + 1
                 if face.key not in seen:
                     seen[face.key] = (face, sources.get(id(face.texts), []))
-    out = [FaceTexts(face, counts[key], tuple(printed_texts(face, calls))) for key, (face, calls) in seen.items()]
-    if len(_CACHE) >= _CACHED_GAMES:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(game)] = (game, out)
-    return out
+    return [FaceTexts(face, counts[key], tuple(printed_texts(face, calls))) for key, (face, calls) in seen.items()]
 
 
 def printed_texts(face: Face, sources: list[Location | None] = ()) -> list[Printed]:

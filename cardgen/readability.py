@@ -20,7 +20,7 @@ TURNED_PAIRS = ("un", "dp", "bq", "69", "MW")
 SELF_TURNED = "NSZHIOXosxzl08"
 _TURNED = {**{a: b for a, b in TURNED_PAIRS}, **{b: a for a, b in TURNED_PAIRS}, **{c: c for c in SELF_TURNED}}
 
-DARK_INK = "#1a1a1a"
+DARK_INK = "#111111"
 LIGHT_INK = "#ffffff"
 
 

@@ -29,16 +29,26 @@ DEFAULT_MIN_RATIO = 4.5
 Records = Iterator[Finding | Proof | Choice]
 
 
-def _faces(game: Game) -> list:
+def _faces(game: Game) -> list | None:
     """The game's faces with their measured texts (rendered here, in English; see
-    :func:`cardgen.legibility.game_faces`)."""
-    from ..legibility import game_faces   # rendering is needed only when these rules run
-    return game_faces(game)
+    :func:`cardgen.legibility.game_faces`), or none when a face fails to render."""
+    from ..legibility import Unrendered, game_faces   # rendering is needed only when these rules run
+    try:
+        return game_faces(game)
+    except Unrendered:
+        return None
 
 
-def _calls(game: Game) -> Iterator[tuple[object, list]]:
-    """Each (face, texts of one text() or symbol() call) of the game, the call's texts in order."""
-    for face in _faces(game):
+def _unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
+    """What the rule says of a game whose faces do not all render (the render pass and a
+    build report the template error itself)."""
+    return Proof(rule, "not measured: a face fails to render (the render pass reports the template error)", 0,
+                 game.id, params.loc)
+
+
+def _calls(faces: list) -> Iterator[tuple[object, list]]:
+    """Each (face, texts of one text() or symbol() call) of the faces, the call's texts in order."""
+    for face in faces:
         groups: dict[int, list] = {}
         for printed in face.texts:
             groups.setdefault(printed.group, []).append(printed)
@@ -80,10 +90,13 @@ def _what(printed: object) -> str:
 @declared("rotated-index")
 def rotated_index(game: Game, params: S.Fields) -> Records:
     """No text turned upside down reads as another symbol, unless a mark under it shows which way is up."""
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("rotated-index", game, params)
+        return
     findings: dict[tuple, Finding] = {}
-    turned = marked = faces = 0
-    for face, texts in _calls(game):
-        faces += 1
+    turned = marked = 0
+    for face, texts in _calls(faces):
         first = texts[0]
         if abs(first.angle) <= 135.0:
             continue
@@ -101,9 +114,9 @@ def rotated_index(game: Game, params: S.Fields) -> Records:
             "turned copy out", game.id))
     yield from findings.values()
     if not findings:
-        n = len(_faces(game))
-        yield Proof("rotated-index", f"{n} faces: {turned} texts printed upside down, none reads as another "
-                    f"symbol the other way up" + (f" ({marked} carry a mark under them)" if marked else ""),
+        n = len(faces)
+        yield Proof("rotated-index", f"{n} different faces: {turned} texts printed upside down, none reads as another "
+                    f"symbol the other way up" + (f" ({marked} with a mark under {'it' if marked == 1 else 'them'})" if marked else ""),
                     turned, game.id, params.loc)
 
 
@@ -112,9 +125,13 @@ def text_size(game: Game, params: S.Fields) -> Records:
     """No text is printed smaller than `min_pt` points at 100 % (default 6 pt)."""
     min_pt, choices = _limit("text-size", game, params, "min_pt", DEFAULT_MIN_PT, "smallest text size (pt)")
     yield from choices
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("text-size", game, params)
+        return
     findings: dict[tuple, Finding] = {}
     count, smallest = 0, float("inf")
-    for face, texts in _calls(game):
+    for face, texts in _calls(faces):
         size = max(t.size_pt for t in texts)   # a symbol's sub- and superscripts go with its base
         count += 1
         smallest = min(smallest, size)
@@ -123,14 +140,14 @@ def text_size(game: Game, params: S.Fields) -> Records:
             loc = _where(game, face, first)
             mm = min_pt * 25.4 / 72
             _once(findings, (loc, first.text, round(size, 1)), Finding(
-                "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.1f} pt, below the "
+                "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.2f} pt, below the "
                 f"{min_pt:g} pt minimum (at 100 % print scale)", loc,
                 f"give it size and min_size of at least {mm:.2f} mm ({min_pt:g} pt), with room to fit", game.id))
     yield from findings.values()
     if not findings:
-        n = len(_faces(game))
-        yield Proof("text-size", f"{n} faces: all {count} texts are at least {min_pt:g} pt at 100 % "
-                    f"(the smallest {smallest:.1f} pt)" if count else f"{n} faces: no text", count, game.id,
+        n = len(faces)
+        yield Proof("text-size", f"{n} different faces: all {count} texts are at least {min_pt:g} pt at 100 % "
+                    f"(the smallest {smallest:.1f} pt)" if count else f"{n} different faces: no text", count, game.id,
                     params.loc)
 
 
@@ -139,9 +156,13 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
     """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
     min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO, "lowest text contrast")
     yield from choices
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("text-contrast", game, params)
+        return
     findings: dict[tuple, Finding] = {}
     count, lowest = 0, float("inf")
-    for face, texts in _calls(game):
+    for face, texts in _calls(faces):
         worst = min(texts, key=lambda t: t.contrast)
         count += 1
         lowest = min(lowest, worst.contrast)
@@ -154,7 +175,7 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
                 "reads better on a fill)", game.id))
     yield from findings.values()
     if not findings:
-        n = len(_faces(game))
-        yield Proof("text-contrast", f"{n} faces: all {count} texts contrast with their background by at least "
-                    f"{min_ratio:g} : 1 (the lowest {lowest:.1f} : 1)" if count else f"{n} faces: no text", count,
+        n = len(faces)
+        yield Proof("text-contrast", f"{n} different faces: all {count} texts contrast with their background by at least "
+                    f"{min_ratio:g} : 1 (the lowest {lowest:.1f} : 1)" if count else f"{n} different faces: no text", count,
                     game.id, params.loc)
