@@ -84,3 +84,18 @@ def ink_on(fill: str) -> str:
     bg = hex_rgb(fill)
     dark, light = contrast_ratio(hex_rgb(DARK_INK), bg), contrast_ratio(hex_rgb(LIGHT_INK), bg)
     return DARK_INK if dark >= light else LIGHT_INK
+
+
+#: Unicode's mathematical italic and bold italic small alpha: the Greek small letters follow
+#: in the order of U+03B1..U+03C9 (final sigma included).
+_MATH_ITALIC_ALPHA = 0x1D6FC
+_MATH_BOLD_ITALIC_ALPHA = 0x1D736
+
+
+def unmistakable_greek(s: str, weight: str = "regular") -> str:
+    """``s`` with each Greek small letter as its mathematical italic (bold italic for bold
+    text): in an upright sans face γ is a Latin y, ν a v, μ a u with a tail and τ a small T,
+    while the italic forms of the bundled math face cannot be taken for Latin letters.
+    Physics writes particle symbols in italic Greek anyway; Latin letters are unchanged."""
+    start = _MATH_BOLD_ITALIC_ALPHA if weight == "bold" else _MATH_ITALIC_ALPHA
+    return "".join(chr(start + ord(ch) - 0x3B1) if "\u03b1" <= ch <= "\u03c9" else ch for ch in str(s))

@@ -200,3 +200,24 @@ def test_arcs_and_curves_are_flattened_into_their_outline():
     inside = (50 + 17 * math.cos(math.radians(45)), 50 + 17 * math.sin(math.radians(45)))
     assert sector.contains(inside)                     # beyond the chord, within the arc
     assert not sector.contains((40, 40)) and not sector.contains((69, 69))
+
+
+def test_greek_symbols_come_from_an_italic_face_latin_ones_do_not():
+    from cardgen.readability import unmistakable_greek
+
+    assert unmistakable_greek("γ", "bold") == "\U0001D738" and unmistakable_greek("ν", "regular") == "\U0001D708"
+    assert unmistakable_greek("μτ", "bold") == "\U0001D741\U0001D749"
+    assert unmistakable_greek("u", "bold") == "u" and unmistakable_greek("W", "bold") == "W"
+
+
+def test_a_photon_card_draws_its_gamma_from_the_math_face():
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game("tutti-quantum")
+    comp = game.components["particles"]
+    face = Renderer(game, "en").face(comp, comp.card("photon"), "front")
+    faces = {g.face.path.name for placed in face.texts for g in placed.glyphs if len(placed.glyphs) == 1}
+    assert "NotoSansMath-Regular.ttf" in faces
+    gamma = [g for placed in face.texts for g in placed.glyphs if g.face.path.name == "NotoSansMath-Regular.ttf"]
+    font = gamma[0].face.hb_font
+    assert all(g.gid == font.get_nominal_glyph(0x1D738) for g in gamma) and len(gamma) == 2   # both corners
