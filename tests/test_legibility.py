@@ -221,3 +221,20 @@ def test_a_photon_card_draws_its_gamma_from_the_math_face():
     gamma = [g for placed in face.texts for g in placed.glyphs if g.face.path.name == "NotoSansMath-Regular.ttf"]
     font = gamma[0].face.hb_font
     assert all(g.gid == font.get_nominal_glyph(0x1D738) for g in gamma) and len(gamma) == 2   # both corners
+
+
+@pytest.mark.parametrize("game_id, comp_id, card, lang, name", [
+    ("qcd", "cards", "ubar-anti-red", "en", "cyan"), ("qcd", "cards", "sbar-anti-green", "en", "magenta"),
+    ("qcd", "cards", "cbar-anti-blue", "de", "gelb"), ("qcd", "cards", "u-red", "en", "red"),
+    ("particle-builder", "colour-tokens", "anti-green", "en", "anti-green"),
+    ("particles-in-circle", "cards", "dbar-anti-red", "en", "anti-red = green + blue")])
+def test_anticolours_are_named_as_each_rulebook_names_them(game_id, comp_id, card, lang, name):
+    """QCD's rulebook calls its anti-colours cyan, magenta and yellow; Particle Builder's and
+    Particles in Circle's call them anti-red, anti-green, anti-blue (the latter with its mix)."""
+    from cardgen import i18n
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game(game_id)
+    comp = game.components[comp_id]
+    face = Renderer(game, lang, translate=i18n.translator(game, lang)).face(comp, comp.card(card), "front")
+    assert f'aria-label="{name}" data-field="{"name" if comp_id == "colour-tokens" else "colour"}"' in face.body
