@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,10 @@ class Printed:
     turned_reading: str    # what an upside-down text reads as the other way up ('' if upright, or itself, or nothing)
     marked: bool           # an upside-down text carries a mark under it
     source: Location | None
-    box_mm: tuple[float, float, float, float]
+
+    @property
+    def upside_down(self) -> bool:
+        return abs(self.angle) > UPSIDE_DOWN_DEG
 
 
 @dataclass(frozen=True)
@@ -185,13 +188,8 @@ def printed_texts(face: Face, sources: list[Location | None] = ()) -> list[Print
         if measured is None:
             continue
         source = sources[mark.n] if mark.n < len(sources) else None
-        out.append(measured if source is None else _with_source(measured, source))
+        out.append(measured if source is None else replace(measured, source=source))
     return out
-
-
-def _with_source(p: Printed, source: Location) -> Printed:
-    return Printed(p.text, p.field, p.group, p.size_pt, p.colour, p.background, p.contrast, p.angle, p.turned_reading,
-                   p.marked, source, p.box_mm)
 
 
 def _ink_box(placed: PlacedText) -> tuple[float, float, float, float, float] | None:
@@ -231,15 +229,12 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
         ratio = contrast_ratio(ink, bg)
         if ratio < worst:
             worst, behind = ratio, bg
-    corners = [fg.apply(m, (x, y)) for x in (x0, x1) for y in (y0, y1)]
-    box_mm = (min(c[0] for c in corners), min(c[1] for c in corners),
-              max(c[0] for c in corners), max(c[1] for c in corners))
     angle = fg.rotation(m)
     upside_down = abs(angle) > UPSIDE_DOWN_DEG
     reading = reads_otherwise(mark.label) if upside_down else ""
     marked = upside_down and _has_mark_under((x0, y0, x1, y1), em, m, geo)
-    return Printed(mark.label, mark.field, mark.group, size_pt, placed.fill, hex_colour(behind), worst, angle, reading, marked,
-                   None, box_mm)
+    return Printed(mark.label, mark.field, mark.group, size_pt, placed.fill, hex_colour(behind), worst, angle, reading,
+                   marked, None)
 
 
 def _has_mark_under(box: tuple[float, float, float, float], em: float, m: fg.Matrix, geo: fg.FaceGeometry) -> bool:

@@ -15,7 +15,7 @@ that shows it.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError, Location
@@ -23,13 +23,16 @@ from ..model import Game
 from ..proof import Choice, Proof
 from . import declared
 
+if TYPE_CHECKING:
+    from ..legibility import FaceTexts, Printed
+
 DEFAULT_MIN_PT = 6.0
 DEFAULT_MIN_RATIO = 4.5
 
 Records = Iterator[Finding | Proof | Choice]
 
 
-def _faces(game: Game) -> list | None:
+def _faces(game: Game) -> list[FaceTexts] | None:
     """The game's faces with their measured texts (rendered here, in English; see
     :func:`cardgen.legibility.game_faces`), or none when a face fails to render."""
     from ..legibility import Unrendered, game_faces   # rendering is needed only when these rules run
@@ -46,7 +49,7 @@ def _unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
                  game.id, params.loc)
 
 
-def _calls(faces: list) -> Iterator[tuple[object, list]]:
+def _calls(faces: list[FaceTexts]) -> Iterator[tuple[FaceTexts, list[Printed]]]:
     """Each (face, texts of one text() or symbol() call) of the faces, the call's texts in order."""
     for face in faces:
         groups: dict[int, list] = {}
@@ -70,19 +73,14 @@ def _limit(rule: str, game: Game, params: S.Fields, key: str, default: float, wh
     return value, [Choice(rule, f"{what} {value:g} instead of {default:g}", reason, params.map.where(key), game.id)]
 
 
-def _where(game: Game, face: object, printed: object) -> Location:
+def _where(game: Game, face: FaceTexts, printed: Printed) -> Location:
     """The template line of the text's call, or the face's template."""
     if printed.source is not None:
         return printed.source
     return Location(face.face.template) if face.face.template else game.location
 
 
-def _once(findings: dict[tuple, Finding], key: tuple, finding: Finding) -> None:
-    """One finding per template line and text: the first face that shows it names it."""
-    findings.setdefault(key, finding)
-
-
-def _what(printed: object) -> str:
+def _what(printed: Printed) -> str:
     field = f" (field '{printed.field}')" if printed.field else ""
     return f"{printed.text!r}{field}"
 
@@ -94,11 +92,11 @@ def rotated_index(game: Game, params: S.Fields) -> Records:
     if faces is None:
         yield _unrendered("rotated-index", game, params)
         return
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple, Finding] = {}   # one per template line and text: the first face showing it
     turned = marked = 0
     for face, texts in _calls(faces):
         first = texts[0]
-        if abs(first.angle) <= 135.0:
+        if not first.upside_down:
             continue
         turned += 1
         if not first.turned_reading:
@@ -107,17 +105,16 @@ def rotated_index(game: Game, params: S.Fields) -> Records:
             marked += 1
             continue
         loc = _where(game, face, first)
-        _once(findings, (loc, first.text), Finding(
+        findings.setdefault((loc, first.text), Finding(
             "rotated-index", f"{face.where}: the text {_what(first)} is printed upside down and reads as "
             f"{first.turned_reading!r} the other way up, with no mark to tell which way is up", loc,
             f"draw a short rule or dot under {first.text!r} (as playing cards underline 6 and 9), or leave the "
             "turned copy out", game.id))
     yield from findings.values()
     if not findings:
-        n = len(faces)
-        yield Proof("rotated-index", f"{n} different faces: {turned} texts printed upside down, none reads as another "
-                    f"symbol the other way up" + (f" ({marked} with a mark under {'it' if marked == 1 else 'them'})" if marked else ""),
-                    turned, game.id, params.loc)
+        with_mark = f" ({marked} with a mark under {'it' if marked == 1 else 'them'})" if marked else ""
+        yield Proof("rotated-index", f"{len(faces)} different faces: {turned} texts printed upside down, none reads "
+                    f"as another symbol the other way up{with_mark}", turned, game.id, params.loc)
 
 
 @declared("text-size")
@@ -139,22 +136,22 @@ def text_size(game: Game, params: S.Fields) -> Records:
             first = texts[0]
             loc = _where(game, face, first)
             mm = min_pt * 25.4 / 72
-            _once(findings, (loc, first.text, round(size, 1)), Finding(
+            findings.setdefault((loc, first.text, round(size, 1)), Finding(
                 "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.2f} pt, below the "
                 f"{min_pt:g} pt minimum (at 100 % print scale)", loc,
                 f"give it size and min_size of at least {mm:.2f} mm ({min_pt:g} pt), with room to fit", game.id))
     yield from findings.values()
     if not findings:
-        n = len(faces)
-        yield Proof("text-size", f"{n} different faces: all {count} texts are at least {min_pt:g} pt at 100 % "
-                    f"(the smallest {smallest:.1f} pt)" if count else f"{n} different faces: no text", count, game.id,
-                    params.loc)
+        held = (f"all {count} texts are at least {min_pt:g} pt at 100 % (the smallest {smallest:.1f} pt)"
+                if count else "no text")
+        yield Proof("text-size", f"{len(faces)} different faces: {held}", count, game.id, params.loc)
 
 
 @declared("text-contrast")
 def text_contrast(game: Game, params: S.Fields) -> Records:
     """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
-    min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO, "lowest text contrast")
+    min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO,
+                                "lowest text contrast")
     yield from choices
     faces = _faces(game)
     if faces is None:
@@ -168,14 +165,13 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
         lowest = min(lowest, worst.contrast)
         if worst.contrast < min_ratio - 0.005:
             loc = _where(game, face, worst)
-            _once(findings, (loc, worst.text, worst.colour.lower(), worst.background), Finding(
+            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
                 "text-contrast", f"{face.where}: the text {_what(worst)} in {worst.colour} on {worst.background} "
                 f"has a contrast of {worst.contrast:.2f} : 1, below {min_ratio:g} : 1", loc,
                 "darken or lighten the text or what lies behind it (ink_on(fill) picks the dark or white ink that "
                 "reads better on a fill)", game.id))
     yield from findings.values()
     if not findings:
-        n = len(faces)
-        yield Proof("text-contrast", f"{n} different faces: all {count} texts contrast with their background by at least "
-                    f"{min_ratio:g} : 1 (the lowest {lowest:.1f} : 1)" if count else f"{n} different faces: no text", count,
-                    game.id, params.loc)
+        held = (f"all {count} texts contrast with their background by at least {min_ratio:g} : 1 (the lowest "
+                f"{lowest:.1f} : 1)" if count else "no text")
+        yield Proof("text-contrast", f"{len(faces)} different faces: {held}", count, game.id, params.loc)
