@@ -25,7 +25,8 @@ def line_of(path, text: str) -> int:
 
 
 def findings(g, rule: str):
-    return [f for f in cardgen.check(g.load(), render=False).findings if f.rule == rule]
+    """The rule's findings as ``cardgen check`` gives them (the rules measure rendered faces)."""
+    return [f for f in cardgen.check(g.load()).findings if f.rule == rule]
 
 
 # --- rotated-index ------------------------------------------------------------------------------
@@ -77,7 +78,7 @@ def test_a_text_turned_by_a_mirror_scale_counts_as_turned(game_copy):
 
 
 def test_the_shipped_games_prove_their_turned_indices_marked():
-    report = cardgen.check(cardgen.load_games(["qcd"]), render=False)
+    report = cardgen.check(cardgen.load_games(["qcd"]))
     proof = next(p for p in report.proofs if p.rule == "rotated-index")
     assert proof.claim == ("26 different faces: 48 texts printed upside down, none reads as another symbol the other "
                            "way up (12 with a mark under them)")
@@ -111,7 +112,7 @@ def test_a_game_may_print_smaller_with_a_declared_reason(game_copy):
     g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1.8,").replace("min_size=2.6", "min_size=1.8"))
     g.edit("game.yaml", "  - rule: text-size\n", "  - rule: text-size\n    min_pt: 5\n"
            "    reason: The names repeat the symbol and are read close up.\n")
-    report = cardgen.check(g.load(), render=False)
+    report = cardgen.check(g.load())
     assert not [f for f in report.findings if f.rule == "text-size"]
     choice = next(c for c in report.choices if c.rule == "text-size")
     assert (choice.subject, choice.reason) == ("smallest text size (pt) 5 instead of 6",
@@ -238,3 +239,23 @@ def test_anticolours_are_named_as_each_rulebook_names_them(game_id, comp_id, car
     comp = game.components[comp_id]
     face = Renderer(game, lang, translate=i18n.translator(game, lang)).face(comp, comp.card(card), "front")
     assert f'aria-label="{name}" data-field="{"name" if comp_id == "colour-tokens" else "colour"}"' in face.body
+
+
+def test_without_rendering_the_rules_say_they_did_not_measure(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, MARK, "")
+    report = cardgen.check(g.load(), render=False)   # as --no-render, and a build's own rule check
+    assert not [f for f in report.findings if f.rule in ("rotated-index", "text-size", "text-contrast")]
+    claims = {p.rule: p.claim for p in report.proofs if p.rule in ("rotated-index", "text-size", "text-contrast")}
+    assert claims == dict.fromkeys(("rotated-index", "text-size", "text-contrast"),
+                                   "not measured: faces not rendered (--no-render)")
+
+
+def test_a_face_that_fails_to_render_leaves_the_error_to_the_render_pass(game_copy):
+    from cardgen.render import TemplateError
+
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1 / 0,"))
+    with pytest.raises(TemplateError) as info:
+        cardgen.check(g.load())
+    assert "card 'u-red' of component 'cards', front" in info.value.message

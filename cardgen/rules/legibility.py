@@ -10,11 +10,14 @@
 
 A game loosens a limit only with a ``reason``, which the report lists as a choice. One text
 drawn by one template line on many faces is one finding, at that line, naming the first card
-that shows it.
+that shows it. The rules measure only when the check renders faces (:func:`rendering`, set by
+:func:`cardgen.check.check`): ``--no-render`` and a build's own rule check stay rules alone.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Iterator
 
 from .. import schema as S
@@ -29,12 +32,27 @@ if TYPE_CHECKING:
 DEFAULT_MIN_PT = 6.0
 DEFAULT_MIN_RATIO = 4.5
 
+_RENDERING: ContextVar[bool] = ContextVar("cardgen_rules_render_faces", default=False)
+
+
+@contextmanager
+def rendering(on: bool) -> Iterator[None]:
+    """Within this block the legibility rules render and measure the faces (``on``), as
+    ``cardgen check`` does; outside it they say the faces were not rendered."""
+    token = _RENDERING.set(on)
+    try:
+        yield
+    finally:
+        _RENDERING.reset(token)
+
 Records = Iterator[Finding | Proof | Choice]
 
 
 def _faces(game: Game) -> list[FaceTexts] | None:
     """The game's faces with their measured texts (rendered here, in English; see
-    :func:`cardgen.legibility.game_faces`), or none when a face fails to render."""
+    :func:`cardgen.legibility.game_faces`), or none when faces are not rendered or one fails to."""
+    if not _RENDERING.get():
+        return None
     from ..legibility import Unrendered, game_faces   # rendering is needed only when these rules run
     try:
         return game_faces(game)
@@ -43,10 +61,11 @@ def _faces(game: Game) -> list[FaceTexts] | None:
 
 
 def _unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
-    """What the rule says of a game whose faces do not all render (the render pass and a
-    build report the template error itself)."""
-    return Proof(rule, "not measured: a face fails to render (the render pass reports the template error)", 0,
-                 game.id, params.loc)
+    """What the rule says when it could not measure: the check renders no faces (``--no-render``),
+    or a face fails to render (the render pass and a build report the template error itself)."""
+    why = ("a face fails to render (the render pass reports the template error)" if _RENDERING.get()
+           else "faces not rendered (--no-render)")
+    return Proof(rule, f"not measured: {why}", 0, game.id, params.loc)
 
 
 def _calls(faces: list[FaceTexts]) -> Iterator[tuple[FaceTexts, list[Printed]]]:
