@@ -259,3 +259,13 @@ def test_a_face_that_fails_to_render_leaves_the_error_to_the_render_pass(game_co
     with pytest.raises(TemplateError) as info:
         cardgen.check(g.load())
     assert "card 'u-red' of component 'cards', front" in info.value.message
+
+
+def test_the_cli_reports_a_turned_index_at_its_template_line(game_copy, cli):
+    g = game_copy("qcd")
+    line = line_of(g.path / FRONT, INDEX)
+    g.edit(FRONT, MARK, "")
+    res = cli("check", str(g.path))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert (f"card-front.svg.j2:{line}:8: error[rotated-index]: card 'u-red' of component 'cards' (front): the text "
+            "'u' (field 'symbol') is printed upside down and reads as 'n' the other way up") in res.stdout
