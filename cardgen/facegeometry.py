@@ -283,84 +283,88 @@ def _bezier(points: list[Point]) -> list[Point]:
     return out
 
 
+#: Numbers each path command takes.
+_ARITY = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7}
+
+
 def path_polygons(d: str) -> list[list[Point]]:
     """An SVG path's subpaths as polygons, curves and arcs flattened."""
+    pen = _Pen()
+    for op, rel, values in _segments(d):
+        pen.draw(op, rel, values)
+    return pen.finish()
+
+
+def _segments(d: str) -> Iterator[tuple[str, bool, list[float]]]:
+    """(command, relative, its numbers) for each segment of path data, implicit repeats
+    included (numbers after a moveto are line-tos); stops at the first malformed segment."""
     tokens = _PATH_RE.findall(d or "")
-    polys: list[list[Point]] = []
-    cur: list[Point] = []
-    pos: Point = (0.0, 0.0)
-    start: Point = pos
-    last_ctrl: Point | None = None
-    cmd = ""
-    i = 0
-
-    def nums(k: int) -> list[float] | None:
-        nonlocal i
-        vals = []
-        while len(vals) < k and i < len(tokens) and tokens[i][1]:
-            vals.append(float(tokens[i][1]))
-            i += 1
-        return vals if len(vals) == k else None
-
+    cmd, i = "", 0
     while i < len(tokens):
         if tokens[i][0]:
-            cmd = tokens[i][0]
-            i += 1
+            cmd, i = tokens[i][0], i + 1
             if cmd in "Zz":
-                if cur:
-                    polys.append(cur)
-                cur, pos, last_ctrl = [], start, None
+                yield "Z", False, []
                 continue
-        elif not cmd:
-            break
-        rel = cmd.islower()
-        op = cmd.upper()
-        ox, oy = pos if rel else (0.0, 0.0)
-        arity = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7}.get(op, 0)
-        v = nums(arity)
-        if v is None:
-            break
-        ctrl: Point | None = None
+        arity = _ARITY.get(cmd.upper(), 0)
+        chunk = tokens[i:i + arity]
+        if arity == 0 or len(chunk) < arity or any(t[0] for t in chunk):
+            return
+        i += arity
+        yield cmd.upper(), cmd.islower(), [float(t[1]) for t in chunk]
+        if cmd in "Mm":
+            cmd = "l" if cmd == "m" else "L"
+
+
+class _Pen:
+    """Draws path segments into polygons: the current point, the subpath's start and the
+    last control point (which a smooth curve reflects)."""
+
+    def __init__(self) -> None:
+        self.polys: list[list[Point]] = []
+        self.cur: list[Point] = []
+        self.pos: Point = (0.0, 0.0)
+        self.start: Point = self.pos
+        self.ctrl: Point | None = None
+
+    def draw(self, op: str, rel: bool, v: list[float]) -> None:
+        if op == "Z":
+            self._close()
+            return
+        ox, oy = self.pos if rel else (0.0, 0.0)
+        pts = [(ox + v[k], oy + v[k + 1]) for k in range(0, len(v) - 1, 2)]
         if op == "M":
-            if cur:
-                polys.append(cur)
-            pos = start = (ox + v[0], oy + v[1])
-            cur = [pos]
-            cmd = "l" if rel else "L"   # further pairs are line-tos
-        elif op in "LT" or op in "HV":
-            if op == "H":
-                new = (ox + v[0] if rel else v[0], pos[1])
-            elif op == "V":
-                new = (pos[0], oy + v[0] if rel else v[0])
-            else:
-                new = (ox + v[0], oy + v[1])
-            if op == "T":
-                ctrl = (2 * pos[0] - last_ctrl[0], 2 * pos[1] - last_ctrl[1]) if last_ctrl else pos
-                cur.extend(_bezier([pos, ctrl, new]))
-            else:
-                cur.append(new)
-            pos = new
-        elif op == "C":
-            c1, c2, new = (ox + v[0], oy + v[1]), (ox + v[2], oy + v[3]), (ox + v[4], oy + v[5])
-            cur.extend(_bezier([pos, c1, c2, new]))
-            pos, ctrl = new, c2
-        elif op == "S":
-            c1 = (2 * pos[0] - last_ctrl[0], 2 * pos[1] - last_ctrl[1]) if last_ctrl else pos
-            c2, new = (ox + v[0], oy + v[1]), (ox + v[2], oy + v[3])
-            cur.extend(_bezier([pos, c1, c2, new]))
-            pos, ctrl = new, c2
-        elif op == "Q":
-            c1, new = (ox + v[0], oy + v[1]), (ox + v[2], oy + v[3])
-            cur.extend(_bezier([pos, c1, new]))
-            pos, ctrl = new, c1
+            self._close()
+            self.pos = self.start = pts[0]
+            self.cur = [pts[0]]
+        elif op == "H":
+            self._to([(ox + v[0], self.pos[1])], None)
+        elif op == "V":
+            self._to([(self.pos[0], oy + v[0])], None)
+        elif op == "L":
+            self._to(pts[:1], None)
         elif op == "A":
-            new = (ox + v[5], oy + v[6])
-            cur.extend(_arc(pos, v[0], v[1], v[2], bool(v[3]), bool(v[4]), new))
-            pos = new
-        last_ctrl = ctrl
-    if cur:
-        polys.append(cur)
-    return [p for p in polys if len(p) >= 3]
+            self._to(_arc(self.pos, v[0], v[1], v[2], bool(v[3]), bool(v[4]), (ox + v[5], oy + v[6])), None)
+        else:
+            self._curve(op, pts)
+
+    def _curve(self, op: str, pts: list[Point]) -> None:
+        reflected = (2 * self.pos[0] - self.ctrl[0], 2 * self.pos[1] - self.ctrl[1]) if self.ctrl else self.pos
+        controls = {"C": pts[:2], "S": [reflected, pts[0]], "Q": pts[:1], "T": [reflected]}[op]
+        self._to(_bezier([self.pos, *controls, pts[-1]]), controls[-1])
+
+    def _to(self, points: list[Point], ctrl: Point | None) -> None:
+        self.cur.extend(points)
+        self.pos, self.ctrl = points[-1], ctrl
+
+    def _close(self) -> None:
+        if self.cur:
+            self.polys.append(self.cur)
+        self.cur, self.pos, self.ctrl = [], self.start, None
+
+    def finish(self) -> list[list[Point]]:
+        self._close()
+        return [p for p in self.polys if len(p) >= 3]
 
 
 def shape_polygons(el: ET.Element, tag: str) -> list[list[Point]]:
