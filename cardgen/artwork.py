@@ -9,6 +9,8 @@ import math
 
 from markupsafe import Markup, escape
 
+from .readability import ink_on, reads_otherwise
+
 
 def _n(v: float) -> str:
     s = f"{v:.3f}".rstrip("0").rstrip(".")
@@ -113,4 +115,4 @@ def feynman(style: str, x1: float, y1: float, x2: float, y2: float, stroke: str 
 
 
 TEMPLATE_HELPERS = {"polar": polar, "polygon": polygon, "feynman": feynman, "wavy": wavy, "curly": curly,
-                    "arrow": arrow}
+                    "arrow": arrow, "ink_on": ink_on, "reads_turned": reads_otherwise}

@@ -11,6 +11,7 @@ from .errors import Finding, InputError, Location, Report, did_you_mean
 from .model import Game
 from .proof import Choice, Proof
 from .rules import DECLARED, GENERIC
+from .rules.legibility import rendering
 
 #: What the report says of a rule that ran and found nothing, but proved nothing in words either.
 RAN_CLEAN = "ran: no findings"
@@ -95,7 +96,8 @@ def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, ca
     of each game whose rules pass."""
     report = Report(games=[g.id for g in games])
     for game in games:
-        findings, proofs, choices = check_records(game)
+        with rendering(render):   # the legibility rules measure the faces only when the check renders them
+            findings, proofs, choices = check_records(game)
         report.extend(findings)
         report.proofs.extend(proofs)
         report.choices.extend(choices)

@@ -48,6 +48,7 @@ from .locale import RTL, Locale
 from .model import Card, Component, Game, Table
 from .particles import Symbol
 from .places import template_view
+from .readability import unmistakable_greek
 from .setmark import SetMark
 from .store import open_store
 from .tables import Record
@@ -678,8 +679,10 @@ class Renderer:
             with the baseline at ``y``."""
             _coordinates(x=x, y=y, size=size)
             fill = str(escape(fill))
-            base = self.engine.layout(sym.base, size=size, weight=weight, valign="baseline", direction="ltr")
-            sub = (self.engine.layout(sym.sub, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")
+            base = self.engine.layout(unmistakable_greek(sym.base, weight), size=size, weight=weight, valign="baseline",
+                                      direction="ltr")
+            sub = (self.engine.layout(unmistakable_greek(sym.sub, weight), size=size * 0.55, weight=weight,
+                                      valign="baseline", direction="ltr")
                    if sym.sub else None)
             sup_text = sym.sup.replace("-", fmt.MINUS)
             sup = (self.engine.layout(sup_text, size=size * 0.55, weight=weight, valign="baseline", direction="ltr")

@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import InputError
 from .particles import Symbol
+from .readability import unmistakable_greek
 from .text import TextEngine
 
 MARGIN = 12.0          # mm around the page's content
@@ -74,8 +75,10 @@ class SheetLayout:
 
     def sym_width(self, sym: Symbol, size: float) -> float:
         """The width :func:`cardgen.render.Renderer` ``symbol()`` draws (same engine, same rule)."""
-        base = self.engine.layout(sym.base, size=size, weight="bold", valign="baseline", direction="ltr").width
-        extra = max((self.engine.layout(s, size=size * 0.55, weight="bold", valign="baseline", direction="ltr").width
+        base = self.engine.layout(unmistakable_greek(sym.base, "bold"), size=size, weight="bold", valign="baseline",
+                                  direction="ltr").width
+        extra = max((self.engine.layout(unmistakable_greek(s, "bold"), size=size * 0.55, weight="bold",
+                                        valign="baseline", direction="ltr").width
                      for s in (sym.sub, sym.sup) if s), default=0.0)
         return base + extra + (size * 0.04 if sym.sub or sym.sup else 0.0)
 

@@ -47,4 +47,4 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 # Importing the modules registers their rules.
 from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_values, placement,  # noqa: E402,F401
-               reactions, rulebook, tutti, tutti_scoring)
+               legibility, reactions, rulebook, tutti, tutti_scoring)

@@ -46,6 +46,15 @@ GUIDE: dict[str, tuple[str, str]] = {
                       "make the face ranges cover 1 to the die's sides once"),
     "vertices-derived": ("the vertex table is exactly the Standard Model's vertices among the line types",
                          "add or remove the vertex the finding names"),
+    "rotated-index": ("no text printed upside down (a corner index) reads as another symbol the other way up",
+                      "draw a short rule or dot under a turned index such as u, d, q, 6 (as playing cards underline "
+                      "6 and 9), or leave the turned copy out"),
+    "text-size": ("no text on any face is printed smaller than `min_pt` points at 100 % (default 6)",
+                  "make the text and its min_size larger; to print smaller on purpose set `min_pt` with a `reason`"),
+    "text-contrast": ("every text contrasts with what is painted behind it by at least `min_ratio` : 1 "
+                      "(default 4.5, WCAG AA)",
+                      "change the text's or the background's colour (ink_on(fill) picks a readable ink); a lower "
+                      "`min_ratio` needs a `reason`"),
     "setup-balance": ("the setup table deals out exactly the cards in the deck",
                       "change the setup numbers so they add up to the deck size"),
 }

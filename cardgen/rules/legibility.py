@@ -1,0 +1,199 @@
+"""Nobody misreads a card: three rules measured on the rendered faces (:mod:`cardgen.legibility`).
+
+* ``rotated-index`` — a text turned upside down (the corner index a fanned hand shows) must
+  not read as another symbol the other way up ('u' as 'n', 'd' as 'p', 'q' as 'b', '6' as
+  '9', 'M' as 'W'), unless a mark under it shows which way is up, as playing cards underline
+  6 and 9;
+* ``text-size`` — no text is printed smaller than ``min_pt`` points at 100 % (default 6);
+* ``text-contrast`` — every text stands out from what is painted behind it by at least
+  ``min_ratio`` (default 4.5 : 1, WCAG 2 level AA).
+
+A game loosens a limit only with a ``reason``, which the report lists as a choice. One text
+drawn by one template line on many faces is one finding, at that line, naming the first card
+that shows it. The rules measure only when the check renders faces (:func:`rendering`, set by
+:func:`cardgen.check.check`): ``--no-render`` and a build's own rule check stay rules alone.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Iterator
+
+from .. import schema as S
+from ..errors import Finding, InputError, Location
+from ..model import Game
+from ..proof import Choice, Proof
+from . import declared
+
+if TYPE_CHECKING:
+    from ..legibility import FaceTexts, Printed
+
+DEFAULT_MIN_PT = 6.0
+DEFAULT_MIN_RATIO = 4.5
+
+_RENDERING: ContextVar[bool] = ContextVar("cardgen_rules_render_faces", default=False)
+
+
+@contextmanager
+def rendering(on: bool) -> Iterator[None]:
+    """Within this block the legibility rules render and measure the faces (``on``), as
+    ``cardgen check`` does; outside it they say the faces were not rendered."""
+    token = _RENDERING.set(on)
+    try:
+        yield
+    finally:
+        _RENDERING.reset(token)
+
+Records = Iterator[Finding | Proof | Choice]
+
+
+def _faces(game: Game) -> list[FaceTexts] | None:
+    """The game's faces with their measured texts (rendered here, in English; see
+    :func:`cardgen.legibility.game_faces`), or none when faces are not rendered or one fails to."""
+    if not _RENDERING.get():
+        return None
+    from ..legibility import Unrendered, game_faces   # rendering is needed only when these rules run
+    try:
+        return game_faces(game)
+    except Unrendered:
+        return None
+
+
+def _unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
+    """What the rule says when it could not measure: the check renders no faces (``--no-render``),
+    or a face fails to render (the render pass and a build report the template error itself)."""
+    why = ("a face fails to render (the render pass reports the template error)" if _RENDERING.get()
+           else "faces not rendered (--no-render)")
+    return Proof(rule, f"not measured: {why}", 0, game.id, params.loc)
+
+
+def _calls(faces: list[FaceTexts]) -> Iterator[tuple[FaceTexts, list[Printed]]]:
+    """Each (face, texts of one text() or symbol() call) of the faces, the call's texts in order."""
+    for face in faces:
+        groups: dict[int, list] = {}
+        for printed in face.texts:
+            groups.setdefault(printed.group, []).append(printed)
+        for texts in groups.values():
+            yield face, texts
+
+
+def _limit(rule: str, game: Game, params: S.Fields, key: str, default: float, what: str) -> tuple[float, list[Choice]]:
+    """The rule's limit from its check (``key``, or ``default``). A lower, looser limit needs a
+    ``reason`` and is listed as a choice; a stricter one needs none."""
+    value = params.get(key, S.number(positive=True), default)
+    reason = params.get("reason", S.text, None)
+    if value >= default:
+        return value, []
+    if reason is None:
+        raise InputError(f"check '{rule}' lowers {key} to {value:g} (the default is {default:g}) without a reason",
+                         params.map.where(key), f"add 'reason: ...' saying why this game prints below {default:g}, "
+                         f"or remove {key}")
+    return value, [Choice(rule, f"{what} {value:g} instead of {default:g}", reason, params.map.where(key), game.id)]
+
+
+def _where(game: Game, face: FaceTexts, printed: Printed) -> Location:
+    """The template line of the text's call, or the face's template."""
+    from ..legibility import source_of
+
+    source = source_of(game, face.face, printed.n)
+    if source is not None:
+        return source
+    return Location(face.face.template) if face.face.template else game.location
+
+
+def _what(printed: Printed) -> str:
+    field = f" (field '{printed.field}')" if printed.field else ""
+    return f"{printed.text!r}{field}"
+
+
+@declared("rotated-index")
+def rotated_index(game: Game, params: S.Fields) -> Records:
+    """No text turned upside down reads as another symbol, unless a mark under it shows which way is up."""
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("rotated-index", game, params)
+        return
+    findings: dict[tuple, Finding] = {}   # one per template line and text: the first face showing it
+    turned = marked = 0
+    for face, texts in _calls(faces):
+        first = texts[0]
+        if not first.upside_down:
+            continue
+        turned += 1
+        if not first.turned_reading:
+            continue
+        if first.marked:
+            marked += 1
+            continue
+        loc = _where(game, face, first)
+        findings.setdefault((loc, first.text), Finding(
+            "rotated-index", f"{face.where}: the text {_what(first)} is printed upside down and reads as "
+            f"{first.turned_reading!r} the other way up, with no mark to tell which way is up", loc,
+            f"draw a short rule or dot under {first.text!r} (as playing cards underline 6 and 9), or leave the "
+            "turned copy out", game.id))
+    yield from findings.values()
+    if not findings:
+        with_mark = f" ({marked} with a mark under {'it' if marked == 1 else 'them'})" if marked else ""
+        yield Proof("rotated-index", f"{len(faces)} different faces: {turned} texts printed upside down, none reads "
+                    f"as another symbol the other way up{with_mark}", turned, game.id, params.loc)
+
+
+@declared("text-size")
+def text_size(game: Game, params: S.Fields) -> Records:
+    """No text is printed smaller than `min_pt` points at 100 % (default 6 pt)."""
+    min_pt, choices = _limit("text-size", game, params, "min_pt", DEFAULT_MIN_PT, "smallest text size (pt)")
+    yield from choices
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("text-size", game, params)
+        return
+    findings: dict[tuple, Finding] = {}
+    count, smallest = 0, float("inf")
+    for face, texts in _calls(faces):
+        size = max(t.size_pt for t in texts)   # a symbol's sub- and superscripts go with its base
+        count += 1
+        smallest = min(smallest, size)
+        if size < min_pt - 0.005:
+            first = texts[0]
+            loc = _where(game, face, first)
+            mm = min_pt * 25.4 / 72
+            findings.setdefault((loc, first.text, round(size, 1)), Finding(
+                "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.2f} pt, below the "
+                f"{min_pt:g} pt minimum (at 100 % print scale)", loc,
+                f"give it size and min_size of at least {mm:.2f} mm ({min_pt:g} pt), with room to fit", game.id))
+    yield from findings.values()
+    if not findings:
+        held = (f"all {count} texts are at least {min_pt:g} pt at 100 % (the smallest {smallest:.1f} pt)"
+                if count else "no text")
+        yield Proof("text-size", f"{len(faces)} different faces: {held}", count, game.id, params.loc)
+
+
+@declared("text-contrast")
+def text_contrast(game: Game, params: S.Fields) -> Records:
+    """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
+    min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO,
+                                "lowest text contrast")
+    yield from choices
+    faces = _faces(game)
+    if faces is None:
+        yield _unrendered("text-contrast", game, params)
+        return
+    findings: dict[tuple, Finding] = {}
+    count, lowest = 0, float("inf")
+    for face, texts in _calls(faces):
+        worst = min(texts, key=lambda t: t.contrast)
+        count += 1
+        lowest = min(lowest, worst.contrast)
+        if worst.contrast < min_ratio - 0.005:
+            loc = _where(game, face, worst)
+            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
+                "text-contrast", f"{face.where}: the text {_what(worst)} in {worst.colour} on {worst.background} "
+                f"has a contrast of {worst.contrast:.2f} : 1, below {min_ratio:g} : 1", loc,
+                "darken or lighten the text or what lies behind it (ink_on(fill) picks the dark or white ink that "
+                "reads better on a fill)", game.id))
+    yield from findings.values()
+    if not findings:
+        held = (f"all {count} texts contrast with their background by at least {min_ratio:g} : 1 (the lowest "
+                f"{lowest:.1f} : 1)" if count else "no text")
+        yield Proof("text-contrast", f"{len(faces)} different faces: {held}", count, game.id, params.loc)

@@ -1,0 +1,271 @@
+"""Nobody misreads a card: the rotated-index, text-size and text-contrast rules, measured on the
+rendered faces of broken copies of the shipped games, and the geometry they rest on."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import cardgen
+from cardgen import facegeometry as fg
+from cardgen.errors import InputError
+from cardgen.readability import contrast_ratio, hex_rgb, ink_on, reads_otherwise, turned
+
+FRONT = "templates/card-front.svg.j2"
+INDEX = "    {{ symbol(p.symbol, 9.5, 14, size=7, fill=ink) }}\n"
+MARK = "    {{ m.index_mark(p.symbol.base, 9.5, 14, 7, fill=ink) }}\n"
+NAME = '{{ text(_(p.name), 8, 57, size=4, width=w - 16, height=5.5, align="middle", weight="bold", min_size=2.6, field="name") }}'
+
+
+def line_of(path, text: str) -> int:
+    content = path.read_text(encoding="utf-8")
+    assert text in content, f"{text!r} not in {path}"
+    return content[:content.index(text)].count("\n") + 1
+
+
+def findings(g, rule: str):
+    """The rule's findings as ``cardgen check`` gives them (the rules measure rendered faces)."""
+    return [f for f in cardgen.check(g.load()).findings if f.rule == rule]
+
+
+# --- rotated-index ------------------------------------------------------------------------------
+
+def test_a_turned_index_without_its_mark_reads_as_another_particle(game_copy):
+    g = game_copy("qcd")
+    line = line_of(g.path / FRONT, INDEX)
+    g.edit(FRONT, MARK, "")
+    found = findings(g, "rotated-index")
+    assert {(f.location.file.endswith("qcd/templates/card-front.svg.j2"), f.location.line, f.location.column)
+            for f in found} == {(True, line, 8)}
+    texts = sorted(f.message.split("the text ")[1].split(" (field")[0] for f in found)
+    assert texts == ["'d'", "'d̅'", "'u'", "'u̅'"]   # s and c read as themselves and as nothing
+    u = next(f for f in found if "the text 'u' " in f.message)
+    assert u.message == ("card 'u-red' of component 'cards' (front): the text 'u' (field 'symbol') is "
+                         "printed upside down and reads as 'n' the other way up, with no mark to tell which way is up")
+    assert "draw a short rule or dot under 'u'" in u.fix
+
+
+@pytest.mark.parametrize("glyph, reads", [("6", "9"), ("9", "6"), ("W", "M"), ("M", "W"), ("n", "u"), ("q", "b"),
+                                          ("dun", "unp")])
+def test_any_glyph_that_turned_reads_otherwise_is_found(game_copy, glyph, reads):
+    g = game_copy("qcd")
+    bad = f'    {{{{ text("{glyph}", 20, 8, size=5, field="bad index") }}}}\n'
+    g.edit(FRONT, INDEX, INDEX + bad)
+    found = [f for f in findings(g, "rotated-index") if "bad index" in f.message]
+    assert len(found) == 1 and f"reads as {reads!r} the other way up" in found[0].message
+    assert found[0].location.line == line_of(g.path / FRONT, bad.strip())
+
+
+@pytest.mark.parametrize("mark", ['<rect x="19" y="9.4" width="4" height="0.5" fill="#1a1a1a"/>',
+                                  '<line x1="19" y1="9.6" x2="23" y2="9.6" stroke="#1a1a1a" stroke-width="0.4"/>',
+                                  '<circle cx="21" cy="9.8" r="0.4"/>'])
+def test_a_mark_under_a_turned_index_tells_which_way_is_up(game_copy, mark):
+    g = game_copy("qcd")
+    bad = '    {{ text("6", 20, 4, size=5, valign="top", field="bad index") }}\n'
+    g.edit(FRONT, INDEX, INDEX + bad)
+    assert any("bad index" in f.message for f in findings(g, "rotated-index"))
+    g.edit(FRONT, bad, bad + "    " + mark + "\n")
+    assert not findings(g, "rotated-index")
+
+
+def test_a_text_turned_by_a_mirror_scale_counts_as_turned(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, INDEX, INDEX.replace("{{", '<g transform="scale(-1 -1) translate(-40 -30)">{{').replace("}}\n", "}}</g>\n"))
+    g.edit(FRONT, MARK, "")
+    found = findings(g, "rotated-index")
+    assert any("the text 'u' " in f.message for f in found)
+
+
+def test_the_shipped_games_prove_their_turned_indices_marked():
+    report = cardgen.check(cardgen.load_games(["qcd"]))
+    proof = next(p for p in report.proofs if p.rule == "rotated-index")
+    assert proof.claim == ("26 different faces: 48 texts printed upside down, none reads as another symbol the other "
+                           "way up (12 with a mark under them)")
+    assert proof.count == 48
+
+
+# --- text-size ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pt", [4, 5, 5.9])
+def test_text_below_six_points_is_found_at_its_line(game_copy, pt):
+    g = game_copy("qcd")
+    mm = pt * 25.4 / 72
+    g.edit(FRONT, NAME, NAME.replace("size=4,", f"size={mm:.4f},").replace("min_size=2.6", f"min_size={mm:.4f}"))
+    found = findings(g, "text-size")
+    line = line_of(g.path / FRONT, "{{ text(_(p.name), 8, 57")
+    assert {(f.location.line, f.location.column) for f in found} == {(line, 6)}
+    assert any(f.message == f"card 'u-red' of component 'cards' (front): the text 'up quark' (field 'name') "
+               f"is printed at {pt:.2f} pt, below the 6 pt minimum (at 100 % print scale)" for f in found)
+    assert found[0].fix == "give it size and min_size of at least 2.12 mm (6 pt), with room to fit"
+
+
+def test_text_size_counts_every_transform_above_it(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, '<g transform="translate(10 10) scale(0.45)">' + NAME + "</g>")
+    found = findings(g, "text-size")
+    assert found and all("is printed at 5.10 pt" in f.message for f in found)   # 4 mm × 0.45 = 1.8 mm
+
+
+def test_a_game_may_print_smaller_with_a_declared_reason(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1.8,").replace("min_size=2.6", "min_size=1.8"))
+    g.edit("game.yaml", "  - rule: text-size\n", "  - rule: text-size\n    min_pt: 5\n"
+           "    reason: The names repeat the symbol and are read close up.\n")
+    report = cardgen.check(g.load())
+    assert not [f for f in report.findings if f.rule == "text-size"]
+    choice = next(c for c in report.choices if c.rule == "text-size")
+    assert (choice.subject, choice.reason) == ("smallest text size (pt) 5 instead of 6",
+                                                "The names repeat the symbol and are read close up.")
+    assert choice.location.file.endswith("game.yaml") and choice.location.line > 0
+
+
+def test_printing_smaller_without_a_reason_is_an_input_error(game_copy, cli):
+    g = game_copy("qcd")
+    g.edit("game.yaml", "  - rule: text-size\n", "  - rule: text-size\n    min_pt: 5\n")
+    line = line_of(g.path / "game.yaml", "    min_pt: 5")
+    with pytest.raises(InputError) as info:
+        cardgen.check(g.load(), render=False)
+    assert (info.value.location.line, info.value.location.column) == (line, 13)
+    assert "lowers min_pt to 5 (the default is 6) without a reason" in info.value.message
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 2 and f"game.yaml:{line}:13" in res.stderr and "Traceback" not in res.stderr
+
+
+# --- text-contrast ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ink, panel", [("#777777", "#999999"), ("#ffffff", "#F0E442"), ("#0072B2", "#1F3552"),
+                                        ("#808080", "#808080")])
+def test_low_contrast_text_is_found_with_both_colours(game_copy, ink, panel):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, f'<rect x="6" y="56" width="51" height="7.5" fill="{panel}"/>'
+           + NAME.replace('field="name"', f'fill="{ink}", field="name"'))
+    found = [f for f in findings(g, "text-contrast") if "(field 'name')" in f.message]
+    ratio = contrast_ratio(hex_rgb(ink), hex_rgb(panel))
+    assert ratio < 4.5
+    edited = next(t for t in (g.path / FRONT).read_text(encoding="utf-8").splitlines() if "text(_(p.name)" in t)
+    line = line_of(g.path / FRONT, edited)
+    assert found and {(f.location.line, f.location.column) for f in found} == {(line, edited.index("text(") + 1)}
+    assert any(f"in {ink} on {panel.lower()} has a contrast of {ratio:.2f} : 1, below 4.5 : 1" in f.message
+               for f in found)
+
+
+def test_what_lies_behind_is_composited_back_to_front(game_copy):
+    """A three-quarter opaque black veil over the white panel leaves black text unreadable."""
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, '<g opacity="0.75"><rect x="6" y="56" width="51" height="5.5" fill="#000000"/></g>' + NAME)
+    found = findings(g, "text-contrast")
+    assert found and all("in #000 on #404040 has a contrast of 2.02 : 1" in f.message for f in found)
+
+
+def test_a_shape_painted_after_the_text_is_not_behind_it(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME + '<rect x="6" y="56" width="51" height="5.5" fill="#1a1a1a"/>')
+    assert not findings(g, "text-contrast")
+
+
+# --- the geometry and the reading ------------------------------------------------------------------
+
+def test_turned_readings_come_from_glyph_shapes():
+    assert turned("u") == "n" and turned("69") == "69" and turned("MOW") == "MOW"[::-1].translate(
+        str.maketrans("MW", "WM"))
+    assert reads_otherwise("u̅") == "n" and reads_otherwise("d") == "p" and reads_otherwise("q") == "b"
+    assert reads_otherwise("s") == "" and reads_otherwise("e⁻") == "" and reads_otherwise("Z⁰") == ""
+    assert reads_otherwise("νₑ") == ""
+
+
+def test_ink_on_picks_the_ink_that_reads():
+    assert ink_on("#0072B2") == "#ffffff" and ink_on("#F0E442") == "#111111"
+    assert contrast_ratio(hex_rgb("#000000"), hex_rgb("#ffffff")) == pytest.approx(21.0)
+
+
+def test_transforms_compose_like_svg():
+    m = fg.parse_transform("translate(10 5) rotate(180 2 3) scale(2)")
+    assert fg.apply(m, (1, 1)) == pytest.approx((10 + 4 - 2, 5 + 6 - 2))
+    assert abs(fg.rotation(m)) == pytest.approx(180) and fg.linear_scale(m) == pytest.approx(2)
+    assert fg.apply(fg.invert(m), fg.apply(m, (3.5, -1))) == pytest.approx((3.5, -1))
+
+
+def test_the_viewport_maps_user_units_to_millimetres():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="1in" height="2in" viewBox="0 0 100 200">'
+           '<rect x="0" y="0" width="50" height="50" fill="grey"/></svg>')
+    geo = fg.face_geometry(svg)
+    assert geo.paints[0].box == pytest.approx((0, 0, 12.7, 12.7))
+    assert geo.paints[0].colour == pytest.approx((128 / 255,) * 3)
+
+
+def test_arcs_and_curves_are_flattened_into_their_outline():
+    geo = fg.face_geometry('<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="100mm" viewBox="0 0 100 100">'
+                           '<path d="M50 50L70 50A20 20 0 0 1 50 70Z" fill="#0072B2"/></svg>')
+    sector = geo.paints[0]
+    inside = (50 + 17 * math.cos(math.radians(45)), 50 + 17 * math.sin(math.radians(45)))
+    assert sector.contains(inside)                     # beyond the chord, within the arc
+    assert not sector.contains((40, 40)) and not sector.contains((69, 69))
+
+
+def test_greek_symbols_come_from_an_italic_face_latin_ones_do_not():
+    from cardgen.readability import unmistakable_greek
+
+    assert unmistakable_greek("γ", "bold") == "\U0001D738" and unmistakable_greek("ν", "regular") == "\U0001D708"
+    assert unmistakable_greek("μτ", "bold") == "\U0001D741\U0001D749"
+    assert unmistakable_greek("u", "bold") == "u" and unmistakable_greek("W", "bold") == "W"
+
+
+def test_a_photon_card_draws_its_gamma_from_the_math_face():
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game("tutti-quantum")
+    comp = game.components["particles"]
+    face = Renderer(game, "en").face(comp, comp.card("photon"), "front")
+    faces = {g.face.path.name for placed in face.texts for g in placed.glyphs if len(placed.glyphs) == 1}
+    assert "NotoSansMath-Regular.ttf" in faces
+    gamma = [g for placed in face.texts for g in placed.glyphs if g.face.path.name == "NotoSansMath-Regular.ttf"]
+    font = gamma[0].face.hb_font
+    assert all(g.gid == font.get_nominal_glyph(0x1D738) for g in gamma) and len(gamma) == 2   # both corners
+
+
+@pytest.mark.parametrize("game_id, comp_id, card, lang, name", [
+    ("qcd", "cards", "ubar-anti-red", "en", "cyan"), ("qcd", "cards", "sbar-anti-green", "en", "magenta"),
+    ("qcd", "cards", "cbar-anti-blue", "de", "gelb"), ("qcd", "cards", "u-red", "en", "red"),
+    ("particle-builder", "colour-tokens", "anti-green", "en", "anti-green"),
+    ("particles-in-circle", "cards", "dbar-anti-red", "en", "anti-red = green + blue")])
+def test_anticolours_are_named_as_each_rulebook_names_them(game_id, comp_id, card, lang, name):
+    """QCD's rulebook calls its anti-colours cyan, magenta and yellow; Particle Builder's and
+    Particles in Circle's call them anti-red, anti-green, anti-blue (the latter with its mix)."""
+    from cardgen import i18n
+    from cardgen.render import Renderer
+
+    game = cardgen.load_game(game_id)
+    comp = game.components[comp_id]
+    face = Renderer(game, lang, translate=i18n.translator(game, lang)).face(comp, comp.card(card), "front")
+    assert f'aria-label="{name}" data-field="{"name" if comp_id == "colour-tokens" else "colour"}"' in face.body
+
+
+def test_without_rendering_the_rules_say_they_did_not_measure(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, MARK, "")
+    report = cardgen.check(g.load(), render=False)   # as --no-render, and a build's own rule check
+    assert not [f for f in report.findings if f.rule in ("rotated-index", "text-size", "text-contrast")]
+    claims = {p.rule: p.claim for p in report.proofs if p.rule in ("rotated-index", "text-size", "text-contrast")}
+    assert claims == dict.fromkeys(("rotated-index", "text-size", "text-contrast"),
+                                   "not measured: faces not rendered (--no-render)")
+
+
+def test_a_face_that_fails_to_render_leaves_the_error_to_the_render_pass(game_copy):
+    from cardgen.render import TemplateError
+
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1 / 0,"))
+    with pytest.raises(TemplateError) as info:
+        cardgen.check(g.load())
+    assert "card 'u-red' of component 'cards', front" in info.value.message
+
+
+def test_the_cli_reports_a_turned_index_at_its_template_line(game_copy, cli):
+    g = game_copy("qcd")
+    line = line_of(g.path / FRONT, INDEX)
+    g.edit(FRONT, MARK, "")
+    res = cli("check", str(g.path))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert (f"card-front.svg.j2:{line}:8: error[rotated-index]: card 'u-red' of component 'cards' (front): the text "
+            "'u' (field 'symbol') is printed upside down and reads as 'n' the other way up") in res.stdout
