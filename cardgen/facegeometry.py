@@ -11,6 +11,10 @@ Only plain fills are paints: a stroke is a line, not a background; a pattern, gr
 image fill (``url(#...)``) is not a colour the checker can compare, so it is left out rather
 than guessed (the shapes under it still count). Clip paths are not applied: a clipped shape
 counts as its whole outline.
+
+It is one module (over 400 lines) because the SVG subset it reads — transforms, the
+viewport, path data with arcs, basic shapes and paint order — is one parser: split, each
+part would only make sense with the others open beside it.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ the server, and the page recovers by itself once the file is fixed.
 Only the standard library serves HTTP (no framework to install), and only on 127.0.0.1. Every
 answer carries a strict Content-Security-Policy (the page's own script is the only script
 allowed), connections are capped and idle or slow ones closed.
+
+This module is the server and the state it keeps (snapshots per game and language, the
+watcher, the event hub); the HTML is in :mod:`cardgen.serve_pages`. It stays over 400
+lines because the state and the requests that read it change together.
 """
 
 from __future__ import annotations

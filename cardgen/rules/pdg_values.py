@@ -9,6 +9,10 @@ three. So a change of formatting changes the precision checked, and cannot hide 
 A value the data declares ``design: {reason: ...}`` is listed as a :class:`Choice`; where the
 choice still names a PDG quantity (a confined quark's lifetime through a stand-in hadron, a
 neutrino mass bound) that quantity is verified as well.
+
+The rule stays one module (over 400 lines): reading what a template prints, reading the
+printed precision back and comparing with PDG are three steps of one comparison, and each
+finding names all three.
 """
 
 from __future__ import annotations
