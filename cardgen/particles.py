@@ -174,6 +174,10 @@ class ColourCharge:
     print_colour: str
     pattern: str
     location: Location
+    #: the ink deliberately departs from the colour's hue (``design: {reason: ...}`` on the
+    #: entry: a colour-vision reason, say); the colour-wheel check lists it as a choice
+    ink_design: Design | None = None
+    print_location: Location | None = None
 
     @property
     def is_anti(self) -> bool:
@@ -341,7 +345,8 @@ def _colour(item: object, loc: Location) -> ColourCharge:
     c = ColourCharge(
         id=f.get("id", S.ident), name=f.get("name", S.text), letter=f.get("letter", S.text),
         anti=f.get("anti", S.ident), additive=tuple(additive), hue=f.get("hue", S.number(0, 360)),
-        print_colour=f.get("print", S.text), pattern=f.get("pattern", S.text), location=f.loc)
+        print_colour=f.get("print", S.text), pattern=f.get("pattern", S.text), location=f.loc,
+        ink_design=f.get("design", design_choice, None), print_location=f.map.where("print"))
     f.finish()
     return c
 

@@ -102,6 +102,40 @@ def test_colour_wheel_opposites_are_derived_not_trusted():
     assert has(found, "colour-wheel", "not the mix")
 
 
+@pytest.mark.parametrize("colour, ink, off", [("red", "#0072B2", 158), ("anti-blue", "#009E73", 104),
+                                               ("anti-red", "#CC79A7", 147), ("green", "#D55E00", 94)])
+def test_an_ink_of_another_hue_is_a_finding_unless_its_reason_is_declared(colour, ink, off):
+    game = cardgen.load_game("qcd")
+    colours = dict(game.physics.colours)
+    colours[colour] = dataclasses.replace(colours[colour], print_colour=ink, ink_design=None)
+    bad = dataclasses.replace(game, physics=PhysicsData(game.physics.particles, colours))
+    found = [f for f in check_game(bad) if f.rule == "colour-wheel"]
+    assert len(found) == 1, messages(found)
+    assert found[0].message.startswith(f"'{colour}' is printed in {ink}, hue ") and f", {off}° from its own hue" in \
+        found[0].message
+    assert found[0].location == colours[colour].print_location
+    assert "design: {reason:" in found[0].fix
+
+
+def test_the_shipped_inks_that_depart_from_their_hue_are_listed_as_choices():
+    from cardgen.check import check
+
+    report = check([cardgen.load_game("qcd")], render=False)
+    inks = sorted(c.subject for c in report.choices if c.rule == "colour-wheel")
+    assert inks == ["'blue' inked #0072B2 (hue 202°, 38° from its 240°)",
+                    "'green' inked #009E73 (hue 164°, 44° from its 120°)"]
+    assert all("colour-blind" in c.reason or "black" in c.reason for c in report.choices if c.rule == "colour-wheel")
+    assert not [f for f in report.findings if f.rule == "colour-wheel"]
+
+
+def test_a_grey_ink_has_no_hue_to_name_it_by():
+    game = cardgen.load_game("qcd")
+    colours = dict(game.physics.colours)
+    colours["red"] = dataclasses.replace(colours["red"], print_colour="#777777")
+    bad = dataclasses.replace(game, physics=PhysicsData(game.physics.particles, colours))
+    assert has(check_game(bad), "colour-wheel", "'red' is printed in #777777, which is not a colour ink")
+
+
 
 # --- targets -------------------------------------------------------------------------------
 

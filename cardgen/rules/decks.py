@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import colorsys
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Generator, Iterator
 from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Component, Game
-from ..proof import Proof
+from ..proof import Choice, Proof
 from ..yamlsrc import YMap
 from . import declared
 from .common import card_key, component_param, particle_field, typed_field
@@ -198,9 +199,57 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                 yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
                               f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
                               f"add cards in '{colours[cid].anti}'", game.id)
+    inks = list(_ink_records(game))
+    yield from inks
+    wrong = wrong or any(isinstance(r, Finding) for r in inks)
     if not wrong:
         partners = f"; '{comp.id}' uses {len(used)} of them, each with its partner" if comp is not None else ""
+        declared = sum(isinstance(r, Choice) for r in inks)
+        own = f" ({declared} by a declared choice)" if declared else ""
         yield Proof("colour-wheel", f"each of the {len(colours)} colours sits opposite its anti-colour on the colour "
-                    f"wheel and the anti-colour is printed as the mix of the two other colours{partners}",
+                    f"wheel and the anti-colour is the mix of the two other colours; each is inked in its own hue, "
+                    f"within {INK_HUE_TOLERANCE:g}°, or departs from it{own}{partners}",
                     len(colours), game.id, params.loc)
+
+
+#: How far (degrees on the colour wheel) a colour's ink may sit from its hue and still be
+#: named by it: red inked vermilion (26° off) is still red, green inked bluish green (44°) is not.
+INK_HUE_TOLERANCE = 30.0
+
+
+def ink_hue(hex_colour: str) -> float | None:
+    """The hue (degrees) of an ink written '#RRGGBB', or None for a grey, which has none."""
+    digits = hex_colour.strip().lstrip("#")
+    if len(digits) != 6:
+        return None
+    try:
+        r, g, b = (int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    except ValueError:
+        return None
+    h, _l, sat = colorsys.rgb_to_hls(r, g, b)
+    return None if sat < 0.15 else h * 360
+
+
+def _ink_records(game: Game) -> Iterator[Finding | Choice]:
+    """Each colour charge is printed in an ink of its own hue, so players can name the ink as
+    the rulebook names the colour; an ink that departs from it is declared with its reason
+    (a colour-vision palette, say) and listed as a choice."""
+    for c in game.physics.colours.values():
+        hue = ink_hue(c.print_colour)
+        where = c.print_location or c.location
+        if hue is None:
+            yield Finding("colour-wheel", f"'{c.id}' is printed in {c.print_colour}, which is not a colour ink of "
+                          "the form '#RRGGBB' with a hue", where, "write the ink as '#RRGGBB', e.g. '#D55E00'", game.id)
+            continue
+        off = abs(((hue - c.hue) + 180) % 360 - 180)
+        if off <= INK_HUE_TOLERANCE:
+            continue
+        if c.ink_design is not None:
+            yield Choice("colour-wheel", f"'{c.id}' inked {c.print_colour} (hue {hue:.0f}°, {off:.0f}° from its "
+                         f"{c.hue:g}°)", c.ink_design.reason, c.ink_design.location, game.id)
+            continue
+        yield Finding("colour-wheel", f"'{c.id}' is printed in {c.print_colour}, hue {hue:.0f}°, {off:.0f}° from its "
+                      f"own hue {c.hue:g}° (more than {INK_HUE_TOLERANCE:g}°): players will not call that ink "
+                      f"'{c.name}'", where, f"choose an ink within {INK_HUE_TOLERANCE:g}° of hue {c.hue:g}°, or "
+                      "declare why it departs: design: {reason: \"...\"} on the colour", game.id)
 
