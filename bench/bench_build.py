@@ -53,7 +53,7 @@ def distinct_svgs() -> list[bytes]:
         r = Renderer(game)
         for comp in game.components.values():
             keys = set()
-            for face in r.faces(comp):
+            for face in (rendered.face for rendered in r.faces(comp)):
                 if face.key not in keys:
                     keys.add(face.key)
                     svgs.append(face.svg.encode())

@@ -50,7 +50,7 @@ def measure(game_id: str) -> dict:
             for side in ("front", "back") if comp.back else ("front",):
                 text_time[0] = 0.0
                 t0 = time.perf_counter()
-                face = renderer.face(comp, card, side)
+                face = renderer.face(comp, card, side).face
                 t1 = time.perf_counter()
                 render_pdf(face)
                 t2 = time.perf_counter()

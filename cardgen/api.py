@@ -50,7 +50,7 @@ def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] 
         for card in comp.cards:
             if wanted and card.id not in wanted:
                 continue
-            out += [renderer.render(comp, card, side) for side in ("front", "back") if side == "front" or comp.back]
+            out += [renderer.face(comp, card, side) for side in ("front", "back") if side == "front" or comp.back]
     return out
 
 

@@ -18,24 +18,14 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from . import i18n
 from .model import Card, Component, Game
-from .render import Face, Renderer, TextIssue
+from .render import Face, Rendered, Renderer, TextIssue
 
 Wrap = tuple[str, str, str, str, int]
-
-
-@dataclass(frozen=True)
-class RenderedFace:
-    """One rendered side of one card, with what rendering it reported (see :class:`Renderer`)."""
-
-    face: Face
-    issues: tuple[TextIssue, ...]
-    wraps: tuple[Wrap, ...]
 
 
 class GameFaces:
@@ -43,48 +33,36 @@ class GameFaces:
 
     def __init__(self, game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None) -> None:
         self.game = game
+        self.lang = lang
         self.translator = i18n.translator(game, lang)
-        #: Renders the faces; its ``issues`` and ``wraps`` hold what the faces the render pass
-        #: took reported, in the order it took them (a kept face's report joins when taken).
-        self.renderer = Renderer(game, lang, translate=self.translator, wraps=[], bytecode_db=cache_db)
-        self._kept: dict[tuple[str, str, str], RenderedFace] = {}
+        self.renderer = Renderer(game, lang, translate=self.translator, bytecode_db=cache_db)
+        #: What the faces the render pass took reported, in the order it took them (a kept
+        #: face's reports join when it is taken); sheets and cached faces add theirs.
+        self.issues: list[TextIssue] = []
+        self.wraps: list[Wrap] = []
+        self._kept: dict[tuple[str, str, str], Rendered] = {}
 
     def face(self, comp: Component, card: Card, side: str = "front") -> Face:
         """``card``'s ``side`` as the build renders it, rendered on first request; raises the
         build's :class:`~cardgen.errors.CardgenError` where a build would fail."""
         return self.rendered(comp, card, side).face
 
-    def rendered(self, comp: Component, card: Card, side: str = "front") -> RenderedFace:
+    def rendered(self, comp: Component, card: Card, side: str = "front") -> Rendered:
         """:meth:`face` with what its rendering reported; kept for the render pass."""
         key = (comp.id, card.id, side)
         kept = self._kept.get(key)
         if kept is None:
-            kept = self._kept[key] = self._render(comp, card, side)
+            kept = self._kept[key] = self.renderer.face(comp, card, side)
         return kept
 
     def take(self, comp: Component, card: Card, side: str) -> Face:
         """The render pass's turn at a face: a kept one is handed over (and no longer kept),
-        any other rendered now; either way what its rendering reported joins the renderer's
-        ``issues`` and ``wraps`` at this point of the build's order."""
-        kept = self._kept.pop((comp.id, card.id, side), None)
-        if kept is None:
-            return self.renderer.face(comp, card, side)
-        self.renderer.issues.extend(kept.issues)
-        assert self.renderer.wraps is not None
-        self.renderer.wraps.extend(kept.wraps)
-        return kept.face
-
-    def _render(self, comp: Component, card: Card, side: str) -> RenderedFace:
-        """Render a face for a reader, moving what it reported out of the renderer's lists
-        (the render pass reports it when it takes the face)."""
-        issues, wraps = self.renderer.issues, self.renderer.wraps
-        assert wraps is not None
-        first_issue, first_wrap = len(issues), len(wraps)
-        try:
-            face = self.renderer.face(comp, card, side)
-            return RenderedFace(face, tuple(issues[first_issue:]), tuple(wraps[first_wrap:]))
-        finally:
-            del issues[first_issue:], wraps[first_wrap:]
+        any other rendered now; either way what its rendering reported joins ``issues`` and
+        ``wraps`` at this point of the build's order."""
+        result = self._kept.pop((comp.id, card.id, side), None) or self.renderer.face(comp, card, side)
+        self.issues.extend(result.issues)
+        self.wraps.extend(result.wraps)
+        return result.face
 
 
 _CHECK: ContextVar[dict[tuple[int, str], GameFaces] | None] = ContextVar("cardgen check faces", default=None)

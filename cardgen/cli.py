@@ -337,7 +337,7 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
             sheet = pngs / f"{cid}-contact.png"
             atomic_write(sheet, contact_sheet(faces, f"{game.name} — {game.components[cid].name} ({lang})"))
             click.echo(f"{cid}: {len(faces)} face(s) → {svg_dir / cid}, contact sheet {sheet}")
-    for issue in renderer.issues:
+    for issue in dict.fromkeys(i for faces in written.values() for f in faces for i in f.issues):
         click.echo(f"warning: {issue}", err=True)
 
 

@@ -130,7 +130,7 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
     for comp in _components(game, components):
         for card in comp.cards:
             for side in _sides(comp):
-                face = renderer.face(comp, card, side)
+                face = renderer.face(comp, card, side).face
                 name = f"{card.id}.{side}.png"
                 full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name
                 atomic_write(full, raster.png(face))
@@ -212,8 +212,8 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
     folder = out / game.id / lang / "tts"
     pieces = _Pieces(game, lang, folder, translator(game, lang))
     for comp in _components(game, components):
-        front_faces = [renderer.face(comp, card, "front") for card in comp.cards]
-        back_faces = [renderer.face(comp, card, "back") for card in comp.cards] if comp.back else []
+        front_faces = [renderer.face(comp, card, "front").face for card in comp.cards]
+        back_faces = [renderer.face(comp, card, "back").face for card in comp.cards] if comp.back else []
         fronts, backs = [], []
         for n, card in enumerate(comp.cards):
             fronts.append(raster.trimmed(front_faces[n], comp.bleed))

@@ -3,36 +3,38 @@ character covered by a bundled font, is every string translated? (``cardgen chec
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from . import i18n, sheets
 from .errors import Finding
 from .model import Game
 from .render import Renderer, TextIssue
+
+Wrap = tuple[str, str, str, str, int]
 
 
 def language_findings(game: Game, lang: str, strict: bool = False) -> list[Finding]:
     """Render every face of ``game`` in ``lang`` (cards, rule sheet and answer key) and report
     what does not fit or is missing."""
     tr = i18n.translator(game, lang)
-    renderer = Renderer(game, lang, translate=tr, wraps=[])
-    source = Renderer(game, i18n.SOURCE_LANG, wraps=[])
-    for comp in game.components.values():
-        for _face in renderer.faces(comp):
-            pass
-        for _face in source.faces(comp):
-            pass
+    renderer = Renderer(game, lang, translate=tr)
+    source = Renderer(game, i18n.SOURCE_LANG)
+    results = [r for comp in game.components.values() for r in renderer.faces(comp)]
+    english_wraps = [w for comp in game.components.values() for r in source.faces(comp) for w in r.wraps]
     for kind in sheets.SHEETS:   # the rule sheet and answer key, on the default A4 pages
-        sheets.sheet_faces(game, kind, renderer)
-    return rendering_findings(game, renderer, tr, source.wraps or [], strict)
+        results += sheets.sheet_faces(game, kind, renderer)
+    return rendering_findings(game, lang, [i for r in results for i in r.issues], [w for r in results for w in r.wraps],
+                              tr, english_wraps, strict)
 
 
-def rendering_findings(game: Game, renderer: Renderer, tr: i18n.Translator | None,
-                       english_wraps: list[tuple[str, str, str, str, int]], strict: bool = False) -> list[Finding]:
-    """What a renderer that has rendered every face of ``game`` reported, as findings: text that
-    does not fit (or, in a box without height, wraps onto more lines than ``english_wraps``
-    say English does), characters no bundled font covers and strings without translation."""
-    lang = renderer.lang
-    findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, renderer.wraps or []))
-    findings.extend(issue_finding(game, issue) for issue in renderer.issues)
+def rendering_findings(game: Game, lang: str, issues: Iterable[TextIssue], wraps: list[Wrap],
+                       tr: i18n.Translator | None, english_wraps: list[Wrap], strict: bool = False) -> list[Finding]:
+    """What rendering every face of ``game`` in ``lang`` reported (``issues``, ``wraps``), as
+    findings: text that does not fit (or, in a box without height, wraps onto more lines than
+    ``english_wraps`` say English does), characters no bundled font covers and strings
+    without translation."""
+    findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, wraps))
+    findings.extend(issue_finding(game, issue) for issue in issues)
     if tr is not None:
         locator = i18n.MessageLocator(game, lang)
         for msgid, context in sorted(tr.missing):

@@ -180,7 +180,7 @@ def source_of(game: Game, face: Face, n: int) -> Location | None:
     again with a text engine that notes, for every layout, the template line asking for it."""
     key = (game.id, face.key)
     if key not in _SOURCES:
-        renderer = Renderer(game, face.lang, wraps=None)
+        renderer = Renderer(game, face.lang)
         tracer = _TracingEngine(renderer.engine)
         renderer.engine = tracer   # type: ignore[assignment]
         comp = game.components[face.component]

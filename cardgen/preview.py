@@ -10,16 +10,19 @@ from typing import Callable, Iterable
 
 from .output import atomic_write
 from .draw import render_png
-from .render import Face, Renderer
+from .render import Face, Renderer, TextIssue
 
 FONT = Path(__file__).resolve().parent / "fonts" / "NotoSans-Regular.ttf"
 
 
 @dataclass(frozen=True)
 class RenderedFace:
+    """A face written as SVG and PNG, with the text issues its rendering reported."""
+
     face: Face
     svg_path: Path
     png_path: Path
+    issues: tuple[TextIssue, ...] = ()
 
 
 def write_faces(renderer: Renderer, component_ids: Iterable[str], card_ids: set[str] | None, svg_dir: Path,
@@ -32,13 +35,14 @@ def write_faces(renderer: Renderer, component_ids: Iterable[str], card_ids: set[
     for cid in component_ids:
         comp = game.components[cid]
         faces = []
-        for face in renderer.faces(comp, card_ids):
+        for result in renderer.faces(comp, card_ids):
+            face = result.face
             stem = f"{face.card}.{face.side}"
             svg_path = svg_dir / comp.id / f"{stem}.svg"
             png_path = png_dir / comp.id / f"{stem}.png"
             atomic_write(svg_path, face.svg.encode("utf-8"))
             atomic_write(png_path, render_png(face, dpi))
-            faces.append(RenderedFace(face, svg_path, png_path))
+            faces.append(RenderedFace(face, svg_path, png_path, result.issues))
             if on_progress is not None:
                 on_progress(f"{comp.id}/{stem}")
         out[cid] = faces

@@ -352,9 +352,10 @@ _FAILURES: tuple[tuple[type | tuple[type, ...], _Say, _Say], ...] = (
 class Rendered:
     """One face and what rendering it reported: text that overflowed or had characters no
     font covers, unbounded text boxes and their line counts (``wraps``: component, card,
-    side, field, lines), and the strings the translator had no translation for (msgid,
-    context). Returned by :meth:`Renderer.render`, so a caller keeps what belongs to each
-    face without clearing shared state between faces."""
+    side, field, lines: a translation that wraps onto more lines than English may run into
+    what is drawn below it, see :mod:`cardgen.fitcheck`), and the strings the translator had
+    no translation for (msgid, context). Returned by :meth:`Renderer.face`, so a caller keeps
+    what belongs to each face without clearing shared state between faces."""
 
     face: Face
     issues: tuple[TextIssue, ...] = ()
@@ -391,9 +392,9 @@ class Renderer:
     ``on_text(text, width, height, size, min_size)`` is told about every string drawn (the
     catalog extractor uses it to tell translators how much room each string has).
 
-    :meth:`render` returns each face with what its rendering reported; :meth:`face` returns
-    the face alone and adds the reports to ``issues`` (and ``wraps``, when a list), for
-    callers that render a whole deck and read the reports together.
+    :meth:`face` returns each face with what its rendering reported (a :class:`Rendered`):
+    nothing is collected on the renderer, so a caller that renders a whole deck gathers the
+    reports it wants from the results, in its own order.
     """
 
     game: Game
@@ -401,11 +402,6 @@ class Renderer:
     translate: Callable[[str, str | None], str] | None = None
     on_text: Callable[[str, float | None, float | None, float, float | None], None] | None = None
     engine: TextEngine = field(default_factory=TextEngine.default)
-    issues: list[TextIssue] = field(default_factory=list)
-    #: When a list, every unbounded text box (no height) is recorded as
-    #: (component, card, side, field, lines): a translation that wraps onto more lines than
-    #: English may run into what is drawn below it (see cardgen.fitcheck).
-    wraps: list[tuple[str, str, str, str, int]] | None = None
     #: Cache file (SQLite) that keeps compiled templates between runs (saves ~20 ms per
     #: template per run); within a process they are always shared (see :class:`CompiledTemplates`).
     bytecode_db: Path | None = None
@@ -441,12 +437,11 @@ class Renderer:
         self._shared: dict[tuple[str, str, jinja2.Template, SetMark | None], _Shared] = {}
         self.locale = Locale.of(self.lang)
         self.direction = self.locale.direction
-        self._report = _Report()   # the face being rendered (see render)
-        self._capture: list[Rendered] | None = None   # set by render() for the face() it calls
+        self._report = _Report()   # what the face being rendered reported so far (see face)
 
     # -- public API ------------------------------------------------------------------------
 
-    def render(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Rendered:
+    def face(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Rendered:
         """Render one side of one card to a complete SVG document, with what its rendering
         reported; ``mark`` is its class-set and level mark (see :mod:`cardgen.setmark`),
         drawn by the shared frame. Nothing is left on the renderer to clear.
@@ -455,32 +450,13 @@ class Renderer:
         same for every card of the component: it is rendered once and handed to the other
         cards, with the issues, wraps, translations and ``on_text`` calls its rendering
         made repeated for each, as if it had been rendered again."""
-        captured: list[Rendered] = []
-        self._capture = captured
-        try:
-            self.face(component, card, side, mark)   # through face: one entry point to render a face
-        finally:
-            self._capture = None
-        return captured[0]
-
-    def face(self, component: Component, card: Card, side: str = "front", mark: SetMark | None = None) -> Face:
-        """The face alone (see :meth:`render`); what rendering it reported is added to
-        ``issues`` and, when it is a list, ``wraps``."""
-        capture, self._capture = self._capture, None
         outer, self._report = self._report, _Report()
         try:
             face = self._face(component, card, side, mark)
             report = self._report
         finally:
             self._report = outer
-        result = Rendered(face, tuple(report.issues), tuple(report.wraps), tuple(sorted(report.missing)))
-        if capture is not None:
-            capture.append(result)
-        else:
-            self.issues.extend(result.issues)
-            if self.wraps is not None:
-                self.wraps.extend(result.wraps)
-        return face
+        return Rendered(face, tuple(report.issues), tuple(report.wraps), tuple(sorted(report.missing)))
 
     def _face(self, component: Component, card: Card, side: str, mark: SetMark | None) -> Face:
         name = component.front if side == "front" else component.back
@@ -569,8 +545,8 @@ class Renderer:
                 face.__dict__[computed] = shared.face.__dict__[computed]
         return face
 
-    def faces(self, component: Component, card_ids: set[str] | None = None) -> Iterator[Face]:
-        """Front and (if any) back of every distinct card of a component."""
+    def faces(self, component: Component, card_ids: set[str] | None = None) -> Iterator[Rendered]:
+        """Front and (if any) back of every distinct card of a component, each with its reports."""
         for card in component.cards:
             if card_ids and card.id not in card_ids:
                 continue

@@ -26,7 +26,7 @@ from .errors import CardgenError, Finding
 from .fitcheck import rendering_findings
 from .model import Card, Component, Game
 from .proof import Proof
-from .render import Face, Renderer
+from .render import Face
 
 if TYPE_CHECKING:
     from .cache import CachedFace
@@ -207,12 +207,11 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         faces = faces_of(game, lang, db)
         built = _BuiltFaces(game, lang, cache_root) if db is not None and db.is_file() and len(wanted) == 1 else None
         count, keys, reused = _render_language(game, faces, built, drawing)
-        renderer = faces.renderer
         if lang == i18n.SOURCE_LANG:
-            english_wraps = list(renderer.wraps or [])
+            english_wraps = list(faces.wraps)
         if lang != i18n.SOURCE_LANG or langs:
-            _fit_sheets(game, renderer)
-        found = rendering_findings(game, renderer, faces.translator, english_wraps, strict)
+            _fit_sheets(game, faces)
+        found = rendering_findings(game, lang, faces.issues, faces.wraps, faces.translator, english_wraps, strict)
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, count, len(keys), reused))
         proofs.append(Proof(RULE, claim(lang, count, len(keys), reused, found), count, game.id, game.location))
@@ -246,18 +245,20 @@ def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None,
 
 def _report_cached(faces: GameFaces, hit: CachedFace) -> None:
     """What rendering a face the build cache holds reported, reported again, as a render would."""
-    faces.renderer.issues.extend(hit.issues)
+    faces.issues.extend(hit.issues)
     if faces.translator is not None:
         faces.translator.missing.update(hit.missing)
 
 
-def _fit_sheets(game: Game, renderer: Renderer) -> None:
+def _fit_sheets(game: Game, faces: GameFaces) -> None:
     """Languages asked for by name: their rule sheet and answer key are fit-checked too
     (translations run longer; the English sheets are checked by every build)."""
     from . import sheets
 
     for kind in sheets.SHEETS:
-        sheets.sheet_faces(game, kind, renderer)
+        for page in sheets.sheet_faces(game, kind, faces.renderer):
+            faces.issues.extend(page.issues)
+            faces.wraps.extend(page.wraps)
 
 
 class _Drawing:

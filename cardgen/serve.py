@@ -55,7 +55,7 @@ from .model import Game
 from .paper import parse_paper
 from .proof import Proof
 from .proofreport import Section, sections, verdict
-from .render import Face, Renderer
+from .render import Face, Rendered as RenderResult, Renderer
 from .rendercheck import RULE as RENDER_RULE, Rendered, claim
 from .serve_pages import (
     DATA_POLICY,
@@ -304,10 +304,10 @@ class PreviewState:
             languages = tuple(available_languages(game))
             tr = translator(game, lang)
             renderer = Renderer(game, lang, translate=tr, engine=self.engine)
-            faces = {face_id(f.component, f.card, f.side): f
-                     for comp in game.components.values() for f in renderer.faces(comp)}
+            results = [r for comp in game.components.values() for r in renderer.faces(comp)]
+            faces = {face_id(r.face.component, r.face.card, r.face.side): r.face for r in results}
             report = check(game, render=False)   # the faces were just rendered, above
-            proof = _report_with_render(report, game, renderer, faces)
+            proof = _report_with_render(report, game, renderer, results)
             findings = tuple(("warning" if f.severity != "error" else "error", str(f))
                              for f in report.findings)   # the rules', then the rendering's
             translate = tr or (lambda text, context=None: text)
@@ -321,11 +321,12 @@ class PreviewState:
                         locations, proof, lang, languages, last.primary)
 
 
-def _report_with_render(report: Report, game: Game, renderer: Renderer, faces: dict[str, Face]) -> ProofReport:
+def _report_with_render(report: Report, game: Game, renderer: Renderer, faces: list[RenderResult]) -> ProofReport:
     """The proof report of a game, with what the preview's rendering of its faces proved
     (the preview renders and shows them; it does not draw them as print would)."""
-    found = rendering_findings(game, renderer, renderer.translate, [])   # type: ignore[arg-type]
-    drawings = len({f.key for f in faces.values()})
+    found = rendering_findings(game, renderer.lang, [i for r in faces for i in r.issues],
+                               [w for r in faces for w in r.wraps], renderer.translate, [])   # type: ignore[arg-type]
+    drawings = len({r.face.key for r in faces})
     report.extend(found)
     report.rendered.append(Rendered(game.id, renderer.lang, len(faces), drawings))
     report.proofs.append(Proof(RENDER_RULE, claim(renderer.lang, len(faces), drawings, 0, found, drawn=False),

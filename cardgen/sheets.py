@@ -29,7 +29,7 @@ from . import answers as A
 from . import sheetlayout, textlayer
 from .model import Card, Component, Game, Table
 from .particles import Particle
-from .render import Face, Renderer, TextIssue
+from .render import Rendered, Renderer, TextIssue
 from .shapes import Shape
 from .sheetlayout import MARGIN, ROW, SIZE, TITLE_SIZE, Block, Cell, SheetLayout, TableBlock, paginate
 from .tables import LineType, Roll, Vertex
@@ -423,9 +423,9 @@ def page_component(game: Game, kind: str, width: float, height: float, pages: li
 
 
 def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0, height: float = 297.0,
-                level: int | None = None) -> list[Face]:
-    """Every page of one sheet rendered by ``renderer`` (its language and translator), which
-    collects the text issues as it does for cards (``cardgen check --lang`` uses this)."""
+                level: int | None = None) -> list[Rendered]:
+    """Every page of one sheet rendered by ``renderer`` (its language and translator), each
+    with its text issues as for cards (``cardgen check --lang`` uses this)."""
     pages = sheet_pages(game, kind, renderer.lang, width, height, renderer.translate, level)
     comp = page_component(game, kind, width, height, pages)
     return [renderer.face(comp, card, "front") for card in comp.cards]
@@ -440,9 +440,10 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     if translate is not None:
         translate.missing.clear()
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
-    faces = sheet_faces(game, kind, renderer, width, height, level)
+    results = sheet_faces(game, kind, renderer, width, height, level)
+    faces = [r.face for r in results]
     missing = sorted(translate.missing) if translate is not None else []
-    issues = list(dict.fromkeys(renderer.issues))
+    issues = list(dict.fromkeys(i for r in results for i in r.issues))
     notes = json.dumps({"issues": [asdict(i) for i in issues], "missing": missing}, ensure_ascii=False, sort_keys=True)
     pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch, notes)
     return SheetResult(kind, pdf, len(faces), issues, missing)

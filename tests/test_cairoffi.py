@@ -114,7 +114,7 @@ def test_a_face_draws_the_same_pdf_either_way():
         from cardgen.render import Renderer
         game = cardgen.load_game("tutti-quantum")
         comp = game.components["particles"]
-        face = Renderer(game).face(comp, comp.cards[0], "front")
+        face = Renderer(game).face(comp, comp.cards[0], "front").face
         pdf = re.sub(rb"/CreationDate \\([^)]*\\)", b"", render_pdf(face))   # cairo stamps the time
         print(type(sys.modules["cairocffi.ffi"].ffi).__module__, hashlib.sha256(pdf).hexdigest())
         """

@@ -71,9 +71,9 @@ def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering
         faces = faces_of(game)
         assert faces_of(game) is faces and faces_of(game, "de") is not faces
         read = faces.rendered(comp, card)
-        assert faces.face(comp, card) is read.face and faces.renderer.wraps == []   # kept, not reported yet
+        assert faces.face(comp, card) is read.face and faces.wraps == []   # kept, not reported yet
         assert faces.take(comp, card, "front") is read.face
-        assert faces.renderer.wraps == list(read.wraps) and faces.renderer.issues == list(read.issues)
+        assert faces.wraps == list(read.wraps) and faces.issues == list(read.issues)
         assert faces.take(comp, card, "front") is not read.face   # handed over once: rendered again after
     assert faces_of(game) is not faces_of(game)   # outside a check nothing is shared
 

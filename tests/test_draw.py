@@ -61,7 +61,7 @@ def test_every_shipped_component_draws_like_its_svg(game_id):
     for comp in game.components.values():
         card = comp.cards[0]
         for side in ("front", "back") if comp.back else ("front",):
-            face = r.face(comp, card, side)
+            face = r.face(comp, card, side).face
             assert face.texts, "these faces all carry text"
             assert_same_as_svg(face, max_pixels=40 if comp.width > 200 else 12)
 
@@ -190,7 +190,7 @@ def test_faces_parse_to_the_tree_cairosvg_builds(game_id):
     game = cardgen.load_game(game_id)
     r = Renderer(game)
     for comp in game.components.values():
-        for face in r.faces(comp):
+        for face in (rendered.face for rendered in r.faces(comp)):
             body = face.body.encode()
             assert b"<style" not in body
             assert node_shape(parse(body)) == node_shape(Tree(bytestring=body))
@@ -218,10 +218,10 @@ import cardgen.draw
 from cardgen.render import Renderer
 print("PIL.Image" in sys.modules)
 qcd = cardgen.load_game("qcd")
-cardgen.draw.render_pdf(Renderer(qcd).face(qcd.components["cards"], qcd.components["cards"].cards[0]))
+cardgen.draw.render_pdf(Renderer(qcd).face(qcd.components["cards"], qcd.components["cards"].cards[0]).face)
 print("PIL.Image" in sys.modules)
 game = cardgen.load_game({str(path)!r})
-png = cardgen.draw.render_png(Renderer(game).face(game.components["cards"], game.components["cards"].card("one")), 72)
+png = cardgen.draw.render_png(Renderer(game).face(game.components["cards"], game.components["cards"].card("one")).face, 72)
 from PIL import Image
 im = Image.open(io.BytesIO(png)).convert("RGB")
 print(im.getpixel((im.width // 2, im.height // 2)) == (200, 10, 10), type(sys.modules["cairosvg.image"].Image).__name__)

@@ -31,7 +31,7 @@ def public_api_only(monkeypatch):
 def shipped_face(game_id: str = "particle-builder", component: str = "particles"):
     game = cardgen.load_game(game_id)
     comp = game.components[component]
-    return Renderer(game).face(comp, comp.cards[0], "front")
+    return Renderer(game).face(comp, comp.cards[0], "front").face
 
 
 def test_the_internals_draw_uses_are_there():

@@ -59,7 +59,7 @@ def korean_qcd(game_copy):
 def wild_front(game):
     renderer = Renderer(game, "ko", translate=translator(game, "ko"))
     comp = game.components["cards"]
-    return renderer.face(comp, comp.card("wild-w"), "front")
+    return renderer.face(comp, comp.card("wild-w"), "front").face
 
 
 def test_without_a_font_korean_is_reported_uncovered_and_drawn_as_boxes(korean_qcd, cli):

@@ -39,7 +39,7 @@ def art_game(tmp_path: Path, rel: str) -> Path:
 
 def face(path: Path):
     game = cardgen.load_game(path)
-    return Renderer(game).face(game.components["cards"], game.components["cards"].card("one"))
+    return Renderer(game).face(game.components["cards"], game.components["cards"].card("one")).face
 
 
 def test_png_artwork_is_embedded_and_drawn(tmp_path):
@@ -425,9 +425,10 @@ def test_text_far_too_long_for_its_box_is_overflow_at_once(tmp_path, words):
     game = cardgen.load_game(make_game(tmp_path, template))
     renderer = Renderer(game)
     started = time.monotonic()
-    f = renderer.face(game.components["cards"], game.components["cards"].card("one"))
+    result = renderer.face(game.components["cards"], game.components["cards"].card("one"))
+    f = result.face
     assert time.monotonic() - started < 2
-    (issue,) = renderer.issues
+    (issue,) = result.issues
     assert (issue.kind, issue.field, issue.card) == ("overflow", "rules", "one")
     assert issue.detail.startswith(f"{5 * words:,} characters cannot fit 46 × 74 mm even at 2 mm")
     assert len(issue.text) <= 81 and f.svg.count('aria-label="word') == 1

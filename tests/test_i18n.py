@@ -56,7 +56,7 @@ def test_extract_init_translate_build(designer_qcd, cli, tmp_path):
     assert "untranslated (de): 'Vector boson'" in (out / "qcd/de/text-report.txt").read_text(encoding="utf-8")
     game = cardgen.load_game(g.path)
     face = Renderer(game, "de", translate=i18n.translator(game, "de")).face(
-        game.components["cards"], game.components["cards"].card("wild-w"))
+        game.components["cards"], game.components["cards"].card("wild-w")).face
     assert 'aria-label="Joker"' in face.svg and 'aria-label="Wild card"' not in face.svg
     strict = cli("build", str(g.path), "--lang", "de", "--strict", "--out", str(tmp_path / "strict"))
     assert strict.returncode == 1 and "no 'de' translation" in strict.stderr
@@ -113,7 +113,7 @@ def test_arabic_text_is_right_aligned_when_start_aligned(tmp_path):
 """
     path = make_game(tmp_path, template, "  - {id: one, title: كوارك علوي}")
     game = cardgen.load_game(path)
-    face = Renderer(game, "ar").face(game.components["cards"], game.components["cards"].card("one"))
+    face = Renderer(game, "ar").face(game.components["cards"], game.components["cards"].card("one")).face
     im = Image.open(io.BytesIO(render_png(face, dpi=254))).convert("L")
     cols = [x for x in range(im.width) if any(im.getpixel((x, y)) < 128 for y in range(110, 230))]
     assert cols and cols[-1] > 440 and cols[0] > 200          # box is x 40–500 px (2–48 mm + 2 mm bleed)

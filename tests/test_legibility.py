@@ -216,7 +216,7 @@ def test_a_photon_card_draws_its_gamma_from_the_math_face():
 
     game = cardgen.load_game("tutti-quantum")
     comp = game.components["particles"]
-    face = Renderer(game, "en").face(comp, comp.card("photon"), "front")
+    face = Renderer(game, "en").face(comp, comp.card("photon"), "front").face
     faces = {g.face.path.name for placed in face.texts for g in placed.glyphs if len(placed.glyphs) == 1}
     assert "NotoSansMath-Regular.ttf" in faces
     gamma = [g for placed in face.texts for g in placed.glyphs if g.face.path.name == "NotoSansMath-Regular.ttf"]
@@ -237,7 +237,7 @@ def test_anticolours_are_named_as_each_rulebook_names_them(game_id, comp_id, car
 
     game = cardgen.load_game(game_id)
     comp = game.components[comp_id]
-    face = Renderer(game, lang, translate=i18n.translator(game, lang)).face(comp, comp.card(card), "front")
+    face = Renderer(game, lang, translate=i18n.translator(game, lang)).face(comp, comp.card(card), "front").face
     assert f'aria-label="{name}" data-field="{"name" if comp_id == "colour-tokens" else "colour"}"' in face.body
 
 

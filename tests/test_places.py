@@ -338,7 +338,7 @@ def test_each_drawn_place_is_where_the_data_says_and_holds_a_card(component, car
     card = comp.card(card_id)
     places = comp.places_of(card)
     assert places
-    pdf = render_pdf(Renderer(game).face(comp, card, "front"))
+    pdf = render_pdf(Renderer(game).face(comp, card, "front").face)
     boxes = white_boxes(pdf, comp.bleed)
     for place in places:
         b = place.box
@@ -358,7 +358,7 @@ def test_svg_places_match_the_data_and_labels_stay_clear_of_cards():
     for comp_id, card_id, cls in (("mat", "mat", "slot"), ("targets", "hydrogen", "area")):
         comp = game.components[comp_id]
         card = comp.card(card_id)
-        root = ET.fromstring(renderer.face(comp, card).svg)
+        root = ET.fromstring(renderer.face(comp, card).face.svg)
         rects = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
                  for r in root.iter(f"{svg_ns}rect") if r.get("class") == cls]
         labels = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
@@ -458,7 +458,7 @@ def test_a_category_place_is_drawn_with_its_family_word(game_copy):
     g.edit("components/mat.yaml", "takes: e-,", "takes: {category: [lepton, antilepton]},")
     game = g.load()
     comp = game.components["mat"]
-    root = ET.fromstring(Renderer(game).face(comp, comp.card("mat")).svg)
+    root = ET.fromstring(Renderer(game).face(comp, comp.card("mat")).face.svg)
     svg_ns = "{http://www.w3.org/2000/svg}"
     group = next(e for e in root.iter(f"{svg_ns}g") if e.get("data-place") == "e-")
     assert group.get("data-particle") == ""

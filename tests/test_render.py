@@ -46,7 +46,8 @@ def face_of(path: Path, card: str = "one", lang: str = "en"):
     game = cardgen.load_game(path)
     r = Renderer(game, lang)
     comp = game.components["cards"]
-    return r.face(comp, comp.card(card)), r
+    result = r.face(comp, comp.card(card))
+    return result.face, result   # the face, and what its rendering reported
 
 
 def test_face_is_an_svg_the_size_of_the_bleed_box(tmp_path):
@@ -72,7 +73,7 @@ def test_glyph_outlines_inline_by_default_or_defined_once(tmp_path):
     assert len(re.findall(r'<path d="[^"]+" transform="translate', face.svg)) == 8
     game = cardgen.load_game(path)
     comp = game.components["cards"]
-    shared = Renderer(game, inline_glyphs=False).face(comp, comp.card("one"))
+    shared = Renderer(game, inline_glyphs=False).face(comp, comp.card("one")).face
     defs = re.findall(r'<path id="([^"]+)"', shared.svg)
     uses = re.findall(r'<use href="#([^"]+)"', shared.svg)
     assert len(set(defs)) == len(defs) == 2 and len(uses) == 8
@@ -144,7 +145,8 @@ QCD = cardgen.load_game("qcd")
 def qcd_face(card: str, side: str = "front"):
     r = Renderer(QCD)
     comp = QCD.components["cards"]
-    return r.face(comp, comp.card(card), side), r
+    result = r.face(comp, comp.card(card), side)
+    return result.face, result
 
 
 @pytest.mark.parametrize("card", [c.id for c in QCD.components["cards"].cards])
@@ -249,13 +251,15 @@ def test_a_side_that_does_not_read_the_card_is_rendered_once_and_reported_for_ev
     comp = game.components["cards"]
     told, asked = [], []
     r = Renderer(game, "en", translate=lambda m, c: (asked.append(m), m)[1],
-                 on_text=lambda *args: told.append(args[0]), wraps=[])
-    backs = [r.face(comp, card, "back") for card in comp.cards]
+                 on_text=lambda *args: told.append(args[0]))
+    results = [r.face(comp, card, "back") for card in comp.cards]
+    backs = [result.face for result in results]
     assert renders.count("back.svg.j2") == 1
     assert [f.card for f in backs] == ["one", "two", "three"]
     assert len({f.key for f in backs}) == 1 and len({f.svg for f in backs}) == 1
-    assert [(i.card, i.field, i.kind) for i in r.issues] == [(c, "title", "overflow") for c in ("one", "two", "three")]
-    assert [(w[1], w[3]) for w in r.wraps] == [(c, "motto") for c in ("one", "two", "three")]
+    assert [(i.card, i.field, i.kind) for x in results for i in x.issues] == \
+        [(c, "title", "overflow") for c in ("one", "two", "three")]
+    assert [(w[1], w[3]) for x in results for w in x.wraps] == [(c, "motto") for c in ("one", "two", "three")]
     assert asked.count("Unbounded") == 3 and told.count("Unbounded") == 3
     assert {"Hello", "Quark", "Gluon"} <= set(asked)   # each card's own text fields, as in every render
 
@@ -268,7 +272,7 @@ def test_a_side_that_reads_the_card_anywhere_is_rendered_for_each_card(tmp_path,
     game = cardgen.load_game(with_back(make_game(tmp_path, HELLO, THREE), back, m_svg_j2=macros))
     comp = game.components["cards"]
     r = Renderer(game)
-    backs = [r.face(comp, card, "back") for card in comp.cards]
+    backs = [r.face(comp, card, "back").face for card in comp.cards]
     assert renders.count("back.svg.j2") == 3
     assert len({f.key for f in backs}) == 3
 
@@ -282,7 +286,7 @@ def test_a_card_named_on_a_branch_not_taken_counts_as_read(tmp_path, renders):
     game = cardgen.load_game(with_back(make_game(tmp_path, HELLO, THREE), back))
     comp = game.components["cards"]
     r = Renderer(game)
-    backs = [r.face(comp, card, "back") for card in comp.cards]
+    backs = [r.face(comp, card, "back").face for card in comp.cards]
     assert renders.count("back.svg.j2") == 3
     assert len({f.svg for f in backs}) == 1
 

@@ -61,7 +61,7 @@ def test_a_face_drawn_twice_is_the_same_bytes():
 
     game = cardgen.load_game("qcd")
     comp = game.components["cards"]
-    face = Renderer(game).face(comp, comp.cards[0], "back")
+    face = Renderer(game).face(comp, comp.cards[0], "back").face
     first = render_pdf(face)
     time.sleep(1.1)
     assert render_pdf(face) == first

@@ -39,7 +39,7 @@ def renderer(game):
 
 def render(renderer, game, component: str, card: str, side: str = "front"):
     comp = game.components[component]
-    return renderer.face(comp, comp.card(card), side)
+    return renderer.face(comp, comp.card(card), side).face
 
 
 def tree(face) -> ET.Element:
@@ -129,7 +129,7 @@ def test_stat_values_are_pinned_examples(renderer, game):
 
 def test_all_particle_backs_are_one_face(renderer, game):
     keys = {face.key for comp in PARTICLE_COMPONENTS
-            for face in renderer.faces(game.components[comp]) if face.side == "back"}
+            for face in (r.face for r in renderer.faces(game.components[comp])) if face.side == "back"}
     assert len(keys) == 1
     back = tree(render(renderer, game, "particles", "u", "back"))
     assert field(back, "title") == "Particle Builder"
@@ -252,14 +252,15 @@ def test_colour_token(renderer, game, colour):
 
 def test_every_face_renders_without_text_issues(game):
     renderer = Renderer(game)
-    count = 0
+    count, issues = 0, []
     for comp in game.components.values():
-        for face in renderer.faces(comp):
+        for result in renderer.faces(comp):
             count += 1
-            assert "<text" not in face.svg
-            ET.fromstring(face.svg)  # well-formed
+            assert "<text" not in result.face.svg
+            ET.fromstring(result.face.svg)  # well-formed
+            issues += result.issues
     assert count > 0
-    assert renderer.issues == [], "\n".join(map(str, renderer.issues))
+    assert issues == [], "\n".join(map(str, issues))
 
 
 # -- pixels -----------------------------------------------------------------------------------

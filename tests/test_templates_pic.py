@@ -31,7 +31,7 @@ def renderer(game):
 
 def front(game, renderer, card_id: str) -> Face:
     comp = game.components["cards"]
-    return renderer.face(comp, comp.card(card_id), "front")
+    return renderer.face(comp, comp.card(card_id), "front").face
 
 
 def pixels(face: Face, dpi: float = 40) -> list[tuple[int, int, int]]:
@@ -101,10 +101,8 @@ def test_search_arrow_turns_clockwise_for_quarks_and_anticlockwise_for_leptons(g
 
 def test_no_text_issues_on_any_face(game):
     renderer = Renderer(game)
-    for comp in game.components.values():
-        for _ in renderer.faces(comp):
-            pass
-    assert renderer.issues == []
+    issues = [i for comp in game.components.values() for result in renderer.faces(comp) for i in result.issues]
+    assert issues == []
 
 
 def test_anti_quark_front_matches_golden(game, renderer):

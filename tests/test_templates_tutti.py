@@ -41,7 +41,7 @@ def points_of(d: str) -> list[tuple[float, float]]:
 
 def particle_front(game, renderer, card_id: str) -> tuple[ET.Element, float, float]:
     comp = game.components["particles"]
-    face = renderer.face(comp, comp.card(card_id), "front")
+    face = renderer.face(comp, comp.card(card_id), "front").face
     return ET.fromstring(face.svg), comp.width, comp.height
 
 
@@ -98,7 +98,7 @@ def test_higgs_line_is_dashed_and_the_others_are_not(game, renderer):
 
 def test_reference_front_lists_the_seven_vertices_with_their_points(game, renderer):
     comp = game.components["reference"]
-    root = ET.fromstring(renderer.face(comp, comp.card("reference"), "front").svg)
+    root = ET.fromstring(renderer.face(comp, comp.card("reference"), "front").face.svg)
     assert labels(root, "points") == ["2", "2", "2", "3", "3", "4", "6"]
     icons = [g.get("data-vertex") for g in root.iter(f"{SVG}g") if g.get("class") == "vertex-icon"]
     assert icons == [v.id for v in game.tables["vertices"].rows]
@@ -107,7 +107,7 @@ def test_reference_front_lists_the_seven_vertices_with_their_points(game, render
 
 def test_reference_back_shows_loop_expert_and_setup(game, renderer):
     comp = game.components["reference"]
-    root = ET.fromstring(renderer.face(comp, comp.card("reference"), "back").svg)
+    root = ET.fromstring(renderer.face(comp, comp.card("reference"), "back").face.svg)
     assert labels(root, "points") == ["+2", "+2", "+3", "+4", "+2"]
     assert labels(root, "setup rounds") == ["14", "9", "8"]
     assert labels(root, "setup removed") == ["0", "5", "0"]
@@ -119,7 +119,7 @@ def test_tokens_show_their_vertex_and_points(game, renderer, side, field):
     vertices = by_id(game, "vertices")
     for card in comp.cards:
         vertex = vertices[card.fields[field]]
-        root = ET.fromstring(renderer.face(comp, card, side).svg)
+        root = ET.fromstring(renderer.face(comp, card, side).face.svg)
         assert labels(root, "points") == [str(vertex.points)], card.id
         icons = [g.get("data-vertex") for g in root.iter(f"{SVG}g") if g.get("class") == "vertex-icon"]
         assert icons == [vertex.id], card.id
@@ -127,7 +127,7 @@ def test_tokens_show_their_vertex_and_points(game, renderer, side, field):
 
 def test_pawn_has_a_fold_line_in_the_middle_and_art_on_both_halves(game, renderer):
     comp = game.components["pawn"]
-    root = ET.fromstring(renderer.face(comp, comp.card("first-player"), "front").svg)
+    root = ET.fromstring(renderer.face(comp, comp.card("first-player"), "front").face.svg)
     (fold,) = [e for e in root.iter(f"{SVG}line") if e.get("class") == "fold-line"]
     assert float(fold.get("y1")) == float(fold.get("y2")) == pytest.approx(comp.height / 2)
     assert fold.get("stroke-dasharray")
@@ -136,13 +136,11 @@ def test_pawn_has_a_fold_line_in_the_middle_and_art_on_both_halves(game, rendere
 
 def test_no_text_issues_on_any_face(game):
     renderer = Renderer(game)
-    for comp in game.components.values():
-        for _ in renderer.faces(comp):
-            pass
-    assert renderer.issues == []
+    issues = [i for comp in game.components.values() for result in renderer.faces(comp) for i in result.issues]
+    assert issues == []
 
 
 @pytest.mark.parametrize("card_id", GOLDEN_CARDS)
 def test_particle_front_matches_golden(game, renderer, card_id):
     comp = game.components["particles"]
-    assert_matches_golden(renderer.face(comp, comp.card(card_id), "front"), f"tutti-quantum/{card_id}-front")
+    assert_matches_golden(renderer.face(comp, comp.card(card_id), "front").face, f"tutti-quantum/{card_id}-front")

@@ -68,7 +68,7 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     """One face rendered and drawn (``drawn``: the PDFs of faces already drawn, by SVG key)."""
     game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
     comp = game.components[comp_id]
-    result = renderer.render(comp, comp.card(card_id), side, mark)
+    result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
     return CachedFace(face.key, drawn.get(face.key) or _drawn(face, comp, side), result.issues, result.missing,
                       tuple((str(p), file_digest(p)) for p in face.reads))
