@@ -18,11 +18,15 @@ STAGES = ["load", "check", "render", "draw", "layout", "write", "cli"]
 STAGE_OF = {
     "loader": "load", "yamlsrc": "load", "schema": "load", "model": "load", "spreadsheets": "load",
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
+    "checkfaces": "check", "legibility": "check", "facegeometry": "check",
     "render": "render", "text": "render", "budget": "render", "images": "render",
-    "draw": "draw", "cairoffi": "draw",
+    "draw": "draw", "cairoffi": "draw", "svgtree": "draw",
     "imposition": "layout",
-    "pdfwrite": "write", "build": "write", "sheets": "write", "cutfile": "write", "output": "write",
-    "cli": "cli", "cli_export": "cli", "cli_help": "cli", "cli_common": "cli", "serve": "cli", "api": "cli", "__main__": "cli",
+    "pdfwrite": "write", "pdfdoc": "write", "pdfcontent": "write", "pdfmarks": "write", "build": "write",
+    "sheets": "write", "sheetlayout": "write", "textlayer": "write", "cutfile": "write", "output": "write",
+    "export": "write", "tts_pieces": "write", "tts_text": "write", "tts_validate": "write", "preview": "write",
+    "cli": "cli", "cli_export": "cli", "cli_help": "cli", "cli_common": "cli", "serve": "cli", "serve_pages": "cli",
+    "api": "cli", "__main__": "cli",
 }
 #: Reaching forward on purpose, each with its reason (checked: an entry that is no longer
 #: needed fails the test, so the list only shrinks).
@@ -32,7 +36,10 @@ ALLOWED = {
     ("fitcheck", "sheets"): "text fit on the rule sheets is measured on their laid-out pages",
     ("fitcheck", "render"): "text fit is measured on faces rendered as they print",
     ("rendercheck", "draw"): "and draws them, so markup cairo refuses fails the check as it would the build",
-    ("rules.energies", "render"): "a rule reads the energies a rendered face prints",
+    ("checkfaces", "render"): "faces are rendered once per check, for every rule that reads what a card prints",
+    ("legibility", "render"): "text size, contrast and turned indices are measured on the rendered faces",
+    ("legibility", "text"): "and on the text placed in them, glyph by glyph",
+    ("facegeometry", "text"): "which it finds by the placeholders the text engine writes into a face",
 }
 
 
