@@ -53,11 +53,9 @@ class Rendered:
 
 def wanted_languages(game: Game, langs: Iterable[str]) -> list[str]:
     """English (the source every translation is compared with) and the languages asked for,
-    'all' meaning every language the game has a catalog for."""
+    'all' meaning every language the game has a catalog for (see :func:`cardgen.i18n.languages`)."""
     asked = list(langs)
-    if "all" in asked:
-        asked = i18n.available_languages(game)
-    return list(dict.fromkeys([i18n.SOURCE_LANG, *asked]))
+    return list(dict.fromkeys([i18n.SOURCE_LANG, *(i18n.languages(asked, [game]) if asked else [])]))
 
 
 GameResult = tuple[list[Finding], list[Rendered], list[Proof]]
