@@ -27,6 +27,7 @@ from typing import Iterator
 
 from cairosvg.colors import COLORS
 
+from .readability import hex_rgb
 from .text.svg import PLACEHOLDER_NS
 
 #: (a, b, c, d, e, f): x' = a x + c y + e, y' = b x + d y + f, as SVG writes a matrix.
@@ -113,10 +114,8 @@ def parse_colour(value: str | None) -> RGB | None:
     if v in COLORS:
         r, g, b, a = COLORS[v]
         return (r, g, b) if a else None
-    if re.fullmatch(r"#[0-9a-f]{3}", v):
-        return tuple(int(ch * 2, 16) / 255 for ch in v[1:])   # type: ignore[return-value]
-    if re.fullmatch(r"#[0-9a-f]{6}", v):
-        return tuple(int(v[i:i + 2], 16) / 255 for i in (1, 3, 5))   # type: ignore[return-value]
+    if re.fullmatch(r"#(?:[0-9a-f]{3}){1,2}", v):
+        return hex_rgb(v)
     m = re.fullmatch(r"rgb\(\s*([^)]*)\)", v)
     if m:
         parts = [p.strip() for p in m[1].split(",")]

@@ -12,6 +12,7 @@ from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Component, Game
 from ..proof import Choice, Proof
+from ..readability import hex_rgb
 from ..yamlsrc import YMap
 from . import declared
 from .common import card_key, component_param, particle_field, typed_field
@@ -218,12 +219,10 @@ INK_HUE_TOLERANCE = 30.0
 
 
 def ink_hue(hex_colour: str) -> float | None:
-    """The hue (degrees) of an ink written '#RRGGBB', or None for a grey, which has none."""
-    digits = hex_colour.strip().lstrip("#")
-    if len(digits) != 6:
-        return None
+    """The hue (degrees) of an ink written '#RRGGBB' (or '#RGB'), or None for a grey, which
+    has none, and for what is no such colour."""
     try:
-        r, g, b = (int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        r, g, b = hex_rgb(hex_colour)
     except ValueError:
         return None
     h, _l, sat = colorsys.rgb_to_hls(r, g, b)
