@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import schema as S
 from .errors import Finding, InputError, Location, Report, did_you_mean
 from .model import Game
 from .proof import Choice, Proof
-from .rules import DECLARED, GENERIC
+from .rules import DECLARED, GENERIC, READS_FACES
 from .rules.legibility import rendering
+
+if TYPE_CHECKING:
+    from .rendercheck import GameResult
 
 #: What the report says of a rule that ran and found nothing, but proved nothing in words either.
 RAN_CLEAN = "ran: no findings"
@@ -27,27 +32,49 @@ def _ran(rule: str, records: Iterable[Finding | Proof | Choice], game: Game,
     return out
 
 
-def check_records(game: Game) -> tuple[list[Finding], list[Proof], list[Choice]]:
-    """Everything the rules say about one game: findings in a stable order (file, line, rule)
-    without duplicates, and the proofs and declared choices in the order the rules ran."""
-    records: list[Finding | Proof | Choice] = []
-    for name, rule in GENERIC.items():
-        records.extend(_ran(name, rule(game), game, game.location))
-    for spec in game.checks:
+Records = list[tuple[int, list[Finding | Proof | Choice]]]
+
+
+def rule_records(game: Game, reading_faces: bool | None = None) -> Records:
+    """Each rule's records, with the rule's place in the order rules run (generic rules, then
+    the game's ``checks:`` in order): every rule (``reading_faces`` None), or only the rules
+    that do (True) or do not (False) read the rendered faces (see :data:`cardgen.rules.READS_FACES`;
+    an unknown rule counts among those that do not, and is an input error there)."""
+    out: Records = []
+    if reading_faces is not True:
+        for n, (name, rule) in enumerate(GENERIC.items()):
+            out.append((n, _ran(name, rule(game), game, game.location)))
+    for n, spec in enumerate(game.checks, start=len(GENERIC)):
+        if reading_faces is not None and (spec.rule in READS_FACES) != reading_faces:
+            continue
         rule = DECLARED.get(spec.rule)
         if rule is None:
             raise InputError(f"unknown rule '{spec.rule}'{did_you_mean(spec.rule, DECLARED)}",
                              spec.params.where("rule"), f"use one of: {', '.join(sorted(DECLARED))}")
         params = S.Fields(spec.params, f"check '{spec.rule}'", spec.location)
         params.get("rule", S.ident)
-        records.extend(_ran(spec.rule, rule(game, params), game, spec.location))
+        out.append((n, _ran(spec.rule, rule(game, params), game, spec.location)))
         params.finish()
+    return out
+
+
+def ordered_records(*parts: Records) -> tuple[list[Finding], list[Proof], list[Choice]]:
+    """The rules' records, from one or more parts of :func:`rule_records`, as one run of every
+    rule gives them: findings in a stable order (file, line, rule) without duplicates, proofs
+    and declared choices in the order the rules run."""
+    records = [r for _, rs in sorted((p for part in parts for p in part), key=lambda p: p[0]) for r in rs]
     findings = [r for r in records if isinstance(r, Finding)]
     proofs = list(dict.fromkeys(r for r in records if isinstance(r, Proof)))
     choices = list(dict.fromkeys(r for r in records if isinstance(r, Choice)))
     unique = list(dict.fromkeys(findings))
     ordered = sorted(unique, key=lambda f: (f.location.file, f.location.line, f.location.column, f.rule, f.message))
     return ordered, proofs, choices
+
+
+def check_records(game: Game) -> tuple[list[Finding], list[Proof], list[Choice]]:
+    """Everything the rules say about one game: findings in a stable order (file, line, rule)
+    without duplicates, and the proofs and declared choices in the order the rules ran."""
+    return ordered_records(rule_records(game))
 
 
 def check_game(game: Game) -> list[Finding]:
@@ -91,25 +118,109 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
         return _checked(games, render, langs, strict, cache)
 
 
+@dataclass(frozen=True)
+class _Faces:
+    """One game's rules that read the rendered faces, and its render pass
+    (:func:`cardgen.rendercheck.render_game`) when those rules pass: ``rendered`` is None when
+    it did not run, :data:`_FAILED` when it raised (it is run again, to raise, only if every
+    rule of the game passes: a build refuses to render a deck whose rules fail)."""
+
+    records: Records
+    rendered: GameResult | str | None
+
+
+_FAILED = "failed"
+
+
+def _rules_apart(game: Game) -> Records:
+    """The rules of ``game`` that do not read its faces."""
+    return rule_records(game, reading_faces=False)
+
+
+def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | None) -> _Faces:
+    """The rules of ``game`` that read its faces, then its render pass, in one process: the
+    faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`)."""
+    from .rendercheck import render_game
+
+    with rendering(True):   # the legibility rules measure the faces only when the check renders them
+        records = rule_records(game, reading_faces=True)
+    if any(isinstance(r, Finding) and r.severity == "error" for _, rs in records for r in rs):
+        return _Faces(records, None)
+    try:
+        return _Faces(records, render_game(game, langs, strict, cache))
+    except Exception:
+        return _Faces(records, _FAILED)
+
+
 def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:
-    """:func:`check`, within one set of shared faces: the rules first, then the render pass
-    of each game whose rules pass."""
+    """:func:`check`, within one set of shared faces. Without rendering, each game's rules.
+    With it, each game's check is two pieces of work: the rules that do not read its faces,
+    and those that do with its render pass (most of a second for a large game); with a second
+    core a forked worker shares the pieces (:mod:`cardgen.forkpair`), the largest first. A
+    game a piece of which raised is checked again here as one piece, so an error is raised
+    as checking one game after the other raises it. The report lists every game's rule
+    records first, then every render pass, in the games' order, however they ran."""
+    if not render:
+        checked = [(check_records(game), None) for game in games]
+    else:
+        checked = _rendered_checks(games, langs, strict, cache)
     report = Report(games=[g.id for g in games])
-    for game in games:
-        with rendering(render):   # the legibility rules measure the faces only when the check renders them
-            findings, proofs, choices = check_records(game)
+    for game, ((findings, proofs, choices), _) in zip(games, checked):
         report.extend(findings)
         report.proofs.extend(proofs)
         report.choices.extend(choices)
         report.assumptions.extend((game.id, a.id, a.text, a.location) for a in game.assumptions)
-    if render:
-        from .rendercheck import render_games
-
-        broken = {f.game for f in report.findings if f.severity == "error"}
-        # as a build, which refuses to render a deck whose rules fail
-        passed = [game for game in games if game.id not in broken]
-        for found, rendered, render_proofs in render_games(passed, langs, strict, cache):
+    for _, rendered in checked:
+        if rendered is not None:
+            found, shown, render_proofs = rendered
             report.extend(found)
-            report.rendered.extend(rendered)
+            report.rendered.extend(shown)
             report.proofs.extend(render_proofs)
     return report
+
+
+def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: Path | None
+                     ) -> list[tuple[tuple[list[Finding], list[Proof], list[Choice]], GameResult | None]]:
+    """Each game's rule records and render pass (None when its rules fail)."""
+    from . import forkpair
+    from .rendercheck import before_fork, sides_to_render
+
+    pieces = [(True, n) for n in range(len(games))] + [(False, n) for n in range(len(games))]
+
+    def work(piece: tuple[bool, int]) -> Records | _Faces:
+        faces, n = piece
+        return _faces_and_render(games[n], langs, strict, cache) if faces else _rules_apart(games[n])
+
+    def cost(piece: tuple[bool, int]) -> float:
+        # faces first, the most sides first; the rules apart fill in after them, in order
+        faces, n = piece
+        return sides_to_render(games[n], langs) if faces else -n
+
+    done = forkpair.each(pieces, work, cost, before_fork=partial(before_fork, cache))
+    out = []
+    for n, game in enumerate(games):
+        faces, apart = done[n], done[len(games) + n]
+        if faces is None or apart is None:   # a piece raised: the whole game again, to raise it here
+            checked = _check_one(game, langs, strict, cache)
+        else:
+            records = ordered_records(faces.records, apart)
+            passed = not any(f.severity == "error" for f in records[0])
+            rendered = faces.rendered if passed else None
+            if rendered == _FAILED:
+                from .rendercheck import render_game
+
+                rendered = render_game(game, langs, strict, cache)
+            checked = (records, rendered)
+        out.append(checked)
+    return out
+
+
+def _check_one(game: Game, langs: list[str], strict: bool, cache: Path | None
+               ) -> tuple[tuple[list[Finding], list[Proof], list[Choice]], GameResult | None]:
+    """One game's rules, then (if they pass) its render pass, one after the other."""
+    from .rendercheck import render_game
+
+    with rendering(True):
+        records = check_records(game)
+    passed = not any(f.severity == "error" for f in records[0])
+    return records, (render_game(game, langs, strict, cache) if passed else None)

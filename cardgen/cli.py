@@ -248,7 +248,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     steps = _build_steps(games, lang)
     try:
         with Progress("building", steps) as step:
-            results = build(games, base, jobs=jobs, on_done=lambda result: step(result.game),
+            results = build(games, base, jobs=jobs, check=True, on_done=lambda result: step(result.game),
                             on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
     except RuleFindingsError as exc:
         for f in exc.findings:

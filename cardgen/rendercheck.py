@@ -15,14 +15,13 @@ what it established a :class:`~cardgen.proof.Proof` for the report.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import i18n
 from .checkfaces import GameFaces, Wrap, faces_of
-from .errors import CardgenError, Finding
+from .errors import Finding
 from .fitcheck import rendering_findings
 from .model import Card, Component, Game
 from .proof import Proof
@@ -61,102 +60,18 @@ def wanted_languages(game: Game, langs: Iterable[str]) -> list[str]:
 GameResult = tuple[list[Finding], list[Rendered], list[Proof]]
 
 
-def render_games(games: list[Game], langs: Iterable[str] = (), strict: bool = False,
-                 cache_root: Path | None = None) -> list[GameResult]:
-    """:func:`render_game` for each of ``games``, results in their order.
-
-    Rendering and drawing are most of a check's time and each game's are independent, so
-    with two games or more and a second core a forked worker takes games too (the larger
-    first, from one shared counter) while this process renders the others. It hands back
-    only results; a game it could not render is rendered again here, in order, so the
-    error raised is the one a check of one game after the other raises."""
-    langs = list(langs)
-    if len(games) < 2 or len(_cores()) < 2 or not _can_fork():
-        return [render_game(g, langs, strict, cache_root) for g in games]
-    order = sorted(range(len(games)), key=lambda i: -_sides_to_render(games[i], langs))
-    outcomes = _render_in_two(games, order, langs, strict, cache_root)
-    results: list[GameResult] = []
-    for i, game in enumerate(games):
-        outcome = outcomes.get(i)
-        if outcome is None:   # failed (or the worker did not answer): again here, raising what failed
-            outcome = render_game(game, langs, strict, cache_root)
-        results.append(outcome)
-    return results
-
-
-def _cores() -> set[int]:
-    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
-
-
-def _can_fork() -> bool:
-    """Fork is available, and this process may start one (a daemonic worker may not)."""
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
-
-
-def _sides_to_render(game: Game, langs: list[str]) -> int:
+def sides_to_render(game: Game, langs: list[str]) -> int:
     """How much rendering a game is: its cards' sides, in every language asked for."""
     sides = sum(len(c.cards) * len(_sides(c)) for c in game.components.values())
     return sides * len(wanted_languages(game, langs))
 
 
-def _render_in_two(games: list[Game], order: list[int], langs: list[str], strict: bool,
-                   cache_root: Path | None) -> dict[int, GameResult]:
-    """Render ``games`` (by index, in ``order``) in this process and one forked worker, each
-    taking the next game from a shared counter; the results of the games that rendered."""
-    import multiprocessing
-
-    _before_fork(cache_root)
-    context = multiprocessing.get_context("fork")
-    taken = context.Value("i", 0)
-    reader, writer = context.Pipe(duplex=False)
-
-    def next_games():
-        while True:
-            with taken.get_lock():
-                n = taken.value
-                taken.value += 1
-            if n >= len(order):
-                return
-            yield order[n]
-
-    def work() -> None:
-        """In the worker: results only. Whatever else goes wrong there (a bug, results that
-        cannot be sent) sends none: the games it took are rendered again here, where an error
-        shows as it would in one process."""
-        try:
-            done = _render_each(games, next_games(), langs, strict, cache_root)
-        except BaseException:
-            done = {}
-        try:
-            writer.send(done)
-        except Exception:
-            writer.send({})
-
-    worker = context.Process(target=work, daemon=True)
-    worker.start()
-    writer.close()
-    try:
-        mine = _render_each(games, next_games(), langs, strict, cache_root)
-        try:
-            theirs = reader.recv()
-        except (EOFError, OSError):
-            theirs = {}
-        worker.join()
-    finally:
-        if worker.is_alive():
-            worker.kill()
-            worker.join()
-        reader.close()
-    return {**theirs, **mine}
-
-
-def _before_fork(cache_root: Path | None) -> None:
-    """Do once, before forking, what both processes would otherwise each do: import the
-    drawing libraries and, with a cache, digest cardgen's own files and the drawing code,
-    which every cache key and drawing verdict includes (a check after a build takes most
-    faces from the cache, and this was most of its worker's time)."""
+def before_fork(cache_root: Path | None) -> None:
+    """Do once, before a check forks a worker (:mod:`cardgen.forkpair`), what both processes
+    would otherwise each do: import the drawing libraries and, with a cache, digest cardgen's
+    own files and the drawing code, which every cache key and drawing verdict includes (a
+    check after a build takes most faces from the cache, and this was most of its worker's
+    time)."""
     from . import draw
 
     if cache_root is not None:
@@ -164,19 +79,6 @@ def _before_fork(cache_root: Path | None) -> None:
 
         code_digest()
         draw.drawing_fingerprint()
-
-
-def _render_each(games: list[Game], indices: Iterable[int], langs: list[str], strict: bool,
-                 cache_root: Path | None) -> dict[int, GameResult]:
-    """The games (by index) whose render pass passed, with their results; one that raised
-    the build's error is left out (it is rendered again in order, to raise it there)."""
-    done: dict[int, GameResult] = {}
-    for i in indices:
-        try:
-            done[i] = render_game(games[i], langs, strict, cache_root)
-        except CardgenError:
-            continue
-    return done
 
 
 def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,

@@ -47,6 +47,16 @@ def test_the_library_build_refuses_a_deck_the_rules_find_wrong(game_copy, tmp_pa
     assert (tmp_path / built[0].files[0].path).is_file()
 
 
+def test_the_build_command_refuses_a_deck_the_rules_find_wrong(game_copy, tmp_path, cli):
+    g = game_copy("particles-in-circle")
+    g.edit("components/cards.yaml", "colour: [anti-red, anti-green, anti-blue]", "colour: [anti-green, anti-blue]")
+    res = cli("build", str(g.path), "--out", str(tmp_path / "out"))
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "error[antiparticles-present]" in res.stderr and "(anti-red)" in res.stderr
+    assert "cardgen: not building: " in res.stderr
+    assert not (tmp_path / "out" / "particles-in-circle").exists()   # nothing written
+
+
 def test_languages_expands_all_to_every_catalog_and_checks_codes():
     games = [cardgen.load_game("qcd"), cardgen.load_game("tutti-quantum")]
     every = cardgen.languages("all", games)

@@ -11,7 +11,7 @@ import jinja2.parser
 import pytest
 
 import cardgen
-from cardgen import rendercheck, templatetrees
+from cardgen import forkpair, rendercheck, templatetrees
 from cardgen import render as render_module
 from cardgen.checkfaces import faces_of, shared_faces
 from cardgen.render import Renderer, TemplateError
@@ -111,24 +111,27 @@ def test_an_edited_template_is_read_again_by_a_check_with_a_cache(game_copy, tmp
 
 @pytest.fixture
 def two_cores(monkeypatch):
-    """The render pass shares its games with a forked worker, as on a machine with two cores."""
+    """The check shares its games' pieces with a forked worker, as on a machine with two cores:
+    notes the order each check hands them out in (a game's rules reading faces with its render
+    pass are pieces 0..n-1, its other rules n..2n-1)."""
     calls = []
-    original = rendercheck._render_in_two
+    original = forkpair.share
 
     def noting(*args, **kwargs):
         calls.append(args[1])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(rendercheck, "_cores", lambda: {0, 1})
-    monkeypatch.setattr(rendercheck, "_render_in_two", noting)
+    monkeypatch.setattr(forkpair, "cores", lambda: {0, 1})
+    monkeypatch.setattr(forkpair, "share", noting)
     return calls
 
 
 def test_games_rendered_in_two_processes_report_what_one_after_the_other_does(two_cores, monkeypatch):
     games = [cardgen.load_game(g) for g in ("tutti-quantum", "qcd", "particles-in-circle")]
     shared = cardgen.check(games, cache=None)
-    assert two_cores == [[2, 1, 0]]   # the most sides first: particles-in-circle, qcd, tutti-quantum
-    monkeypatch.setattr(rendercheck, "_cores", lambda: {0})
+    # the most sides first: particles-in-circle, qcd, tutti-quantum; then the other rules in order
+    assert two_cores == [[2, 1, 0, 3, 4, 5]]
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})
     alone = cardgen.check(games, cache=None)
     assert report_data(shared) == report_data(alone)
     assert [r.game for r in shared.rendered] == ["tutti-quantum", "qcd", "particles-in-circle"]
@@ -141,7 +144,7 @@ def test_of_two_broken_games_rendered_apart_the_first_ones_error_is_raised(two_c
     games = [small.load(), large.load()]   # this process takes the larger game, the worker the first
     with pytest.raises(TemplateError) as info:
         cardgen.check(games, cache=None)
-    assert two_cores == [[1, 0]]
+    assert two_cores == [[1, 0, 2, 3]]
     assert "ZeroDivisionError" in info.value.message and info.value.location.file.endswith("card-front.svg.j2")
 
 
@@ -160,5 +163,20 @@ def test_games_a_failing_worker_took_are_rendered_here_without_a_traceback(two_c
     monkeypatch.setattr(rendercheck, "render_game", failing_in_the_worker)
     capfd.readouterr()
     shared = cardgen.check(games, cache=None)
-    assert two_cores == [[1, 0], [1, 0]] and report_data(shared) == report_data(alone)
+    assert two_cores == [[1, 0, 2, 3], [1, 0, 2, 3]] and report_data(shared) == report_data(alone)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_game_whose_other_rules_fail_is_not_rendered_though_its_faces_were_read(two_cores, game_copy):
+    """A game's rules that read faces run beside its render pass, apart from its other rules;
+    when one of those fails, the render pass's error is not raised, as a build would not render."""
+    pic, qcd = game_copy("particles-in-circle"), game_copy("qcd")
+    pic.edit("components/cards.yaml", "colour: [anti-red, anti-green, anti-blue]", "colour: [anti-green, anti-blue]")
+    pic.edit("templates/card-back.svg.j2", "{% block artwork %}", "{% block artwork %}{{ undefined_name }}")
+    games = [pic.load(), qcd.load()]
+    report = cardgen.check(games, cache=None)
+    assert two_cores == [[0, 1, 2, 3]]
+    assert any(f.rule == "antiparticles-present" and f.game == "particles-in-circle" for f in report.findings)
+    assert [r.game for r in report.rendered] == ["qcd"]
+    legible = [p.claim for p in report.proofs if p.game == "particles-in-circle" and p.rule == "text-size"]
+    assert legible and all(c.startswith("not measured: a face fails to render") for c in legible)

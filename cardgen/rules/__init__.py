@@ -27,12 +27,18 @@ GenericRule = Callable[[Game], Iterable[Finding | Proof | Choice]]
 
 DECLARED: dict[str, DeclaredRule] = {}
 GENERIC: dict[str, GenericRule] = {}
+#: The declared rules that read what the rendered faces print: when the check renders, they
+#: run beside the render pass, which takes the faces they rendered (:mod:`cardgen.check`).
+READS_FACES: set[str] = set()
 
 
-def declared(name: str) -> Callable[[DeclaredRule], DeclaredRule]:
-    """Register a rule that games can name in their ``checks:`` list."""
+def declared(name: str, reads_faces: bool = False) -> Callable[[DeclaredRule], DeclaredRule]:
+    """Register a rule that games can name in their ``checks:`` list (``reads_faces``: it
+    renders the game's faces to read what they print)."""
     def register(fn: DeclaredRule) -> DeclaredRule:
         DECLARED[name] = fn
+        if reads_faces:
+            READS_FACES.add(name)
         return fn
     return register
 

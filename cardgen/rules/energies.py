@@ -122,7 +122,7 @@ def _setup(game: Game, params: S.Fields) -> _Setup:
         printed_field=params.get("printed", S.ident, None))
 
 
-@declared(RULE)
+@declared(RULE, reads_faces=True)
 def flavour_energies(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Quark flavours' energies: present for every card, the same for a quark and its antiquark,
     in PDG's mass order, at least PDG's mass, and the rulebook's unless a deviation is declared."""

@@ -107,7 +107,7 @@ def _what(printed: Printed) -> str:
     return f"{printed.text!r}{field}"
 
 
-@declared("rotated-index")
+@declared("rotated-index", reads_faces=True)
 def rotated_index(game: Game, params: S.Fields) -> Records:
     """No text turned upside down reads as another symbol, unless a mark under it shows which way is up."""
     faces = _faces(game)
@@ -139,7 +139,7 @@ def rotated_index(game: Game, params: S.Fields) -> Records:
                     f"as another symbol the other way up{with_mark}", turned, game.id, params.loc)
 
 
-@declared("text-size")
+@declared("text-size", reads_faces=True)
 def text_size(game: Game, params: S.Fields) -> Records:
     """No text is printed smaller than `min_pt` points at 100 % (default 6 pt)."""
     min_pt, choices = _limit("text-size", game, params, "min_pt", DEFAULT_MIN_PT, "smallest text size (pt)")
@@ -169,7 +169,7 @@ def text_size(game: Game, params: S.Fields) -> Records:
         yield Proof("text-size", f"{len(faces)} different faces: {held}", count, game.id, params.loc)
 
 
-@declared("text-contrast")
+@declared("text-contrast", reads_faces=True)
 def text_contrast(game: Game, params: S.Fields) -> Records:
     """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
     min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO,
