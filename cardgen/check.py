@@ -35,17 +35,20 @@ def _ran(rule: str, records: Iterable[Finding | Proof | Choice], game: Game,
 Records = list[tuple[int, list[Finding | Proof | Choice]]]
 
 
-def rule_records(game: Game, reading_faces: bool | None = None) -> Records:
+def rule_records(game: Game, reading_faces: bool | None = None, only: frozenset[str] | None = None) -> Records:
     """Each rule's records, with the rule's place in the order rules run (generic rules, then
     the game's ``checks:`` in order): every rule (``reading_faces`` None), or only the rules
     that do (True) or do not (False) read the rendered faces (see :data:`cardgen.rules.READS_FACES`;
-    an unknown rule counts among those that do not, and is an input error there)."""
+    an unknown rule counts among those that do not, and is an input error there); ``only``:
+    just the game's checks of these rules."""
     out: Records = []
-    if reading_faces is not True:
+    if reading_faces is not True and only is None:
         for n, (name, rule) in enumerate(GENERIC.items()):
             out.append((n, _ran(name, rule(game), game, game.location)))
     for n, spec in enumerate(game.checks, start=len(GENERIC)):
         if reading_faces is not None and (spec.rule in READS_FACES) != reading_faces:
+            continue
+        if only is not None and spec.rule not in only:
             continue
         rule = DECLARED.get(spec.rule)
         if rule is None:
