@@ -189,6 +189,11 @@ class CachedFace:
     missing: tuple[tuple[str, str], ...]
     #: (path, sha256) of each file the face read of its own accord (see :attr:`Face.reads`)
     reads: tuple[tuple[str, str], ...] = ()
+    #: The face's template as messages show it, and its printed texts as the legibility rules
+    #: measure them (plain data, see :func:`cardgen.legibility.texts_as_data`): a build's
+    #: legibility gate reads them without rendering the face again.
+    template: str = ""
+    texts: tuple[dict[str, Any], ...] = ()
 
 
 def _reads_unchanged(reads: Iterable[tuple[str, str]]) -> bool:
@@ -220,7 +225,8 @@ class FaceCache:
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
             reads = tuple((str(p), str(d)) for p, d in meta["reads"])
-            face = CachedFace(meta["svg_key"], pdf, issues, missing, reads)
+            texts = tuple(dict(t) for t in meta["texts"])
+            face = CachedFace(meta["svg_key"], pdf, issues, missing, reads, str(meta["template"]), texts)
         except (ValueError, KeyError, TypeError):
             return None
         return face if _reads_unchanged(face.reads) else None
@@ -232,7 +238,8 @@ class FaceCache:
             return
         self.store.put("faces", ((key, json.dumps({
             "svg_key": face.svg_key, "issues": [i.__dict__ for i in face.issues],
-            "missing": [list(m) for m in face.missing], "reads": [list(r) for r in face.reads]},
+            "missing": [list(m) for m in face.missing], "reads": [list(r) for r in face.reads],
+            "template": face.template, "texts": list(face.texts)},
             sort_keys=True), face.pdf) for key, face in faces), scope)
 
     def keep_only(self, scopes: dict[str, Iterable[str]]) -> None:

@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from . import facegeometry as fg
 from .errors import CardgenError, Location, display_path
@@ -65,10 +67,28 @@ class Printed:
 
 
 @dataclass(frozen=True)
+class FaceRef:
+    """Which face a measurement is of: enough to name it in a finding and to render it again
+    (:func:`source_of`), wherever it was measured — in the check, or in a build's worker."""
+
+    component: str
+    card: str
+    side: str
+    lang: str
+    key: str        # the face's content key (one per distinct face)
+    template: str   # the side's template, as messages show it
+    mark: Any = None   # the set mark the face was rendered with (a build's class sets), if any
+
+    @classmethod
+    def of(cls, face: Face, mark: Any = None) -> FaceRef:
+        return cls(face.component, face.card, face.side, face.lang, face.key, face.template, mark)
+
+
+@dataclass(frozen=True)
 class FaceTexts:
     """The texts of one distinct face, with the first card that shows it and how many do."""
 
-    face: Face
+    face: FaceRef
     cards: int
     texts: tuple[Printed, ...]
 
@@ -76,6 +96,16 @@ class FaceTexts:
     def where(self) -> str:
         more = f" and {self.cards - 1} more" if self.cards > 1 else ""
         return f"card '{self.face.card}'{more} of component '{self.face.component}' ({self.face.side})"
+
+
+def texts_as_data(texts: Iterable[Printed]) -> list[dict[str, Any]]:
+    """Measured texts as plain data (a build's face cache keeps them with the face)."""
+    return [asdict(t) for t in texts]
+
+
+def texts_from_data(data: Iterable[dict[str, Any]]) -> tuple[Printed, ...]:
+    """:func:`texts_as_data` read back; raises TypeError or KeyError for data that is not."""
+    return tuple(Printed(**d) for d in data)
 
 
 def hex_colour(c: fg.RGB) -> str:
@@ -129,6 +159,19 @@ def _call_column(filename: str, line: int) -> int:
 
 
 _CACHE: dict[int, tuple[Game, list[FaceTexts]]] = {}
+_GIVEN: ContextVar[tuple[Game, list[FaceTexts]] | None] = ContextVar("cardgen measured faces", default=None)
+
+
+@contextmanager
+def measured(game: Game, faces: list[FaceTexts]) -> Iterator[None]:
+    """Within this block :func:`game_faces` of ``game`` is ``faces``, measured elsewhere: a
+    build measures each face in the worker that renders it (or keeps the measure in its face
+    cache), and its legibility gate runs the rules on those."""
+    token = _GIVEN.set((game, faces))
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
 
 
 class Unrendered(Exception):
@@ -144,6 +187,9 @@ def game_faces(game: Game) -> list[FaceTexts]:
     render pass takes the same ones afterwards, so each face is rendered once per check. Where
     a text is written in a template is found only for the texts a rule reports
     (:func:`source_of`), which renders that one face again."""
+    given = _GIVEN.get()
+    if given is not None and given[0] is game:
+        return given[1]
     hit = _CACHE.get(id(game))
     if hit is not None and hit[0] is game:
         return hit[1]
@@ -169,24 +215,25 @@ def _measured_faces(game: Game) -> list[FaceTexts]:
                 face = faces.face(comp, card, side)
                 counts[face.key] = counts.get(face.key, 0) + 1
                 seen.setdefault(face.key, face)
-    return [FaceTexts(face, counts[key], tuple(printed_texts(face))) for key, face in seen.items()]
+    return [FaceTexts(FaceRef.of(face), counts[key], tuple(printed_texts(face))) for key, face in seen.items()]
 
 
-_SOURCES: dict[tuple[str, str], list[Location | None]] = {}   # (game id, face key) -> template line per placed text
+_SOURCES: dict[tuple[str, str, str], list[Location | None]] = {}   # (game, lang, face key) -> line per placed text
 
 
-def source_of(game: Game, face: Face, n: int) -> Location | None:
+def source_of(game: Game, face: FaceRef, n: int) -> Location | None:
     """The template line that drew the ``n``-th placed text of ``face``: the face is rendered
     again with a text engine that notes, for every layout, the template line asking for it."""
-    key = (game.id, face.key)
+    key = (game.id, face.lang, face.key)
     if key not in _SOURCES:
         renderer = Renderer(game, face.lang)
         tracer = _TracingEngine(renderer.engine)
         renderer.engine = tracer   # type: ignore[assignment]
-        comp = game.components[face.component]
-        card = next(c for c in comp.cards if c.id == face.card)
+        comp = game.components.get(face.component)
+        card = comp.card(face.card) if comp is not None else None
         try:
-            renderer.face(comp, card, face.side)
+            if card is not None:
+                renderer.face(comp, card, face.side, face.mark)
         except CardgenError:
             tracer.calls = []
         if len(_SOURCES) >= 256:

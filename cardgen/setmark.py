@@ -27,11 +27,13 @@ GLYPH_NAMES = {"circle": "○", "square": "□", "triangle": "△", "diamond": "
                "star": "☆", "cross": "✚"}
 """How PRINTING.txt shows each glyph (sets 9–16 add "●": filled)."""
 
-MARK_SIZE = 3.4
-"""Height of a set glyph, mm: its number is then set at about 6 pt, still legible."""
+MARK_SIZE = 4.2
+"""Height of a set glyph, mm, where the safe band leaves room: its number and the level
+badge's text are set at 0.52 of it, 6.2 pt."""
 
-MIN_MARK_SIZE = 2.6
-"""Smallest glyph drawn on pieces whose safe band is narrow (20 mm tokens), mm."""
+MIN_MARK_SIZE = 4.1
+"""Smallest glyph, mm, on pieces whose safe band is narrow (20 mm tokens): its number is
+still 6 pt at 100 % (0.52 × 4.1 mm = 2.13 mm), the legibility rules' minimum."""
 
 
 @dataclass(frozen=True)

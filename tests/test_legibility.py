@@ -269,3 +269,60 @@ def test_the_cli_reports_a_turned_index_at_its_template_line(game_copy, cli):
     assert res.returncode == 1, res.stdout + res.stderr
     assert (f"card-front.svg.j2:{line}:8: error[rotated-index]: card 'u-red' of component 'cards' (front): the text "
             "'u' (field 'symbol') is printed upside down and reads as 'n' the other way up") in res.stdout
+
+
+# --- the build measures the faces it prints -----------------------------------------------------
+
+def test_a_build_stops_at_the_text_a_check_finds_too_small_and_writes_nothing(game_copy, tmp_path, cli):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1.5,").replace("min_size=2.6", "min_size=1.5"))
+    checked = sorted(str(f) for f in findings(g, "text-size"))
+    out = tmp_path / "out"
+    with pytest.raises(cardgen.RuleFindingsError) as info:
+        cardgen.build(g.load(), cardgen.BuildOptions(out=out), jobs=1)
+    assert checked and sorted(str(f) for f in info.value.findings) == checked
+    assert not list(out.rglob("*.pdf"))
+    res = cli("build", str(g.path), "--out", str(out), "--jobs", "2")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert checked[0] in res.stderr + res.stdout and not list(out.rglob("*.pdf"))
+
+
+def test_a_build_measures_the_faces_it_keeps_from_the_last_build(game_copy, tmp_path, monkeypatch):
+    """Faces taken from the face cache, and files kept as they were, are measured all the same:
+    their measures are kept with them."""
+    import importlib
+
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace("size=4,", "size=1.5,").replace("min_size=2.6", "min_size=1.5"))
+    out = tmp_path / "out"
+    build_stage = importlib.import_module("cardgen.build")
+    build_stage.build([g.load()], cardgen.BuildOptions(out=out), jobs=1)   # the stage alone: no check gate
+    assert list(out.rglob("*.pdf"))
+    faces, rendered = importlib.import_module("cardgen.build.faces"), []
+    real = faces._render
+    monkeypatch.setattr(faces, "_render", lambda *a: rendered.append(a) or real(*a))
+    with pytest.raises(cardgen.RuleFindingsError) as info:
+        cardgen.build(g.load(), cardgen.BuildOptions(out=out), jobs=1)
+    assert rendered == []   # nothing changed: every face and file kept, and measured from the cache
+    assert sorted(str(f) for f in info.value.findings) == sorted(str(f) for f in findings(g, "text-size"))
+
+
+@pytest.mark.parametrize("game_id, comp_id", [("tutti-quantum", "score-tokens"), ("qcd", "cards"),
+                                               ("particle-builder", "particles")])
+def test_every_class_set_and_level_mark_is_legible(game_id, comp_id):
+    """Set numbers and level badges print at 6 pt or more, inside their glyph, on the narrowest
+    safe band (20 mm tokens) as on cards, for all 16 set glyphs."""
+    from cardgen.legibility import printed_texts
+    from cardgen.render import Renderer
+    from cardgen.setmark import place
+
+    game = cardgen.load_game(game_id)
+    comp = game.components[comp_id]
+    renderer = Renderer(game, "en")
+    for set_number in range(1, 17):
+        mark = place(comp, set_number, 5)
+        face = renderer.face(comp, comp.cards[0], "front", mark).face
+        marks = [t for t in printed_texts(face) if t.field in ("set mark", "level mark")]
+        assert {t.field for t in marks} == {"set mark", "level mark"}
+        for t in marks:
+            assert t.size_pt >= 6 and t.contrast >= 4.5, (set_number, t)

@@ -34,8 +34,8 @@ from .faces import FaceChunk, render_chunk
 from .gates import RuleFindingsError, TextProblemsError, UntranslatedError
 from .impose import write_job
 from .options import DUPLEX, MARKS, MODES, BuildOptions
-from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, band_plan_of, card_geometry, card_keys,
-                   components_for, job_marks, marked_keys, plan, print_jobs)
+from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, RenderWork, band_plan_of,
+                   card_geometry, card_keys, components_for, job_marks, marked_keys, plan, print_jobs)
 from .report import printing_instructions, text_report
 from .results import BuiltFile, GameBuild
 from .rulesheets import stage_sheets
@@ -70,22 +70,24 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     previous outputs untouched.
     """
     options, games = options.validated(), list(games)
-    if check:
+    if check:   # the rules that measure faces run once the faces are rendered (gates.check_legibility)
         gates.check_rules(games)
     results: list[GameBuild] = []
     with BuildLock(options.out, on_wait=on_wait) as lock:
         for lang in i18n.languages(options.lang, games):
             todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
             results += _build_language(todo, replace(options, lang=lang), jobs or os.cpu_count() or 1, on_done,
-                                       lock.fileno())
+                                       lock.fileno(), check)
     return results
 
 
 def _build_language(games: list[Game], options: BuildOptions, jobs: int,
-                    on_done: Callable[[GameBuild], None] | None, lock_fd: int | None) -> list[GameBuild]:
-    """Plan, render, impose and commit every game in one language."""
+                    on_done: Callable[[GameBuild], None] | None, lock_fd: int | None,
+                    check: bool = False) -> list[GameBuild]:
+    """Plan, render, impose and commit every game in one language (``check``: the rules that
+    measure rendered faces too, once they are rendered)."""
     cache = FaceCache(options.cache_root)
-    run = _Run(games, options, plan(games, options, jobs, cache))
+    run = _Run(games, options, plan(games, options, jobs, cache), check)
     try:
         run_tasks(run.tasks(), run.plan.misses, jobs, run.on_result, run.refs, lock_fd)
         results = [run.finish_game(g) for g in games]
@@ -110,6 +112,7 @@ class _Run:
     games: list[Game]
     options: BuildOptions
     plan: Plan
+    check: bool   # the check gate's rules that measure rendered faces run (see gates.check_legibility)
     chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = field(default_factory=dict)
     built: dict[tuple[str, str], BuiltFile] = field(default_factory=dict)
     staged: list[Path] = field(default_factory=list)   # discarded if anything fails before the commit
@@ -161,9 +164,16 @@ class _Run:
         self.kept_sheets.extend(o.out / f.path for f in sheet_files if o.out / f.path not in sheet_staged)
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
+        if self.check:
+            gates.check_legibility(game, gates.measured_faces(game, o.lang, jobs, self.rendered_work(game)))
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         self.staged.extend(report.stage_manifest(game, res, o, i18n.translator(game, o.lang)))
         return res
+
+    def rendered_work(self, game: Game) -> dict[str, list[tuple[RenderWork, FaceChunk]]]:
+        """The chunks rendered for each of a game's jobs, with the work each did, in order."""
+        return {job: [(self.plan.work[seq], chunk) for seq, chunk in sorted(parts, key=lambda p: p[0])]
+                for (gid, job), parts in self.chunks.items() if gid == game.id}
 
     def kept_files(self) -> list[Path]:
         """Files of the last build that stay: unchanged PDFs (with their cut files) and sheets."""

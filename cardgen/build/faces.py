@@ -7,7 +7,7 @@ finds it, and a renderer, on the process's :class:`~.workers.Workbench`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import CachedFace, FaceCache, face_scope, file_digest
@@ -23,13 +23,15 @@ class FaceChunk:
     """Some cards of one component, rendered: the unit of parallel work.
 
     ``order`` keeps each card's faces and copies in deck order, so the imposed sheets do not
-    depend on which process rendered what; ``pdfs`` holds each distinct face once."""
+    depend on which process rendered what; ``pdfs`` holds each distinct face once, and
+    ``measured`` its template and printed texts (for the legibility gate)."""
 
     component: str
     order: list[tuple[str, str | None, int]]
     pdfs: dict[str, bytes]
     issues: list[TextIssue]
     missing: list[tuple[str, str]]
+    measured: dict[str, tuple[str, tuple[dict, ...]]] = field(default_factory=dict)
 
 
 def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,
@@ -49,9 +51,10 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                 continue
             hit = cache.get(ck) if cached is None or ck in cached else None
             if hit is None:
-                hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, chunk.pdfs)
+                hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, chunk)
                 rendered.append((ck, hit))
             chunk.pdfs.setdefault(hit.svg_key, hit.pdf)
+            chunk.measured.setdefault(hit.svg_key, (hit.template, hit.texts))
             chunk.issues.extend(hit.issues)
             missing.update(hit.missing)
             keys.append(hit.svg_key)
@@ -64,14 +67,21 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
 
 
 def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mark, cache_root: Path | None,
-            drawn: dict[str, bytes]) -> CachedFace:
-    """One face rendered and drawn (``drawn``: the PDFs of faces already drawn, by SVG key)."""
+            done: FaceChunk) -> CachedFace:
+    """One face rendered, drawn and its printed texts measured as the legibility rules read
+    them (unless ``done``, the chunk so far, has drawn and measured the same face)."""
+    from ..legibility import printed_texts, texts_as_data
+
     game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
     comp = game.components[comp_id]
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
-    return CachedFace(face.key, drawn.get(face.key) or _drawn(face, comp, side), result.issues, result.missing,
-                      tuple((str(p), file_digest(p)) for p in face.reads))
+    reads = tuple((str(p), file_digest(p)) for p in face.reads)
+    if face.key in done.pdfs:
+        template, texts = done.measured[face.key]
+        return CachedFace(face.key, done.pdfs[face.key], result.issues, result.missing, reads, template, texts)
+    return CachedFace(face.key, _drawn(face, comp, side), result.issues, result.missing, reads, face.template,
+                      tuple(texts_as_data(printed_texts(face))))
 
 
 def _drawn(face: Face, comp: Component, side: str) -> bytes:

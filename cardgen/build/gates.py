@@ -5,11 +5,18 @@ wrong, not the command."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import i18n
 from ..errors import CardgenError, Location, display_path
 from ..model import Game
+from .faces import FaceChunk
 from .options import BuildOptions
+from .plan import JobPlan, RenderWork
 from .results import GameBuild
+
+if TYPE_CHECKING:
+    from ..legibility import FaceTexts
 
 
 class RuleFindingsError(CardgenError):
@@ -37,12 +44,63 @@ class UntranslatedError(CardgenError):
 
 def check_rules(games: list[Game]) -> None:
     """The check gate: every rule of ``cardgen check`` (not its render pass: the build renders
-    every face itself, and fails as the check would)."""
+    every face itself, and fails as the check would). The rules that measure rendered faces
+    (text size, contrast, turned indices) say here that they did not measure: the build runs
+    them once its faces are rendered (:func:`check_legibility`)."""
     from ..check import check
 
     report = check(games, render=False)
     if not report.ok:
         raise RuleFindingsError(list(report.findings))
+
+
+def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
+    """The legibility rules the game declares, run on the faces this build prints (``faces``:
+    measured where they were rendered, see :func:`measured_faces`); a text too small, too
+    faint or misread upside down stops the build before anything is written, as ``cardgen
+    check`` would have found it."""
+    from ..check import ordered_records, rule_records
+    from ..legibility import measured
+    from ..rules.legibility import MEASURING, rendering
+
+    with measured(game, faces), rendering(True):
+        findings = ordered_records(rule_records(game, only=MEASURING))[0]
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise RuleFindingsError(errors)
+
+
+def measured_faces(game: Game, lang: str, jobs: list[JobPlan],
+                   chunks: dict[str, list[tuple[RenderWork, FaceChunk]]]) -> list[FaceTexts]:
+    """Every distinct face of a game's print jobs with its measured texts, from the chunks its
+    workers rendered (``chunks``: by job id, each with the work it did) and, for a file kept
+    from the last build, from the face cache (each job's ``notes``). Each face names the first
+    card showing it and counts the card sides that do (copies, class sets and spares aside)."""
+    from ..legibility import FaceRef, FaceTexts, texts_from_data
+
+    shown: dict[str, tuple[FaceRef, set[tuple[str, str, str]], tuple]] = {}
+
+    def note(comp_id: str, card_id: str, side: str, mark, key: str, template: str, texts: tuple) -> None:
+        entry = shown.get(key)
+        if entry is None:
+            entry = shown[key] = (FaceRef(comp_id, card_id, side, lang, key, template, mark), set(),
+                                  texts_from_data(texts))
+        entry[1].add((comp_id, card_id, side))
+
+    for jp in jobs:
+        if jp.reused:
+            sides = [(cid, card, side, mark) for cid, keys in jp.parts for card, _n, front, back, mark in keys
+                     for side, k in (("front", front), ("back", back)) if k]
+            for (cid, card, side, mark), hit in zip(sides, jp.notes):
+                note(cid, card, side, mark, hit.svg_key, hit.template, hit.texts)
+            continue
+        for work, chunk in chunks.get(jp.job.id, []):
+            for (card, _n, _fk, _bk, mark), (front, back, _count) in zip(work.cards, chunk.order):
+                for side, key in (("front", front), ("back", back)):
+                    if key is not None:
+                        template, texts = chunk.measured[key]
+                        note(work.component, card, side, mark, key, template, texts)
+    return [FaceTexts(ref, len(cards), texts) for ref, cards, texts in shown.values()]
 
 
 def check_strict(game: Game, result: GameBuild, options: BuildOptions) -> None:

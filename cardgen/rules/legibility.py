@@ -29,6 +29,8 @@ from . import declared
 if TYPE_CHECKING:
     from ..legibility import FaceTexts, Printed
 
+#: The rules measured on rendered faces (a build runs them once its faces are rendered).
+MEASURING = frozenset({"rotated-index", "text-size", "text-contrast"})
 DEFAULT_MIN_PT = 6.0
 DEFAULT_MIN_RATIO = 4.5
 
