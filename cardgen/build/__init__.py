@@ -165,7 +165,7 @@ class _Run:
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
         if self.check:
-            gates.check_legibility(game, gates.measured_faces(game, o.lang, jobs, self.rendered_work(game)))
+            gates.check_legibility(game, gates.measured_faces(game, res, o, jobs, self.rendered_work(game)))
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         self.staged.extend(report.stage_manifest(game, res, o, i18n.translator(game, o.lang)))
         return res

@@ -70,21 +70,29 @@ def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
         raise RuleFindingsError(errors)
 
 
-def measured_faces(game: Game, lang: str, jobs: list[JobPlan],
+def measured_faces(game: Game, result: GameBuild, options: BuildOptions, jobs: list[JobPlan],
                    chunks: dict[str, list[tuple[RenderWork, FaceChunk]]]) -> list[FaceTexts]:
     """Every distinct face of a game's print jobs with its measured texts, from the chunks its
     workers rendered (``chunks``: by job id, each with the work it did) and, for a file kept
     from the last build, from the face cache (each job's ``notes``). Each face names the first
-    card showing it and counts the card sides that do (copies, class sets and spares aside)."""
+    card showing it and counts the card sides that do (copies, class sets and spares aside).
+
+    A text the user chose to print although it overflows (``--allow-overflow``) or lacks
+    glyphs (``--allow-missing-glyphs``) is left out: it prints as it comes, small or boxed."""
     from ..legibility import FaceRef, FaceTexts, texts_from_data
 
+    allowed = {(i.component, i.card, i.side, i.field) for i in result.issues
+               if (i.kind == "overflow" and options.allow_overflow)
+               or (i.kind == "missing-glyphs" and options.allow_missing_glyphs)}
     shown: dict[str, tuple[FaceRef, set[tuple[str, str, str]], tuple]] = {}
 
     def note(comp_id: str, card_id: str, side: str, mark, key: str, template: str, texts: tuple) -> None:
         entry = shown.get(key)
         if entry is None:
-            entry = shown[key] = (FaceRef(comp_id, card_id, side, lang, key, template, mark), set(),
-                                  texts_from_data(texts))
+            kept = texts_from_data(texts)
+            if allowed:
+                kept = tuple(t for t in kept if (comp_id, card_id, side, t.field) not in allowed)
+            entry = shown[key] = (FaceRef(comp_id, card_id, side, options.lang, key, template, mark), set(), kept)
         entry[1].add((comp_id, card_id, side))
 
     for jp in jobs:
