@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -142,10 +143,15 @@ def _rules_apart(game: Game) -> Records:
 
 def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | None) -> _Faces:
     """The rules of ``game`` that read its faces, then its render pass, in one process: the
-    faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`)."""
-    from .rendercheck import render_game
+    faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`).
+    After a build, the legibility rules read the faces as the build measured them
+    (:func:`cardgen.rendercheck.built_measures`) and the render pass takes them from its cache."""
+    from .legibility import measured
+    from .rendercheck import built_measures, render_game
 
-    with rendering(True):   # the legibility rules measure the faces only when the check renders them
+    faces = built_measures(game, cache) if cache is not None else None
+    # the legibility rules measure the faces only when the check renders them (or a build has)
+    with rendering(True), measured(game, faces) if faces is not None else nullcontext():
         records = rule_records(game, reading_faces=True)
     if any(isinstance(r, Finding) and r.severity == "error" for _, rs in records for r in rs):
         return _Faces(records, None)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import i18n
 from .checkfaces import GameFaces, Wrap, faces_of
-from .errors import Finding
+from .errors import CardgenError, Finding
 from .fitcheck import rendering_findings
 from .model import Card, Component, Game
 from .proof import Proof
@@ -29,6 +29,7 @@ from .render import Face
 
 if TYPE_CHECKING:
     from .cache import CachedFace
+    from .legibility import FaceTexts
 
 RULE = "render"
 
@@ -239,9 +240,46 @@ class _BuiltFaces:
     def _key(self, comp: Component, card: Card, side: str) -> str:
         return self._face_key(self._game_fp, self._comp_fp[comp.id], card, side)
 
-    def get(self, comp: Component, card: Card, side: str) -> CachedFace | None:
+    def get(self, comp: Component, card: Card, side: str, pdf: bool = True) -> CachedFace | None:
         key = self._key(comp, card, side)
-        return self._cache.get(key) if key in self._present else None
+        return self._cache.get(key, pdf=pdf) if key in self._present else None
+
+
+def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
+    """The English faces of ``game`` measured for the legibility rules, each as the last build
+    measured it where its face cache holds it (it keeps each face's printed texts), the others
+    rendered (once, for the render pass too: :mod:`cardgen.checkfaces`) and measured here;
+    None without a build cache, or when a face fails to render (the rules then say so, and
+    the render pass raises the error). A face the build cache holds is the one a build renders
+    from these very inputs (its key covers them), measured by the same code (the key covers
+    cardgen's own), so the rules find what they would find on faces rendered now."""
+    import xml.etree.ElementTree as ET
+
+    from .cache import cache_file
+    from .legibility import FaceRef, FaceTexts, printed_texts, texts_from_data
+
+    if not cache_file(cache_root).is_file():
+        return None
+    built = _BuiltFaces(game, i18n.SOURCE_LANG, cache_root)
+    shown: dict[str, list] = {}
+    try:
+        for comp in game.components.values():
+            for card in comp.cards:
+                for side in _sides(comp):
+                    hit = built.get(comp, card, side, pdf=False)
+                    if hit is not None:
+                        key, ref = hit.svg_key, FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key,
+                                                        hit.template)
+                        entry = shown.setdefault(key, [ref, 0, None])
+                        entry[2] = entry[2] or texts_from_data(hit.texts)
+                    else:
+                        face = faces_of(game).face(comp, card, side)
+                        entry = shown.setdefault(face.key, [FaceRef.of(face), 0, None])
+                        entry[2] = entry[2] or tuple(printed_texts(face))
+                    entry[1] += 1
+    except (CardgenError, ET.ParseError, TypeError, KeyError):
+        return None
+    return [FaceTexts(ref, cards, texts) for ref, cards, texts in shown.values()]
 
 
 def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding], drawn: bool = True) -> str:

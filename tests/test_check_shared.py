@@ -79,8 +79,10 @@ def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering
     assert faces_of(game) is not faces_of(game)   # outside a check nothing is shared
 
 
-def test_a_template_is_parsed_once_for_the_rule_and_the_renderer(fresh_templates, parsed):
+def test_a_template_is_parsed_once_for_the_rule_and_the_renderer(fresh_templates, parsed, monkeypatch):
     game = cardgen.load_game("particle-builder")   # pdg-values reads which quantities its templates print
+    # in one process (with two, the rule and the render pass may run apart, each parsing once)
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})
     report = cardgen.check(game, cache=None)
     assert report.ok
     assert len(parsed) == len(set(parsed)) >= 8   # the game's seven and the shared frame at least
@@ -88,6 +90,7 @@ def test_a_template_is_parsed_once_for_the_rule_and_the_renderer(fresh_templates
 
 def test_a_check_with_a_cache_takes_what_templates_print_from_it(fresh_templates, parsed, tmp_path, monkeypatch):
     game = cardgen.load_game("particle-builder")
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})   # parses counted in this process
     first = cardgen.check(game, cache=tmp_path / ".cache")
     assert parsed
     parsed.clear()
@@ -181,3 +184,26 @@ def test_a_game_whose_other_rules_fail_is_not_rendered_though_its_faces_were_rea
     assert [r.game for r in report.rendered] == ["qcd"]
     legible = [p.claim for p in report.proofs if p.game == "particles-in-circle" and p.rule == "text-size"]
     assert legible and all(c.startswith("not measured: a face fails to render") for c in legible)
+
+
+def test_a_check_after_a_build_measures_legibility_from_the_build_cache(monkeypatch, tmp_path):
+    """After a build, the legibility rules read each face as the build measured it (kept in its
+    face cache with the face) and prove what a check rendering every face proves; nothing is
+    rendered again."""
+    game = cardgen.load_game("particles-in-circle")
+    cold = cardgen.check(game, cache=None)
+    cardgen.build(game, cardgen.BuildOptions(out=tmp_path), jobs=1)
+    rendered: Counter[tuple[str, str, str]] = Counter()
+    original = Renderer.face
+
+    def counting(self, component, card, side="front", mark=None):
+        rendered[(component.id, card.id, side)] += 1
+        return original(self, component, card, side, mark)
+
+    monkeypatch.setattr(Renderer, "face", counting)
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
+    after = cardgen.check(game, cache=tmp_path / ".cache")
+    assert not rendered
+    legible = ("rotated-index", "text-size", "text-contrast")
+    assert [p for p in after.proofs if p.rule in legible] == [p for p in cold.proofs if p.rule in legible]
+    assert [r.reused for r in after.rendered] == [sides(game)] and after.findings == cold.findings
