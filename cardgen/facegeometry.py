@@ -201,11 +201,19 @@ class FaceGeometry:
 
     def background(self, p: Point, before: int) -> RGB:
         """The colour seen at ``p`` (face mm) under the first ``before`` paints: white paper,
-        then each shape that contains the point composited over it, back to front."""
+        then each shape that contains the point composited over it, back to front. Found
+        front to back, down to the first opaque shape there: nothing under it shows."""
+        over: list[Paint] = []
         colour: RGB = (1.0, 1.0, 1.0)
-        for paint in self.paints[:before]:
+        for i in range(min(before, len(self.paints)) - 1, -1, -1):
+            paint = self.paints[i]
             if paint.contains(p):
-                colour = blend(paint.colour, paint.alpha, colour)
+                if paint.alpha >= 1.0:
+                    colour = paint.colour
+                    break
+                over.append(paint)
+        for paint in reversed(over):
+            colour = blend(paint.colour, paint.alpha, colour)
         return colour
 
 
