@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -43,6 +44,17 @@ def plan_for(comp, count, paper=(210.0, 297.0)):
     return plan_sheet(*paper, _geometry(comp), margin=5.0, paper_label="A4", count=count)
 
 
+def glyph_box_centre(mark) -> tuple[float, float]:
+    """Where the middle of a set glyph's bounding box lies from the mark's point (mm): a
+    polygon's corners are on a circle about the point, so a triangle's box sits higher."""
+    path = setmark.glyph_path(mark.glyph, mark.size / 2)
+    if not re.fullmatch(r"M[-\d. L]+Z", path):   # arcs, or lines along the axes: symmetric
+        return 0.0, 0.0
+    points = [(float(x), float(y)) for x, y in re.findall(r"(-?[\d.]+) (-?[\d.]+)", path)]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+
+
 def mark_signatures(pdf_path: Path, comp, plan, marks, pages) -> list[tuple]:
     """For every piece on the given pages: the shape drawn where its set glyph must be
     (kind of object and corner count), read with pdfplumber from the page's objects."""
@@ -58,7 +70,8 @@ def mark_signatures(pdf_path: Path, comp, plan, marks, pages) -> list[tuple]:
                 if piece >= len(marks) * comp.total:
                     break
                 mark = marks[piece // comp.total]
-                x, y = apply(plan.front_transform(slot), mark.x + comp.bleed, mark.y + comp.bleed)
+                dx, dy = glyph_box_centre(mark)
+                x, y = apply(plan.front_transform(slot), mark.x + dx + comp.bleed, mark.y + dy + comp.bleed)
                 near = [o for o in shapes
                         if abs((o["x0"] + o["x1"]) / 2 / K - x) < 0.6 and abs((o["top"] + o["bottom"]) / 2 / K - y) < 0.6
                         and 0.75 * size < (o["x1"] - o["x0"]) / K < 1.35 * size]
