@@ -7,8 +7,9 @@
 3. :mod:`.plan` — per game, the files to write (print jobs), the faces each needs, which
    files stay as they are and which faces must be rendered (nothing rendered yet);
 4. :mod:`.workers` + :mod:`.faces` — the faces rendered and drawn, in parallel processes;
-5. :mod:`.impose` — each job's PDF imposed as soon as its faces are in;
-6. :mod:`.rulesheets`, :mod:`.report` — rule sheet, answer key, manifest, PRINTING.txt;
+5. :mod:`.impose` — each job's PDF imposed as soon as its faces are in; :mod:`.rulesheets` —
+   each rule sheet and answer key rendered by a task of its own, on the same processes;
+6. :mod:`.report` — manifest, PRINTING.txt;
 7. :func:`cardgen.output.commit` — only when every file was written in full does each
    folder's new version replace the old (a failure leaves the previous outputs untouched).
 """
@@ -38,7 +39,7 @@ from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, ban
                    components_for, job_marks, marked_keys, plan, print_jobs)
 from .report import printing_instructions, text_report
 from .results import BuiltFile, GameBuild
-from .rulesheets import stage_sheets
+from .rulesheets import SHEET_COST, SheetFile, SheetPlan, add_notes, plan_sheets, render_sheet_file
 from .workers import run as run_tasks
 
 # the names earlier versions had (tests and benchmarks use them)
@@ -87,7 +88,7 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int,
     cache = FaceCache(options.cache_root)
     run = _Run(games, options, plan(games, options, jobs, cache))
     try:
-        run_tasks(run.tasks(), run.plan.misses, jobs, run.on_result, run.refs, lock_fd)
+        run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd)
         results = [run.finish_game(g) for g in games]
         # every file was written in full: only now does each folder's new version replace the old
         commit(run.staged, keep=run.kept_files())
@@ -114,21 +115,37 @@ class _Run:
     built: dict[tuple[str, str], BuiltFile] = field(default_factory=dict)
     staged: list[Path] = field(default_factory=list)   # discarded if anything fails before the commit
     kept_sheets: list[Path] = field(default_factory=list)   # rule sheets whose inputs did not change
+    sheets: dict[tuple[str, str], SheetFile] = field(default_factory=dict)   # (game, kind) → rendered sheet
 
     def __post_init__(self) -> None:
         self.refs = {str(g.data_dir): g for g in self.games}
         self.ref = {g.id: str(g.data_dir) for g in self.games}
         self.pending = Counter((w.game, w.job) for w in self.plan.work)
         self.digests = {(g, jp.job.id): jp.digest for g, jps in self.plan.jobs.items() for jp in jps}
+        self.sheet_plans = {g.id: plan_sheets(g, self.options, self.plan.previous.get(g.id, {})) for g in self.games}
 
     def tasks(self) -> list[Task]:
-        """A rendering task per piece of work, the costliest (most faces to render) first."""
+        """A rendering task per piece of work, the costliest (most faces to render) first;
+        then a task per rule sheet or answer key to render (last: a worker with nothing of
+        its own left takes them first, see :mod:`cardgen.schedule`)."""
         o = self.options
-        return [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
-                     group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
-                for seq, w in enumerate(self.plan.work)]
+        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
+                      group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
+                 for seq, w in enumerate(self.plan.work)]
+        return cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest), group=gid, cost=SHEET_COST,
+                             tag=(gid, sp.kind))
+                        for gid, plans in self.sheet_plans.items() for sp in plans if sp.kept is None]
+
+    def sheets_cost(self) -> float:
+        """The sheets to render, in faces' worth of work."""
+        return SHEET_COST * sum(sp.kept is None for plans in self.sheet_plans.values() for sp in plans)
 
     def on_result(self, task: Task, result: object) -> list[Task]:
+        if task.fn is render_sheet_file:
+            assert isinstance(result, SheetFile)
+            self.sheets[task.tag] = result
+            self.staged.append(result.path)
+            return []
         if task.fn is write_job:
             built, staged = result  # type: ignore[misc]
             self.built[task.tag] = built
@@ -156,14 +173,22 @@ class _Run:
             for _seq, chunk in sorted(self.chunks.get((game.id, jp.job.id), []), key=lambda p: p[0]):
                 res.note(chunk.issues, chunk.missing)
         res.settle()
-        sheet_files, sheet_staged = stage_sheets(game, res, o, self.plan.previous.get(game.id, {}))
-        self.staged.extend(sheet_staged)
-        self.kept_sheets.extend(o.out / f.path for f in sheet_files if o.out / f.path not in sheet_staged)
+        sheet_files = [self._sheet(game.id, sp, res) for sp in self.sheet_plans[game.id]]
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         self.staged.extend(report.stage_manifest(game, res, o, i18n.translator(game, o.lang)))
         return res
+
+    def _sheet(self, gid: str, sp: SheetPlan, res: GameBuild) -> BuiltFile:
+        """A sheet's manifest row, what its rendering reported added to the game's."""
+        if sp.kept is not None:
+            add_notes(res, sp.issues, sp.missing)
+            self.kept_sheets.append(self.options.out / sp.kept.path)
+            return sp.kept
+        sheet = self.sheets[(gid, sp.kind)]
+        add_notes(res, sheet.issues, sheet.missing)
+        return sheet.built
 
     def kept_files(self) -> list[Path]:
         """Files of the last build that stay: unchanged PDFs (with their cut files) and sheets."""

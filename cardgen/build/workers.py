@@ -73,7 +73,7 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
     workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
     ctx = context()
     if workers > 1 and ctx.get_start_method() == "fork":
-        from .. import draw  # noqa: F401  imported once here, shared by every forked worker
+        from .. import draw, sheets  # noqa: F401  imported once here, shared by every forked worker
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
                  initargs=(lock_fd, _BENCH.games))
 
