@@ -1,7 +1,8 @@
 """A game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
-:mod:`cardgen.sheets`): planned in the build's process, then rendered and staged by a task
-of their own on the build's worker processes, alongside the card faces rather than after
-them (a sheet costs as much as a dozen faces, and ran on one core while the other waited)."""
+:mod:`cardgen.sheets`): planned in the build's process, then rendered by a task of their own
+on the build's worker processes, alongside the card faces rather than after them (a sheet
+costs as much as a dozen faces, and ran on one core while the other waited), and staged by
+the build's process once the check gate has passed."""
 
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ class SheetPlan:
 
 @dataclass(frozen=True)
 class SheetFile:
-    """A rendered sheet: its manifest row, the path it was staged for, what rendering reported."""
+    """A rendered sheet: its manifest row, where it goes, its PDF, what rendering reported."""
 
     built: BuiltFile
     path: Path
+    pdf: bytes
     issues: tuple[TextIssue, ...]
     missing: tuple[tuple[str, str], ...]
 
@@ -79,7 +81,8 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
 
 
 def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str) -> SheetFile:
-    """Render one sheet and stage its PDF (a build task: it runs on a worker process)."""
+    """Render one sheet (a build task: it runs on a worker process; its PDF is staged by
+    the build's process, see :func:`stage_sheet`)."""
     from .. import sheets
 
     game = bench().game(game_ref)
@@ -92,7 +95,12 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
-    return SheetFile(built, stage(path, sheet.pdf), tuple(sheet.issues), tuple(sheet.missing))
+    return SheetFile(built, path, sheet.pdf, tuple(sheet.issues), tuple(sheet.missing))
+
+
+def stage_sheet(sheet: SheetFile) -> Path:
+    """Write a rendered sheet as its folder's next version will hold it."""
+    return stage(sheet.path, sheet.pdf)
 
 
 def add_notes(result: GameBuild, issues, missing) -> None:
