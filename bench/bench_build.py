@@ -1,6 +1,6 @@
 """Cold default build against the renderer floor, measured in the same run; and a 1000-card deck.
 
-Run: .venv/bin/python bench/bench_build.py [--runs N] [--before DIR] [--no-big]
+Run: .venv/bin/python bench/bench_build.py [--runs N] [--before DIR ...] [--no-big]
 (prints numbers; asserts nothing)
 
 Each figure is taken in a fresh process into an empty folder (no face cache beside the
@@ -18,14 +18,20 @@ machine's neighbours add falls on all of them alike:
   The ratio is build wall ÷ (floor ÷ cores), per adjacent pair and from the medians; build
   CPU ÷ floor is the load-proof figure.
 
-``--before DIR``: another checkout of cardgen (``git archive COMMIT | tar -x -C DIR``); every
-build figure is then also taken with DIR's code (through ``PYTHONPATH``), each run paired
-with this tree's, so before and after see the same load. The floors come from this tree's
+``--before DIR`` (repeatable): another checkout of cardgen (``git archive COMMIT | tar -x -C
+DIR``); every build figure is then also taken with DIR's code (through ``PYTHONPATH``), each
+run paired with this tree's, so before and after see the same load. The floors come from this tree's
 renderer (the faces are the same: the printed result does not change between them).
 
 cardgen's own modules are byte-compiled first, as any non-editable install does (this
 machine sets PYTHONDONTWRITEBYTECODE=1, which would otherwise make every run recompile them).
 
+* end to end, 100 cards: a generated game of 100 distinct cards (the QCD card templates) and
+  its shared back, built by cardgen in a fresh process (``--child cards``, the sheets left out)
+  against cairosvg drawing the same 101 faces (complete SVG documents) and pdfimpose's
+  ``cards`` schema imposing them with their back on A4, also in a fresh process
+  (``--child pdfimpose``), each run paired; pdfimpose is a bench extra
+  (``pip install -e '.[bench]'``): without it this figure is skipped. Target ≥ 5×.
 * 1000-card deck (``--no-big`` skips it): a generated game of 1000 distinct cards built in a
   fresh process; wall time and peak RSS of that process (targets ≤ 15 s and ≤ 500 MB).
 """
@@ -91,29 +97,90 @@ def sheet_svgs() -> list[bytes]:
     return svgs
 
 
-def floor_seconds(svgs: list[bytes]) -> float:
+def floor_seconds(svgs: list[bytes]) -> tuple[float, float]:
+    """Wall and CPU seconds of cairosvg drawing ``svgs`` to PDF in this process."""
     import cairosvg
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     for svg in svgs:
         cairosvg.svg2pdf(bytestring=svg)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
-def child(what: str, out: str) -> None:
-    """A measured process (``--child``): the build without its sheets, or the sheets alone."""
+def child(what: str, out: str, *games: str) -> None:
+    """A measured process (``--child``): the build without its sheets, the sheets alone, or
+    cairosvg and pdfimpose on the faces in folder ``out``."""
+    if what == "pdfimpose":
+        cairosvg_and_pdfimpose(Path(out))
+        return
     import cardgen
     from cardgen import sheets
 
     if what == "cards":
         sheets.SHEETS = ()   # the build then stages no rule sheet or answer key
-        cardgen.build(cardgen.load_games(), cardgen.BuildOptions(out=Path(out)))
+        cardgen.build(cardgen.load_games(games), cardgen.BuildOptions(out=Path(out)))
         return
     from cardgen import i18n
 
     for game in cardgen.load_games():
         for kind in ("rules", "answers"):
             sheets.render_sheet(game, kind, "en", 210.0, 297.0, i18n.translator(game, "en"), None, kind, 0)
+
+
+def cairosvg_and_pdfimpose(folder: Path) -> None:
+    """Every ``front-*.svg`` of ``folder`` drawn by cairosvg, merged into one PDF (pdfimpose
+    reads one document) and imposed with ``back.svg`` by pdfimpose's ``cards`` schema on A4."""
+    import io
+
+    import cairosvg
+    import pikepdf
+    from pdfimpose.schema import cards
+
+    merged = pikepdf.new()
+    for path in sorted(folder.glob("front-*.svg")):
+        merged.pages.extend(pikepdf.open(io.BytesIO(cairosvg.svg2pdf(bytestring=path.read_bytes()))).pages)
+    merged.save(folder / "fronts.pdf")
+    (folder / "back.pdf").write_bytes(cairosvg.svg2pdf(bytestring=(folder / "back.svg").read_bytes()))
+    with open(folder / "imposed.pdf", "wb") as out:
+        cards.impose([str(folder / "fronts.pdf")], out, size="A4", back=str(folder / "back.pdf"), mark=["crop"])
+
+
+def hundred_cards(root: Path) -> tuple[Path, Path]:
+    """The 100-card game and a folder holding its faces as SVG documents (front-NNN.svg, back.svg)."""
+    import cardgen
+    from cardgen.render import Renderer
+
+    game_dir = synthetic_game(root, 100)
+    game = cardgen.load_game(game_dir)
+    comp = game.components["cards"]
+    faces = root / "faces"
+    faces.mkdir()
+    renderer = Renderer(game)
+    for i, card in enumerate(comp.cards):
+        (faces / f"front-{i:03d}.svg").write_text(renderer.face(comp, card, "front").face.svg, encoding="utf-8")
+    (faces / "back.svg").write_text(renderer.face(comp, comp.cards[0], "back").face.svg, encoding="utf-8")
+    return game_dir, faces
+
+
+def end_to_end(runs: int) -> None:
+    """cardgen against cairosvg + pdfimpose on the same 100 cards, paired runs (fresh processes)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pdfimpose") is None:
+        print("end to end: pdfimpose is not installed (pip install -e '.[bench]'); skipped")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        game, faces = hundred_cards(Path(tmp))
+        ours, theirs = Runs(), Runs()
+        for _ in range(runs):
+            ours.add([sys.executable, str(Path(__file__).resolve()), "--child", "cards", "{out}", str(game)], ROOT)
+            theirs.add([sys.executable, str(Path(__file__).resolve()), "--child", "pdfimpose", str(faces)], ROOT)
+        speed = [t / o for o, t in zip(ours.walls, theirs.walls)]
+        print(f"end to end, 100 distinct cards + back: cardgen {ours.line()}")
+        print(f"    cairosvg + pdfimpose: {theirs.line()}")
+        print(f"    cairosvg + pdfimpose ÷ cardgen, wall: median of pairs {statistics.median(speed):.2f}× "
+              f"(range {min(speed):.2f}–{max(speed):.2f}); CPU: "
+              f"{statistics.median(theirs.cpus) / statistics.median(ours.cpus):.2f}× from the medians  (target ≥ 5×)")
 
 
 #: name of the figure → the command measuring it (a fresh process; "{out}": an empty folder)
@@ -140,14 +207,22 @@ class Runs:
                 f"(walls: {', '.join(f'{w:.2f}' for w in self.walls)}; CPU: {', '.join(f'{c:.2f}' for c in self.cpus)})")
 
 
-def ratios(runs: Runs, floors: list[float], cores: int) -> str:
-    """Build ÷ (floor ÷ cores) per adjacent pair and from the medians; CPU ÷ floor likewise."""
-    pairs = [w / (f / cores) for w, f in zip(runs.walls, floors)]
-    cpu = [c / f for c, f in zip(runs.cpus, floors)]
-    median_floor = statistics.median(floors)
-    return (f"wall ÷ (floor ÷ {cores} cores) = {statistics.median(runs.walls) / (median_floor / cores):.2f} from the "
-            f"medians (pairs: median {statistics.median(pairs):.2f}, range {min(pairs):.2f}–{max(pairs):.2f}); "
-            f"CPU ÷ floor = {statistics.median(runs.cpus) / median_floor:.2f} (pairs: median {statistics.median(cpu):.2f})")
+def ratios(runs: Runs, floors: list[tuple[float, float]], cores: int) -> str:
+    """Build wall ÷ (floor wall ÷ cores) per adjacent pair and from the medians; build CPU ÷
+    floor CPU likewise (the figure the machine's load moves least)."""
+    walls, cpus = [f[0] for f in floors], [f[1] for f in floors]
+    pairs = [w / (f / cores) for w, f in zip(runs.walls, walls)]
+    cpu = [c / f for c, f in zip(runs.cpus, cpus)]
+    return (f"wall ÷ (floor ÷ {cores} cores) = {statistics.median(runs.walls) / (statistics.median(walls) / cores):.2f}"
+            f" from the medians (pairs: median {statistics.median(pairs):.2f}, range {min(pairs):.2f}–{max(pairs):.2f});"
+            f" CPU ÷ floor CPU = {statistics.median(runs.cpus) / statistics.median(cpus):.2f} "
+            f"(pairs: median {statistics.median(cpu):.2f}, range {min(cpu):.2f}–{max(cpu):.2f})")
+
+
+def floor_line(what: str, floors: list[tuple[float, float]]) -> str:
+    return (f"floor, cairosvg alone on the same {what}: median {statistics.median(f[0] for f in floors):.2f} s wall, "
+            f"{statistics.median(f[1] for f in floors):.2f} s CPU on one core "
+            f"(walls: {', '.join(f'{f[0]:.2f}' for f in floors)}; CPU: {', '.join(f'{f[1]:.2f}' for f in floors)})")
 
 
 def synthetic_game(root: Path, cards: int) -> Path:
@@ -189,13 +264,13 @@ def synthetic_game(root: Path, cards: int) -> Path:
 
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:
-        child(sys.argv[2], sys.argv[3])
+        child(*sys.argv[2:])
         return
     args = sys.argv[1:]
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 7
-    before = Path(args[args.index("--before") + 1]).resolve() if "--before" in args else None
+    befores = [Path(args[i + 1]).resolve() for i, a in enumerate(args) if a == "--before"]
     cores = os.cpu_count() or 1
-    trees = {"after": ROOT, **({"before": before} if before else {})}
+    trees = {"after": ROOT, **{f"before: {tree.name}": tree for tree in befores}}
     for tree in trees.values():
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "cardgen")], check=True)
     faces, pages = distinct_svgs(), sheet_svgs()
@@ -206,7 +281,7 @@ def main() -> None:
     for i in range(runs):
         for name, command in FIGURES.items():
             order = list(trees.items())
-            for label, tree in order[::-1] if i % 2 else order:   # before and after take turns going first
+            for label, tree in order[i % len(order):] + order[:i % len(order)]:   # each tree takes its turn first
                 measured[(name, label)].add(command, tree)
         face_floors.append(floor_seconds(faces))
         page_floors.append(floor_seconds(pages))
@@ -216,10 +291,9 @@ def main() -> None:
         floors = page_floors if name.startswith("rule") else face_floors if name.startswith("cards") else None
         if floors:
             print(f"    {ratios(r, floors, 1 if name.startswith('rule') else cores)}")
-    print(f"floor, cairosvg alone on the same {len(faces)} distinct card, board and token faces: median "
-          f"{statistics.median(face_floors):.2f} s on one core (runs: {', '.join(f'{f:.2f}' for f in face_floors)})")
-    print(f"floor, cairosvg alone on the same {len(pages)} sheet pages: median {statistics.median(page_floors):.2f} s "
-          f"on one core (runs: {', '.join(f'{f:.2f}' for f in page_floors)})")
+    print(floor_line(f"{len(faces)} distinct card, board and token faces", face_floors))
+    print(floor_line(f"{len(pages)} sheet pages", page_floors))
+    end_to_end(runs)
     if "--no-big" in args:
         return
     with tempfile.TemporaryDirectory() as tmp:
