@@ -45,9 +45,9 @@ def test_the_gate_runs_while_the_workers_render(slow_gate, tmp_path, monkeypatch
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     games = [cardgen.load_game("qcd")]
     cardgen.build(games, BuildOptions(out=tmp_path / "two"), jobs=2)
-    assert slow_gate == [(True, 2)]   # on a thread, both workers already running
+    assert len(slow_gate) == 1 and slow_gate[0][0] and slow_gate[0][1] >= 2   # on a thread, the workers running
     cardgen.build(games, BuildOptions(out=tmp_path / "one"), jobs=1)
-    assert slow_gate[1] == (False, 0)   # one process: first, as before
+    assert len(slow_gate) == 2 and not slow_gate[1][0]   # one process: first, in the build's thread
     assert _files(tmp_path / "two") == _files(tmp_path / "one") and len(_files(tmp_path / "one")) >= 5
 
 
