@@ -4,7 +4,8 @@ Run: .venv/bin/python bench/bench_build.py [--runs N] [--before DIR ...] [--no-b
 (prints numbers; asserts nothing)
 
 Each figure is taken in a fresh process into an empty folder (no face cache beside the
-output), wall time and CPU time (user + system, the process and its workers), median of
+output; the templates come compiled from the machine's cache, as on any machine that has
+built once: see cardgen.templatecache), wall time and CPU time (user + system, the process and its workers), median of
 ``--runs`` runs (default 7), the runs of different figures interleaved so that load the
 machine's neighbours add falls on all of them alike:
 
