@@ -1,20 +1,40 @@
-"""Full default build, cold, against the renderer floor; and a 1000-card synthetic deck.
+"""Cold default build against the renderer floor, measured in the same run; and a 1000-card deck.
 
-Run: .venv/bin/python bench/bench_build.py            (prints numbers; asserts nothing)
+Run: .venv/bin/python bench/bench_build.py [--runs N] [--before DIR ...] [--no-big]
+(prints numbers; asserts nothing)
 
-* build: `cardgen build` (all four games, English, A4) in a fresh process, wall time and CPU
-  time (user + system, all its processes), median of 11 runs, each into an empty folder (no
-  face cache, no compiled templates). cardgen's own modules are byte-compiled first, as any
-  non-editable install does: this machine sets PYTHONDONTWRITEBYTECODE=1, which would
-  otherwise make every run recompile them (~0.1 s).
-* floor: cairosvg alone rendering the same distinct face SVGs (complete documents, glyph
-  outlines included) to PDF, one process, measured between the build runs.
-  The target is build ≤ 1.3 × floor ÷ cores.
-* capacity: this VM's cores are not always equal (a neighbour can slow one of them): a
-  pure-Python loop is timed alone and then in one process per core at once, between the build
-  runs, and the build is also compared with floor ÷ that measured capacity, for context.
-* 1000-card deck: a generated game of 1000 distinct cards built in a fresh process; wall time
-  and peak RSS of that process (targets ≤ 15 s and ≤ 500 MB).
+Each figure is taken in a fresh process into an empty folder (no face cache beside the
+output; the templates come compiled from the machine's cache, as on any machine that has
+built once: see cardgen.templatecache), wall time and CPU time (user + system, the process and its workers), median of
+``--runs`` runs (default 7), the runs of different figures interleaved so that load the
+machine's neighbours add falls on all of them alike:
+
+* whole command: ``cardgen build`` (all four games, English, A4), everything it writes;
+* cards, boards and tokens: the same build with the rule sheets and answer keys left out
+  (``cardgen.sheets.SHEETS`` emptied in the child process): issue #18's cold-build figure;
+* rule sheets and answer keys: the eight sheets alone, rendered and assembled one after
+  another in one process (``cardgen.sheets.render_sheet``), their own line;
+* floors: cairosvg alone drawing the same distinct face SVGs (complete documents, glyph
+  outlines included) to PDF in this process, one core: the card faces, and the sheet pages.
+  The ratio is build wall ÷ (floor ÷ cores), per adjacent pair and from the medians; build
+  CPU ÷ floor is the load-proof figure.
+
+``--before DIR`` (repeatable): another checkout of cardgen (``git archive COMMIT | tar -x -C
+DIR``); every build figure is then also taken with DIR's code (through ``PYTHONPATH``), each
+run paired with this tree's, so before and after see the same load. The floors come from this tree's
+renderer (the faces are the same: the printed result does not change between them).
+
+cardgen's own modules are byte-compiled first, as any non-editable install does (this
+machine sets PYTHONDONTWRITEBYTECODE=1, which would otherwise make every run recompile them).
+
+* end to end, 100 cards: a generated game of 100 distinct cards (the QCD card templates) and
+  its shared back, built by cardgen in a fresh process (``--child cards``, the sheets left out)
+  against cairosvg drawing the same 101 faces (complete SVG documents) and pdfimpose's
+  ``cards`` schema imposing them with their back on A4, also in a fresh process
+  (``--child pdfimpose``), each run paired; pdfimpose is a bench extra
+  (``pip install -e '.[bench]'``): without it this figure is skipped. Target ≥ 5×.
+* 1000-card deck (``--no-big`` skips it): a generated game of 1000 distinct cards built in a
+  fresh process; wall time and peak RSS of that process (targets ≤ 15 s and ≤ 500 MB).
 """
 
 from __future__ import annotations
@@ -27,17 +47,20 @@ import sys
 import tempfile
 import textwrap
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CARDGEN = [sys.executable, "-m", "cardgen"]
 
 
-def timed_run(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of a child process and its workers."""
+def timed_run(args: list[str], tree: Path = ROOT) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of a child process and its workers, run
+    with the cardgen of ``tree`` (first on its module path)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(args, check=True, cwd=ROOT, capture_output=True)
+    subprocess.run(args, check=True, cwd=tree, capture_output=True, env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -45,6 +68,7 @@ def timed_run(args: list[str]) -> tuple[float, float, int]:
 
 
 def distinct_svgs() -> list[bytes]:
+    """Every distinct card, board and token face of the four games, as a complete SVG document."""
     import cardgen
     from cardgen.render import Renderer
 
@@ -60,32 +84,146 @@ def distinct_svgs() -> list[bytes]:
     return svgs
 
 
-def floor_seconds(svgs: list[bytes]) -> float:
+def sheet_svgs() -> list[bytes]:
+    """Every page of the four games' rule sheets and answer keys (English, A4), as SVG."""
+    import cardgen
+    from cardgen import i18n, sheets
+    from cardgen.render import Renderer
+
+    svgs = []
+    for game in cardgen.load_games():
+        renderer = Renderer(game, "en", translate=i18n.translator(game, "en"))
+        for kind in sheets.SHEETS:
+            svgs += [r.face.svg.encode() for r in sheets.sheet_faces(game, kind, renderer)]
+    return svgs
+
+
+def floor_seconds(svgs: list[bytes]) -> tuple[float, float]:
+    """Wall and CPU seconds of cairosvg drawing ``svgs`` to PDF in this process."""
     import cairosvg
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     for svg in svgs:
         cairosvg.svg2pdf(bytestring=svg)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
-def _spin(n: int = 4_000_000) -> float:
-    t = time.perf_counter()
-    x = 0
-    for i in range(n):
-        x += i
-    return time.perf_counter() - t
+def child(what: str, out: str, *games: str) -> None:
+    """A measured process (``--child``): the build without its sheets, the sheets alone, or
+    cairosvg and pdfimpose on the faces in folder ``out``."""
+    if what == "pdfimpose":
+        cairosvg_and_pdfimpose(Path(out))
+        return
+    import cardgen
+    from cardgen import sheets
+
+    if what == "cards":
+        sheets.SHEETS = ()   # the build then stages no rule sheet or answer key
+        cardgen.build(cardgen.load_games(games), cardgen.BuildOptions(out=Path(out)))
+        return
+    from cardgen import i18n
+
+    for game in cardgen.load_games():
+        for kind in ("rules", "answers"):
+            sheets.render_sheet(game, kind, "en", 210.0, 297.0, i18n.translator(game, "en"), None, kind, 0)
 
 
-def parallel_capacity(cores: int) -> float:
-    """How many single-core equivalents ``cores`` busy processes get right now."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+def cairosvg_and_pdfimpose(folder: Path) -> None:
+    """Every ``front-*.svg`` of ``folder`` drawn by cairosvg, merged into one PDF (pdfimpose
+    reads one document) and imposed with ``back.svg`` by pdfimpose's ``cards`` schema on A4."""
+    import io
 
-    alone = min(_spin(), _spin())   # the faster core's pace
-    with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork")) as pool:
-        together = list(pool.map(_spin, [4_000_000] * cores))
-    return sum(alone / t for t in together)
+    import cairosvg
+    import pikepdf
+    from pdfimpose.schema import cards
+
+    merged = pikepdf.new()
+    for path in sorted(folder.glob("front-*.svg")):
+        merged.pages.extend(pikepdf.open(io.BytesIO(cairosvg.svg2pdf(bytestring=path.read_bytes()))).pages)
+    merged.save(folder / "fronts.pdf")
+    (folder / "back.pdf").write_bytes(cairosvg.svg2pdf(bytestring=(folder / "back.svg").read_bytes()))
+    with open(folder / "imposed.pdf", "wb") as out:
+        cards.impose([str(folder / "fronts.pdf")], out, size="A4", back=str(folder / "back.pdf"), mark=["crop"])
+
+
+def hundred_cards(root: Path) -> tuple[Path, Path]:
+    """The 100-card game and a folder holding its faces as SVG documents (front-NNN.svg, back.svg)."""
+    import cardgen
+    from cardgen.render import Renderer
+
+    game_dir = synthetic_game(root, 100)
+    game = cardgen.load_game(game_dir)
+    comp = game.components["cards"]
+    faces = root / "faces"
+    faces.mkdir()
+    renderer = Renderer(game)
+    for i, card in enumerate(comp.cards):
+        (faces / f"front-{i:03d}.svg").write_text(renderer.face(comp, card, "front").face.svg, encoding="utf-8")
+    (faces / "back.svg").write_text(renderer.face(comp, comp.cards[0], "back").face.svg, encoding="utf-8")
+    return game_dir, faces
+
+
+def end_to_end(runs: int) -> None:
+    """cardgen against cairosvg + pdfimpose on the same 100 cards, paired runs (fresh processes)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pdfimpose") is None:
+        print("end to end: pdfimpose is not installed (pip install -e '.[bench]'); skipped")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        game, faces = hundred_cards(Path(tmp))
+        ours, theirs = Runs(), Runs()
+        for _ in range(runs):
+            ours.add([sys.executable, str(Path(__file__).resolve()), "--child", "cards", "{out}", str(game)], ROOT)
+            theirs.add([sys.executable, str(Path(__file__).resolve()), "--child", "pdfimpose", str(faces)], ROOT)
+        speed = [t / o for o, t in zip(ours.walls, theirs.walls)]
+        print(f"end to end, 100 distinct cards + back: cardgen {ours.line()}")
+        print(f"    cairosvg + pdfimpose: {theirs.line()}")
+        print(f"    cairosvg + pdfimpose ÷ cardgen, wall: median of pairs {statistics.median(speed):.2f}× "
+              f"(range {min(speed):.2f}–{max(speed):.2f}); CPU: "
+              f"{statistics.median(theirs.cpus) / statistics.median(ours.cpus):.2f}× from the medians  (target ≥ 5×)")
+
+
+#: name of the figure → the command measuring it (a fresh process; "{out}": an empty folder)
+FIGURES = {
+    "whole command": CARDGEN + ["build", "--out", "{out}"],
+    "cards, boards and tokens": [sys.executable, str(Path(__file__).resolve()), "--child", "cards", "{out}"],
+    "rule sheets and answer keys": [sys.executable, str(Path(__file__).resolve()), "--child", "sheets", "{out}"],
+}
+
+
+@dataclass
+class Runs:
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+
+    def add(self, args: list[str], tree: Path) -> None:
+        with tempfile.TemporaryDirectory() as out:
+            wall, cpu, _rss = timed_run([a.replace("{out}", str(Path(out) / "out")) for a in args], tree)
+        self.walls.append(wall)
+        self.cpus.append(cpu)
+
+    def line(self) -> str:
+        return (f"median {statistics.median(self.walls):.2f} s wall, {statistics.median(self.cpus):.2f} s CPU "
+                f"(walls: {', '.join(f'{w:.2f}' for w in self.walls)}; CPU: {', '.join(f'{c:.2f}' for c in self.cpus)})")
+
+
+def ratios(runs: Runs, floors: list[tuple[float, float]], cores: int) -> str:
+    """Build wall ÷ (floor wall ÷ cores) per adjacent pair and from the medians; build CPU ÷
+    floor CPU likewise (the figure the machine's load moves least)."""
+    walls, cpus = [f[0] for f in floors], [f[1] for f in floors]
+    pairs = [w / (f / cores) for w, f in zip(runs.walls, walls)]
+    cpu = [c / f for c, f in zip(runs.cpus, cpus)]
+    return (f"wall ÷ (floor ÷ {cores} cores) = {statistics.median(runs.walls) / (statistics.median(walls) / cores):.2f}"
+            f" from the medians (pairs: median {statistics.median(pairs):.2f}, range {min(pairs):.2f}–{max(pairs):.2f});"
+            f" CPU ÷ floor CPU = {statistics.median(runs.cpus) / statistics.median(cpus):.2f} "
+            f"(pairs: median {statistics.median(cpu):.2f}, range {min(cpu):.2f}–{max(cpu):.2f})")
+
+
+def floor_line(what: str, floors: list[tuple[float, float]]) -> str:
+    return (f"floor, cairosvg alone on the same {what}: median {statistics.median(f[0] for f in floors):.2f} s wall, "
+            f"{statistics.median(f[1] for f in floors):.2f} s CPU on one core "
+            f"(walls: {', '.join(f'{f[0]:.2f}' for f in floors)}; CPU: {', '.join(f'{f[1]:.2f}' for f in floors)})")
 
 
 def synthetic_game(root: Path, cards: int) -> Path:
@@ -126,34 +264,39 @@ def synthetic_game(root: Path, cards: int) -> Path:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        child(*sys.argv[2:])
+        return
+    args = sys.argv[1:]
+    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 7
+    befores = [Path(args[i + 1]).resolve() for i, a in enumerate(args) if a == "--before"]
     cores = os.cpu_count() or 1
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "cardgen")], check=True)
-    svgs = distinct_svgs()
-    floor_seconds(svgs[:10])   # warm cairosvg's imports
-    walls, cpus, floors, capacities = [], [], [], []
-    for _ in range(11):
-        with tempfile.TemporaryDirectory() as out:
-            wall, cpu, _rss = timed_run(CARDGEN + ["build", "--out", out])
-        walls.append(wall)
-        cpus.append(cpu)
-        floors.append(floor_seconds(svgs))
-        capacities.append(parallel_capacity(cores))
-    build, floor = statistics.median(walls), statistics.median(floors)
-    ratios = [w / (f / cores) for w, f in zip(walls, floors)]
-    print(f"full default build, cold process: median {build:.2f} s wall, {statistics.median(cpus):.2f} s CPU "
-          f"(runs: {', '.join(f'{w:.2f}' for w in walls)})")
-    print(f"renderer floor: cairosvg alone on the same {len(svgs)} distinct faces: median {floor:.2f} s on one core "
-          f"(runs: {', '.join(f'{f:.2f}' for f in floors)})")
-    print(f"ratio build / (floor ÷ {cores} cores) = {build / (floor / cores):.2f} from the medians; "
-          f"per adjacent pair: median {statistics.median(ratios):.2f}, range {min(ratios):.2f}–{max(ratios):.2f}  "
-          "(target ≤ 1.3; build target ≤ 3 s)")
-    print(f"best runs: build {min(walls):.2f} s against floor {min(floors):.2f} s: ratio "
-          f"{min(walls) / (min(floors) / cores):.2f}  (each at this VM's fastest pace)")
-    capacity = statistics.median(capacities)
-    fair = [w / (f / c) for w, f, c in zip(walls, floors, capacities)]
-    print(f"parallel capacity: {cores} busy processes got the work of {capacity:.2f} cores (median; runs: "
-          f"{', '.join(f'{c:.2f}' for c in capacities)}); build / (floor ÷ measured capacity): median "
-          f"{statistics.median(fair):.2f}, range {min(fair):.2f}–{max(fair):.2f}")
+    trees = {"after": ROOT, **{f"before: {tree.name}": tree for tree in befores}}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "cardgen")], check=True)
+    faces, pages = distinct_svgs(), sheet_svgs()
+    floor_seconds(faces[:10])   # warm cairosvg's imports
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    measured = {(name, label): Runs() for name in FIGURES for label in trees}
+    face_floors, page_floors = [], []
+    for i in range(runs):
+        for name, command in FIGURES.items():
+            order = list(trees.items())
+            for label, tree in order[i % len(order):] + order[:i % len(order)]:   # each tree takes its turn first
+                measured[(name, label)].add(command, tree)
+        face_floors.append(floor_seconds(faces))
+        page_floors.append(floor_seconds(pages))
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for (name, label), r in measured.items():
+        print(f"{name} ({label}, cold process): {r.line()}")
+        floors = page_floors if name.startswith("rule") else face_floors if name.startswith("cards") else None
+        if floors:
+            print(f"    {ratios(r, floors, 1 if name.startswith('rule') else cores)}")
+    print(floor_line(f"{len(faces)} distinct card, board and token faces", face_floors))
+    print(floor_line(f"{len(pages)} sheet pages", page_floors))
+    end_to_end(runs)
+    if "--no-big" in args:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         game = synthetic_game(Path(tmp), 1000)
         wall, _cpu, rss = timed_run(CARDGEN + ["build", str(game), "--out", str(Path(tmp) / "out")])

@@ -248,8 +248,9 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     steps = _build_steps(games, lang)
     try:
         with Progress("building", steps) as step:
-            results = build(games, base, jobs=jobs, check=True, on_done=lambda result: step(result.game),
-                            on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True))
+            results = build(games, base, jobs=jobs, on_done=lambda result: step(result.game),
+                            on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True),
+                            check=True)   # the stage function leaves the gate to its caller
     except RuleFindingsError as exc:
         for f in exc.findings:
             click.echo(str(f), err=True)

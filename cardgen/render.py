@@ -52,6 +52,7 @@ from .readability import unmistakable_greek
 from .setmark import SetMark
 from .store import open_store
 from .tables import Record
+from .templatecache import MachineTemplates
 from .text import GlyphRegistry, TextEngine
 from .text.svg import PlacedText
 
@@ -222,26 +223,34 @@ def _template_location(exc: BaseException, fallback: str) -> Location:
 
 class CompiledTemplates(jinja2.BytecodeCache):
     """Compiled templates shared by every :class:`Renderer` of a process — the shared frame
-    and macros are compiled once, not once per game — and, given a cache file, kept there
-    for the next run. Each is checked against its template's source, so an edited template
-    is compiled afresh.
+    and macros are compiled once, not once per game — and, given a cache file (a caller
+    that caches), kept for the next run: once per machine, in the user's cache folder
+    (:mod:`cardgen.templatecache`), so that a build into a new folder compiles nothing the
+    machine compiled before. Each is checked against its template's source, so an edited
+    template is compiled afresh.
 
-    What the cache file keeps is not Jinja's bytecode (marshalled code behind a pickled
-    checksum, which Jinja unpickles and unmarshals before checking anything) but the Python
-    source Jinja generates, as text, with its checksum in JSON: a third of the bytes, and
-    Python compiles it in a quarter of the time Jinja takes to parse and generate it
-    (measured on the shipped templates). It is still code, so the store
-    hands out only entries this user's key authenticates (see :mod:`cardgen.store`): a
-    cache file written by anyone else is compiled afresh, never run."""
+    A template compiled afresh is kept in the cache file too, for where the user's cache
+    folder cannot be written or has let it go (it is bounded). The cache file keeps not
+    Jinja's bytecode (marshalled code behind a pickled checksum, which Jinja unpickles and
+    unmarshals before checking anything) but the Python source Jinja generates, as text,
+    with its checksum in JSON: a third of the bytes, and Python compiles it in a quarter of
+    the time Jinja takes to parse and generate it (measured on the shipped templates). Both are code, so both hand out only entries this user's key
+    authenticates (see :mod:`cardgen.store`): a file written by anyone else is compiled
+    afresh, never run."""
 
-    def __init__(self, db: Path | None = None) -> None:
+    def __init__(self, db: Path | None = None, machine: MachineTemplates | None = None) -> None:
         self._code: dict[str, tuple[str, CodeType]] = {}   # bucket key → (source checksum, code)
         self._db = db
+        self._machine = machine
         #: Python source Jinja generated, by the code compiled from it (see _Environment)
         self.generated: dict[CodeType, str] = {}
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         entry = self._code.get(bucket.key)
+        if (entry is None or entry[0] != bucket.checksum) and self._machine is not None:
+            code = self._machine.get(bucket.key, bucket.checksum)
+            if code is not None:
+                entry = self._code[bucket.key] = (bucket.checksum, code)
         if entry is None and self._db is not None:
             entry = self._stored(bucket.key)
         if entry is not None and entry[0] == bucket.checksum:
@@ -262,6 +271,8 @@ class CompiledTemplates(jinja2.BytecodeCache):
         code = bucket.code
         self._code[bucket.key] = (bucket.checksum, code)
         source = self.generated.pop(code, None)
+        if self._machine is not None:
+            self._machine.put(bucket.key, bucket.checksum, code)
         if self._db is not None and source is not None:
             meta = json.dumps({"checksum": bucket.checksum, "filename": code.co_filename})
             open_store(self._db).put("templates", [(bucket.key, meta, source.encode("utf-8"))])
@@ -286,9 +297,10 @@ _COMPILED: dict[Path | None, CompiledTemplates] = {}
 
 
 def compiled_templates(db: Path | None = None) -> CompiledTemplates:
-    """This process's compiled templates (kept in the SQLite file ``db`` too, if given)."""
+    """This process's compiled templates; with ``db`` (the caller caches: not ``--no-cache``)
+    kept for later runs, in the machine's template cache or else the SQLite file ``db``."""
     if db not in _COMPILED:
-        _COMPILED[db] = CompiledTemplates(db)
+        _COMPILED[db] = CompiledTemplates(db, MachineTemplates() if db is not None else None)
     return _COMPILED[db]
 
 

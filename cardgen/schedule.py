@@ -43,11 +43,15 @@ OnResult = Callable[[Task, Any], Iterable[Task]]
 
 
 def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = None,
-        initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> None:
+        initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = (),
+        on_started: Callable[[], None] | None = None) -> None:
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
     run and propagates; tasks not yet started are cancelled. Whatever a task raises reaches
-    the caller as a :class:`CardgenError` (see :func:`call`), the same for every ``jobs``."""
+    the caller as a :class:`CardgenError` (see :func:`call`), the same for every ``jobs``;
+    an exception ``on_result`` raises stops the run too. ``on_started``: called once every
+    worker process is running (none is started later, so a thread started then never meets
+    a fork), with the first tasks handed out; not called for a run in this process."""
     # The objects that exist now (modules, loaded games) live through the run: the garbage
     # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
     # that — Python's documented recipe for fork() — so their collections no longer walk
@@ -55,13 +59,14 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
     # neither do the main process's own while it gathers results.
     gc.freeze()
     try:
-        _run(tasks, jobs, on_result, mp_context, initializer, initargs)
+        _run(tasks, jobs, on_result, mp_context, initializer, initargs, on_started)
     finally:
         gc.unfreeze()
 
 
 def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
-         initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+         initializer: Callable[..., None] | None, initargs: tuple[Any, ...],
+         on_started: Callable[[], None] | None) -> None:
     if jobs <= 1:
         _run_here(tasks, on_result)
         return
@@ -75,6 +80,11 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
         try:
             for lane in lanes:
                 _feed(lane, lanes, running)
+            if on_started is not None:
+                for lane in lanes:
+                    if not lane.busy:
+                        lane.pool.submit(int).result()   # a process pool forks on its first task
+                on_started()
             _drain(lanes, running, on_result, finished)
         except _Failed as failure:
             failed = failure

@@ -14,6 +14,17 @@ import pytest
 # Builds apply the printer calibration saved in the user's config folder (platformdirs follows
 # XDG_CONFIG_HOME): the tests, and the commands they start, never see the developer's own.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-config-")
+# Templates are compiled once per machine into the user's cache folder (XDG_CACHE_HOME, see
+# cardgen.templatecache): the tests use their own, and each test a fresh one (own_template_cache).
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-cache-")
+
+
+@pytest.fixture(autouse=True)
+def own_template_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test (and every command it starts) compiles templates into a machine cache of its
+    own: what one test compiled never hides from another what a cold machine does."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache-home")))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "data" / "games"

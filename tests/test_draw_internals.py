@@ -92,3 +92,48 @@ def test_the_public_api_fallback_draws_the_same_faces(game_id, component, public
         shortcut = render_png_pixels(face)
     assert differing(fallback, shortcut) <= 12
     assert draw.render_pdf(face).startswith(b"%PDF-")
+
+
+def _unlightened(monkeypatch) -> None:
+    """cairosvg's own helpers back in every module draw gave remembering ones (and deepcopy)."""
+    import copy
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name == "cairosvg" or name.startswith("cairosvg."):
+            for attr in ("normalize", "parse_url"):
+                fn = getattr(module, attr, None)
+                if hasattr(fn, "__wrapped__"):
+                    monkeypatch.setattr(module, attr, fn.__wrapped__)
+    monkeypatch.setattr(cairosvg.surface, "copy", copy)
+
+
+def test_cairosvg_lightened_draws_the_same_bytes(monkeypatch):
+    """The remembered normalize and parse_url and the direct cursor copy are in place, and
+    every distinct face of two games (artwork, masks, patterns, gradients, clip paths, glyphs)
+    is the same PDF with them as with cairosvg's own functions."""
+    import cairosvg.helpers
+    import cairosvg.url
+
+    assert hasattr(cairosvg.helpers.normalize, "__wrapped__") and hasattr(cairosvg.surface.normalize, "__wrapped__")
+    assert hasattr(cairosvg.surface.parse_url, "__wrapped__") and cairosvg.surface.copy.deepcopy is draw._copy_cursor
+    faces = []
+    for game_id in ("tutti-quantum", "particle-builder"):
+        game = cardgen.load_game(game_id)
+        renderer = Renderer(game)
+        faces += list({r.face.key: r.face for comp in game.components.values() for r in renderer.faces(comp)}.values())
+    lightened = [draw.render_pdf(face) for face in faces]
+    _unlightened(monkeypatch)
+    assert not hasattr(cairosvg.surface.normalize, "__wrapped__")
+    assert [draw.render_pdf(face) for face in faces] == lightened and len(faces) >= 40
+
+
+def test_the_cursor_copy_is_deepcopy():
+    import copy
+
+    for value in (([0, 0], [0, 0], 0), ((1.5, 2), [0.25, -1], 3.75), ([1, 2], (3, 4), 0.5)):
+        copied = draw._copy_cursor(value)
+        assert copied == copy.deepcopy(value) and type(copied) is tuple
+        assert all(c is not v for c, v in zip(copied, value) if type(v) is list)   # lists never shared
+    odd = ([0, [1]], [0, 0], 0)   # not numbers: deepcopy itself
+    assert draw._copy_cursor(odd) == odd and draw._copy_cursor(odd)[0][1] is not odd[0][1]

@@ -148,8 +148,14 @@ def test_building_into_many_folders_keeps_few_cache_files_open(tmp_path):
 
 
 def test_damaged_compiled_templates_are_compiled_again(tmp_path, monkeypatch, count_renders):
+    from cardgen.templatecache import default_folder
+
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     before = (tmp_path / "qcd/en/cards.pdf").read_bytes()
+    kept = list(default_folder().glob("*.code"))   # the machine's copies, cut short too
+    assert len(kept) >= 3
+    for path in kept:
+        path.write_bytes(path.read_bytes()[:60])
     with sqlite3.connect(tmp_path / ".cache" / "cache.sqlite") as db:
         # entries cut short: Jinja would fail to unpickle or unmarshal them
         assert db.execute("UPDATE blobs SET data = substr(data, 1, 60) "

@@ -270,3 +270,32 @@ def test_sheet_digest_follows_the_code_that_makes_sheets(module: str, tmp_path: 
     assert sheets.inputs_digest(game) == same
     copy.write_bytes(copy.read_bytes() + b"\n# edited\n")
     assert sheets.inputs_digest(game) != same
+
+
+def test_sheets_are_tasks_of_their_own_after_the_cards_and_kept_when_unchanged(tmp_path: Path) -> None:
+    """Each sheet to render is one task on the build's processes, in its game's group, after
+    every card task (a worker out of cards takes it while the other still draws); a sheet
+    whose inputs did not change is kept, with no task."""
+    from cardgen.build import BuildOptions, _Run, build, plan
+    from cardgen.build.faces import render_chunk
+    from cardgen.build.rulesheets import render_sheet_file
+    from cardgen.cache import FaceCache
+
+    games = [cardgen.load_game(g) for g in ("qcd", "particles-in-circle")]
+    options = BuildOptions(out=tmp_path).validated()
+
+    def tasks() -> list:
+        return _Run(games, options, plan(games, options, 2, FaceCache(options.cache_root))).tasks()
+
+    first = tasks()
+    kinds = [t.fn for t in first]
+    assert kinds.count(render_sheet_file) == 2 * len(games) and kinds.count(render_chunk) >= len(games)
+    assert kinds.index(render_sheet_file) > max(i for i, fn in enumerate(kinds) if fn is render_chunk)
+    assert [(t.group, t.args[1]) for t in first if t.fn is render_sheet_file] == \
+        [(g.id, kind) for g in games for kind in sheets.SHEETS]
+    results = build(games, options, jobs=2)
+    for result in results:   # rendered on the workers, staged, committed, listed
+        rows = {f.component: f for f in result.files}
+        for kind in sheets.SHEETS:
+            assert (tmp_path / rows[kind].path).read_bytes()[:5] == b"%PDF-" and rows[kind].pages >= 1
+    assert not tasks()   # nothing changed: every card and sheet kept

@@ -3,12 +3,14 @@
 :func:`build` reads as the sequence it runs, one module per step:
 
 1. :mod:`.options` — the options, checked once (the paper parsed into a ``Paper``);
-2. :mod:`.gates` — the check gate: a deck the rules find wrong is not built;
+2. :mod:`.gates` — the check gate: a deck the rules find wrong is not built (its rules run
+   in this process while the workers render; no file is staged until they pass);
 3. :mod:`.plan` — per game, the files to write (print jobs), the faces each needs, which
    files stay as they are and which faces must be rendered (nothing rendered yet);
 4. :mod:`.workers` + :mod:`.faces` — the faces rendered and drawn, in parallel processes;
-5. :mod:`.impose` — each job's PDF imposed as soon as its faces are in;
-6. :mod:`.rulesheets`, :mod:`.report` — rule sheet, answer key, manifest, PRINTING.txt;
+5. :mod:`.impose` — each job's PDF imposed as soon as its faces are in; :mod:`.rulesheets` —
+   each rule sheet and answer key rendered by a task of its own, on the same processes;
+6. :mod:`.report` — manifest, PRINTING.txt;
 7. :func:`cardgen.output.commit` — only when every file was written in full does each
    folder's new version replace the old (a failure leaves the previous outputs untouched).
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -38,7 +41,8 @@ from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, Ren
                    card_geometry, card_keys, components_for, job_marks, marked_keys, plan, print_jobs)
 from .report import printing_instructions, text_report
 from .results import BuiltFile, GameBuild
-from .rulesheets import stage_sheets
+from .rulesheets import SHEET_COST, SheetFile, SheetPlan, add_notes, plan_sheets, render_sheet_file, stage_sheet
+from .workers import Alongside
 from .workers import run as run_tasks
 
 # the names earlier versions had (tests and benchmarks use them)
@@ -57,8 +61,11 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
           on_done: Callable[[GameBuild], None] | None = None,
           on_wait: Callable[[], None] | None = None, *, check: bool = False) -> list[GameBuild]:
     """Build several games using ``jobs`` processes (default: one per core): with ``check``
-    first the check gate (as ``cardgen build`` and the library's :func:`cardgen.build` do;
-    this stage function alone leaves it to its caller), then each language (``options.lang`` 'all': every language a game has a
+    the check gate (as ``cardgen build`` and the library's :func:`cardgen.build` do; this
+    stage function alone leaves it to its caller) — run in this process while the workers
+    render the first language, and passed before any file is staged: a deck the rules find
+    wrong raises :class:`RuleFindingsError`, whatever else failed, and no file of any game
+    folder is written (rendered faces may stay in the face cache) — then each language (``options.lang`` 'all': every language a game has a
     catalog for, see :func:`cardgen.i18n.languages`). Returns one :class:`GameBuild` per game
     and language; ``on_done`` is called with each as it is committed.
 
@@ -70,26 +77,33 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     previous outputs untouched.
     """
     options, games = options.validated(), list(games)
-    if check:   # the rules that measure faces run once the faces are rendered (gates.check_legibility)
-        gates.check_rules(games)
+    # the check gate alongside the rendering; the rules that measure faces run once the faces
+    # are rendered (gates.check_legibility)
+    gate = Alongside(partial(gates.check_rules, games)) if check else None
     results: list[GameBuild] = []
     with BuildLock(options.out, on_wait=on_wait) as lock:
         for lang in i18n.languages(options.lang, games):
             todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
             results += _build_language(todo, replace(options, lang=lang), jobs or os.cpu_count() or 1, on_done,
-                                       lock.fileno(), check)
+                                       lock.fileno(), gate, check)
+            gate = None   # passed
     return results
 
 
-def _build_language(games: list[Game], options: BuildOptions, jobs: int,
-                    on_done: Callable[[GameBuild], None] | None, lock_fd: int | None,
-                    check: bool = False) -> list[GameBuild]:
-    """Plan, render, impose and commit every game in one language (``check``: the rules that
-    measure rendered faces too, once they are rendered)."""
+def _build_language(games: list[Game], options: BuildOptions, jobs: int, on_done: Callable[[GameBuild], None] | None,
+                    lock_fd: int | None, gate: Alongside | None = None, check: bool = False) -> list[GameBuild]:
+    """Plan, render, impose and commit every game in one language (``gate``: the check gate,
+    run alongside the rendering and passed before anything is staged; ``check``: the rules
+    that measure rendered faces too, once they are rendered)."""
     cache = FaceCache(options.cache_root)
-    run = _Run(games, options, plan(games, options, jobs, cache), check)
+    run: _Run | None = None
     try:
-        run_tasks(run.tasks(), run.plan.misses, jobs, run.on_result, run.refs, lock_fd)
+        try:
+            run = _Run(games, options, plan(games, options, jobs, cache), gate, check)
+            run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate)
+        finally:
+            if gate is not None:
+                gate.wait()   # the rules' verdict comes first, whatever else failed
         results = [run.finish_game(g) for g in games]
         # every file was written in full: only now does each folder's new version replace the old
         commit(run.staged, keep=run.kept_files())
@@ -100,38 +114,83 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int,
                 on_done(result)
         return results
     finally:
-        discard(run.staged)
+        if run is not None:
+            discard(run.staged)
         cache.finish()
 
 
 @dataclass
 class _Run:
     """One language's build in progress: rendered chunks come in, and each job is imposed as
-    soon as its last chunk has (while other cards still render)."""
+    soon as its last chunk has (while other cards still render). Until the check gate
+    (``gate``) has passed, what would stage a file waits: imposition tasks are held back,
+    rendered sheets kept in memory; with nothing else left to run, the gate is waited for."""
 
     games: list[Game]
     options: BuildOptions
     plan: Plan
-    check: bool   # the check gate's rules that measure rendered faces run (see gates.check_legibility)
+    gate: Alongside | None = None
+    check: bool = False   # the check gate's rules that measure rendered faces run (see gates.check_legibility)
     chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = field(default_factory=dict)
     built: dict[tuple[str, str], BuiltFile] = field(default_factory=dict)
     staged: list[Path] = field(default_factory=list)   # discarded if anything fails before the commit
     kept_sheets: list[Path] = field(default_factory=list)   # rule sheets whose inputs did not change
+    sheets: dict[tuple[str, str], SheetFile] = field(default_factory=dict)   # (game, kind) → rendered sheet
+    held: list[Task] = field(default_factory=list)          # follow-ups that stage files, until the gate passes
+    unstaged: list[SheetFile] = field(default_factory=list)  # rendered sheets, until the gate passes
+    outstanding: int = 0                                     # tasks handed to the scheduler, not yet finished
 
     def __post_init__(self) -> None:
         self.refs = {str(g.data_dir): g for g in self.games}
         self.ref = {g.id: str(g.data_dir) for g in self.games}
         self.pending = Counter((w.game, w.job) for w in self.plan.work)
         self.digests = {(g, jp.job.id): jp.digest for g, jps in self.plan.jobs.items() for jp in jps}
+        self.sheet_plans = {g.id: plan_sheets(g, self.options, self.plan.previous.get(g.id, {})) for g in self.games}
 
     def tasks(self) -> list[Task]:
-        """A rendering task per piece of work, the costliest (most faces to render) first."""
+        """A rendering task per piece of work, the costliest (most faces to render) first;
+        then a task per rule sheet or answer key to render (last: a worker with nothing of
+        its own left takes them first, see :mod:`cardgen.schedule`)."""
         o = self.options
-        return [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
-                     group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
-                for seq, w in enumerate(self.plan.work)]
+        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
+                      group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
+                 for seq, w in enumerate(self.plan.work)]
+        tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest), group=gid, cost=SHEET_COST,
+                              tag=(gid, sp.kind))
+                         for gid, plans in self.sheet_plans.items() for sp in plans if sp.kept is None]
+        self.outstanding = len(tasks)
+        return tasks
+
+    def sheets_cost(self) -> float:
+        """The sheets to render, in faces' worth of work."""
+        return SHEET_COST * sum(sp.kept is None for plans in self.sheet_plans.values() for sp in plans)
 
     def on_result(self, task: Task, result: object) -> list[Task]:
+        self.outstanding -= 1
+        self.held.extend(self._follow_ups(task, result))
+        if not self._may_write():
+            return []
+        released, self.held = self.held, []
+        self.staged.extend(stage_sheet(sheet) for sheet in self.unstaged)
+        self.unstaged = []
+        self.outstanding += len(released)
+        return released
+
+    def _may_write(self) -> bool:
+        """Whether files may be staged: once the check gate has passed (raising its findings
+        if it did not); when nothing else is left to run, after waiting for it."""
+        if self.gate is None:
+            return True
+        if not self.outstanding and (self.held or self.unstaged):
+            self.gate.wait()
+        return self.gate.passed()
+
+    def _follow_ups(self, task: Task, result: object) -> list[Task]:
+        """What a finished task leads to: a job's imposition once its last chunk is in."""
+        if task.fn is render_sheet_file:
+            self.sheets[task.tag] = result  # type: ignore[assignment]
+            self.unstaged.append(result)  # type: ignore[arg-type]
+            return []
         if task.fn is write_job:
             built, staged = result  # type: ignore[misc]
             self.built[task.tag] = built
@@ -159,9 +218,7 @@ class _Run:
             for _seq, chunk in sorted(self.chunks.get((game.id, jp.job.id), []), key=lambda p: p[0]):
                 res.note(chunk.issues, chunk.missing)
         res.settle()
-        sheet_files, sheet_staged = stage_sheets(game, res, o, self.plan.previous.get(game.id, {}))
-        self.staged.extend(sheet_staged)
-        self.kept_sheets.extend(o.out / f.path for f in sheet_files if o.out / f.path not in sheet_staged)
+        sheet_files = [self._sheet(game.id, sp, res) for sp in self.sheet_plans[game.id]]
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
         if self.check:
@@ -169,6 +226,16 @@ class _Run:
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         self.staged.extend(report.stage_manifest(game, res, o, i18n.translator(game, o.lang)))
         return res
+
+    def _sheet(self, gid: str, sp: SheetPlan, res: GameBuild) -> BuiltFile:
+        """A sheet's manifest row, what its rendering reported added to the game's."""
+        if sp.kept is not None:
+            add_notes(res, sp.issues, sp.missing)
+            self.kept_sheets.append(self.options.out / sp.kept.path)
+            return sp.kept
+        sheet = self.sheets[(gid, sp.kind)]
+        add_notes(res, sheet.issues, sheet.missing)
+        return sheet.built
 
     def rendered_work(self, game: Game) -> dict[str, list[tuple[RenderWork, FaceChunk]]]:
         """The chunks rendered for each of a game's jobs, with the work each did, in order."""

@@ -1,9 +1,13 @@
 """A game's rule sheet and answer key (``rules.pdf``, ``answers.pdf``, see
-:mod:`cardgen.sheets`), built in the build's process after its cards and staged like them."""
+:mod:`cardgen.sheets`): planned in the build's process, then rendered by a task of their own
+on the build's worker processes, alongside the card faces rather than after them (a sheet
+costs as much as a dozen faces, and ran on one core while the other waited), and staged by
+the build's process once the check gate has passed."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import i18n
@@ -11,15 +15,42 @@ from ..cache import cache_file, game_fingerprint, inputs_digest
 from ..errors import InputError
 from ..model import Game
 from ..output import source_date_epoch, stage
+from ..render import TextIssue
 from .options import BuildOptions
 from .results import BuiltFile, GameBuild, intact
+from .workers import bench
+
+#: What a sheet to render weighs against one face to render, for balancing the workers.
+SHEET_COST = 20.0
 
 
-def stage_sheets(game: Game, result: GameBuild, options: BuildOptions,
-                 previous: dict[str, BuiltFile]) -> tuple[list[BuiltFile], list[Path]]:
-    """The sheets' files, staged. A sheet whose inputs (the game's data, templates, catalogs
-    and the options it depends on) are unchanged and whose file is intact is kept, and what
-    its rendering reported is read back from it."""
+@dataclass(frozen=True)
+class SheetPlan:
+    """One sheet of a game: kept from the last build (``kept``, with what its rendering
+    reported, read back from the file) or to be rendered (``kept`` None)."""
+
+    kind: str
+    digest: str
+    kept: BuiltFile | None = None
+    issues: tuple[TextIssue, ...] = ()
+    missing: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SheetFile:
+    """A rendered sheet: its manifest row, where it goes, its PDF, what rendering reported."""
+
+    built: BuiltFile
+    path: Path
+    pdf: bytes
+    issues: tuple[TextIssue, ...]
+    missing: tuple[tuple[str, str], ...]
+
+
+def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile]) -> list[SheetPlan]:
+    """The game's sheets, in :data:`cardgen.sheets.SHEETS` order. A sheet whose inputs (the
+    game's data, templates, catalogs and the options it depends on) are unchanged and whose
+    file is intact is kept."""
     from .. import sheets
 
     clash = [c for c in game.components if c in sheets.SHEETS]
@@ -27,50 +58,52 @@ def stage_sheets(game: Game, result: GameBuild, options: BuildOptions,
         comp = game.components[clash[0]]
         raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
                          f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
-    files: list[BuiltFile] = []
-    staged: list[Path] = []
+    planned: list[SheetPlan] = []
     game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": source_date_epoch(),
                     "data_and_code": sheets.inputs_digest(game)}
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
-        if old and _kept(old, digest, result, options):
-            files.append(old)
-            continue
-        built, path = _render(game, kind, result, options, digest)
-        files.append(built)
-        staged.append(path)
-    return files, staged
+        notes = _kept_notes(old, digest, options) if old else None
+        planned.append(SheetPlan(kind, digest, old, *notes) if notes else SheetPlan(kind, digest))
+    return planned
 
 
-def _kept(old: BuiltFile, digest: str, result: GameBuild, options: BuildOptions) -> bool:
-    """Keep the last build's sheet, taking what its rendering reported from the file."""
+def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tuple, tuple] | None:
+    """What the last build's sheet reported when it was rendered, read from the file; None
+    when it cannot be kept (inputs changed, file edited or unreadable, or ``--no-cache``)."""
     from .. import sheets
 
     notes = sheets.read_notes(options.out / old.path) if options.cache and old.inputs == digest \
         and intact(options.out / old.path, old) else None
-    if notes is None:
-        return False
-    _add(result, *notes)
-    return True
+    return (tuple(notes[0]), tuple(notes[1])) if notes is not None else None
 
 
-def _render(game: Game, kind: str, result: GameBuild, options: BuildOptions, digest: str) -> tuple[BuiltFile, Path]:
+def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str) -> SheetFile:
+    """Render one sheet (a build task: it runs on a worker process; its PDF is staged by
+    the build's process, see :func:`stage_sheet`)."""
     from .. import sheets
 
-    paper, path = options.sheet(), result.folder / f"{kind}.pdf"
+    game = bench().game(game_ref)
+    paper = options.sheet()
+    path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
                                 options.cache_root and cache_file(options.cache_root))
-    _add(result, sheet.issues, sheet.missing)
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
-    return built, stage(path, sheet.pdf)
+    return SheetFile(built, path, sheet.pdf, tuple(sheet.issues), tuple(sheet.missing))
 
 
-def _add(result: GameBuild, issues, missing) -> None:
+def stage_sheet(sheet: SheetFile) -> Path:
+    """Write a rendered sheet as its folder's next version will hold it."""
+    return stage(sheet.path, sheet.pdf)
+
+
+def add_notes(result: GameBuild, issues, missing) -> None:
+    """What a sheet's rendering reported, added to the game's (each issue once)."""
     result.issues.extend(i for i in issues if i not in result.issues)
     result.untranslated = sorted(set(result.untranslated) | set(missing))

@@ -10,7 +10,10 @@
   each one once, faster (:func:`_worker_init`);
 * **the games** reach each worker as an argument of its initializer — inherited, not
   pickled, under fork — and are held by a :class:`Workbench`, which also keeps one renderer
-  per game and language so a worker compiles each template once.
+  per game and language so a worker compiles each template once;
+* **the check gate** runs in the build's own process, on a thread started once the workers
+  are (:class:`Alongside`): the main process only hands out tasks meanwhile, and the gate's
+  rules no longer keep the workers waiting.
 
 A single process (``jobs`` 1, or little to render) runs the same tasks here, with the same
 workbench.
@@ -19,9 +22,10 @@ workbench.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import i18n, schedule
 from ..cache import cache_file
@@ -65,17 +69,61 @@ def bench() -> Workbench:
     return _BENCH
 
 
+class Alongside:
+    """A function the build's process runs while its workers render — the check gate — on a
+    thread of its own, or right away where there are no workers. What it raises is kept and
+    raised again by :meth:`passed` and :meth:`wait`, in the build's thread."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self._fn = fn
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._done = False
+
+    def start(self) -> None:
+        """Run it on a thread (workers are running: no fork will follow)."""
+        if self._thread is None and not self._done:
+            self._thread = threading.Thread(target=self._run, name="cardgen check gate", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._fn()
+        except BaseException as exc:  # noqa: BLE001 — raised again in the build's thread
+            self._error = exc
+        finally:
+            self._done = True
+
+    def passed(self) -> bool:
+        """Whether it has returned; raises what it raised."""
+        if self._error is not None:
+            raise self._error
+        return self._done
+
+    def wait(self) -> None:
+        """Until it has returned (run here and now if it never started); raises what it raised."""
+        if self._thread is not None:
+            self._thread.join()
+        elif not self._done:
+            self._run()
+        self.passed()
+
+
 def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: schedule.OnResult,
-        games: dict[str, Game], lock_fd: int | None) -> None:
-    """Run a build's tasks (and their follow-ups) on up to ``jobs`` processes."""
+        games: dict[str, Game], lock_fd: int | None, alongside: Alongside | None = None) -> None:
+    """Run a build's tasks (and their follow-ups) on up to ``jobs`` processes, and
+    ``alongside`` in this process: on a thread once the workers run, or first when the tasks
+    run here (it would only take turns with them)."""
     global _BENCH
     _BENCH = Workbench(dict(games))   # data may have changed since the last build in this process
     workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
     ctx = context()
     if workers > 1 and ctx.get_start_method() == "fork":
-        from .. import draw  # noqa: F401  imported once here, shared by every forked worker
+        from .. import draw, sheets  # noqa: F401  imported once here, shared by every forked worker
+    if alongside is not None and workers <= 1:
+        alongside.wait()
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
-                 initargs=(lock_fd, _BENCH.games))
+                 initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start)
 
 
 def _worker_init(lock_fd: int | None, games: dict[str, Game]) -> None:

@@ -1,0 +1,138 @@
+"""Compiled templates kept once per machine, outside every output folder (part of the render
+stage, used by :class:`cardgen.render.CompiledTemplates`).
+
+A cold build — a new output folder, so an empty face cache — used to compile every template
+again (Jinja parses the source and generates Python, Python compiles that: ~1 s of CPU for
+the shipped games, once in each worker process). The compiled code does not depend on the
+output folder, only on the template's source, the Jinja release, the Python release (the
+format of marshalled code) and the cardgen code that configures the environment and parses
+templates. So it is kept in the user's cache folder (``platformdirs.user_cache_dir``, e.g.
+``~/.cache/cardgen/templates``), one file per template and all of that, and every build
+and check of the machine loads it: one ``marshal.loads``, no parsing, no compiling.
+
+It is code, so each file carries an HMAC with this user's key (:func:`cardgen.store.user_key`)
+and one whose tag does not verify — damaged, truncated, written by anyone else — is ignored
+and compiled afresh, never unmarshalled. The folder is bounded (:data:`LIMIT` bytes: the
+least recently used files go first) and disposable: a read that fails is a miss, a write
+that fails is skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import CodeType
+
+import jinja2
+
+#: The folder's size bound in bytes; the shipped games' templates take about 1 MB.
+LIMIT = 32 * 1024 * 1024
+#: The HMAC tag heading each file.
+_TAG = 32
+#: The modules whose code decides what a template compiles to: the environment's options and
+#: its sandbox (render, budget) and the parse (templatetrees).
+_COMPILER_MODULES = ("render.py", "budget.py", "templatetrees.py")
+
+
+def default_folder() -> Path:
+    """Where this user's compiled templates are kept (the platform's cache folder)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / "templates"
+
+
+@functools.cache
+def compiler_digest() -> str:
+    """Everything besides the template source that the compiled code depends on."""
+    h = hashlib.sha256(f"{jinja2.__version__}\0{sys.implementation.cache_tag}\0{sys.version}".encode())
+    package = Path(__file__).resolve().parent
+    for name in _COMPILER_MODULES:
+        h.update(b"\0" + (package / name).read_bytes())
+    return h.hexdigest()
+
+
+class MachineTemplates:
+    """Compiled templates in ``folder`` (default: :func:`default_folder`), by Jinja's bucket
+    key (template name and file) and source checksum."""
+
+    def __init__(self, folder: Path | None = None, limit: int = LIMIT) -> None:
+        self.folder = folder or default_folder()
+        self.limit = limit
+
+    def _path(self, key: str, checksum: str) -> Path:
+        name = hashlib.sha256(f"{key}\0{checksum}\0{compiler_digest()}".encode()).hexdigest()[:40]
+        return self.folder / f"{name}.code"
+
+    @staticmethod
+    def _tag(name: str, data: bytes) -> bytes:
+        from .store import user_key
+
+        return hmac.new(user_key(), name.encode() + b"\0" + data, hashlib.sha256).digest()
+
+    def get(self, key: str, checksum: str) -> CodeType | None:
+        """The code compiled for this template source, or None (absent, damaged or foreign)."""
+        path = self._path(key, checksum)
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            return None
+        tag, data = blob[:_TAG], blob[_TAG:]
+        if len(tag) != _TAG or not hmac.compare_digest(tag, self._tag(path.name, data)):
+            return None
+        try:
+            code = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            return None
+        if not isinstance(code, CodeType):
+            return None
+        try:
+            os.utime(path)   # recently used: evicted last
+        except OSError:
+            pass
+        return code
+
+    def put(self, key: str, checksum: str, code: CodeType) -> bool:
+        """Keep ``code``; False when it could not be written (the folder is read-only...)."""
+        path = self._path(key, checksum)
+        data = marshal.dumps(code)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".part")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(self._tag(path.name, data) + data)
+                os.replace(tmp, path)   # whole or not at all: a reader never sees half a file
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        self._bound()
+        return True
+
+    def _bound(self) -> None:
+        """Remove the least recently used files while the folder holds more than the limit."""
+        files = []
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".code"):
+                        st = entry.stat()
+                        files.append((st.st_mtime_ns, st.st_size, entry.path))
+        except OSError:
+            return
+        total = sum(size for _t, size, _p in files)
+        for _mtime, size, name in sorted(files):
+            if total <= self.limit:
+                break
+            try:
+                os.unlink(name)
+            except OSError:
+                continue
+            total -= size

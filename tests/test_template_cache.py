@@ -1,0 +1,139 @@
+"""Templates compiled once per machine (cardgen.templatecache): a build into a new folder
+compiles nothing the machine compiled before; an edited template, another Jinja release or
+other cardgen code compiles afresh; damaged or foreign files are never run; the folder stays
+bounded; --no-cache keeps nothing there. (Each test has a cache folder of its own, see
+conftest.own_template_cache.)"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from pathlib import Path
+
+import jinja2
+import pytest
+
+import cardgen
+from cardgen import render, store, templatecache
+from cardgen.build import BuildOptions, build
+from cardgen.render import Renderer
+from cardgen.templatecache import MachineTemplates, default_folder
+
+
+@pytest.fixture
+def compiled(monkeypatch) -> list[str]:
+    """The templates Jinja compiles from now on, by name, in a process with nothing compiled yet."""
+    names: list[str] = []
+    original = jinja2.Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
+        names.append(name)
+        return original(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    monkeypatch.setattr(render, "_COMPILED", {})
+    return names
+
+
+def _front(game, db: Path) -> str:
+    comp = game.components["cards"]
+    return Renderer(game, bytecode_db=db).face(comp, comp.cards[0]).face.svg
+
+
+def test_a_new_output_folder_compiles_nothing_the_machine_compiled(compiled, monkeypatch, tmp_path):
+    game = cardgen.load_game("qcd")
+    first = _front(game, tmp_path / "one" / "cache.sqlite")
+    assert {"base.svg.j2", "card-front.svg.j2"} <= set(compiled)
+    assert len(list(default_folder().glob("*.code"))) == len(set(compiled))
+    compiled.clear()
+    monkeypatch.setattr(render, "_COMPILED", {})   # as a new process, building into a new folder
+    assert _front(game, tmp_path / "two" / "cache.sqlite") == first
+    assert compiled == []
+
+
+def test_an_edited_template_is_compiled_again(compiled, monkeypatch, tmp_path, game_copy):
+    g = game_copy("qcd")
+    game = g.load()
+    _front(game, tmp_path / "cache.sqlite")
+    g.edit("templates/card-front.svg.j2", "{% endblock %}", "<desc>edited</desc>\n{% endblock %}")
+    compiled.clear()
+    monkeypatch.setattr(render, "_COMPILED", {})
+    assert "<desc>edited</desc>" in _front(g.load(), tmp_path / "cache.sqlite")
+    assert compiled == ["card-front.svg.j2"]
+
+
+def test_another_jinja_release_or_compiler_code_compiles_afresh(compiled, monkeypatch, tmp_path):
+    game = cardgen.load_game("qcd")
+    _front(game, tmp_path / "cache.sqlite")
+    names = set(compiled)
+    changes = (lambda: monkeypatch.setattr(jinja2, "__version__", "0.0-other"),
+               lambda: monkeypatch.setattr(templatecache, "_COMPILER_MODULES", ("render.py", "budget.py")))
+    for i, change in enumerate(changes, start=1):
+        change()
+        templatecache.compiler_digest.cache_clear()
+        compiled.clear()
+        monkeypatch.setattr(render, "_COMPILED", {})
+        _front(game, tmp_path / str(i) / "cache.sqlite")   # a new output folder each time
+        assert set(compiled) == names
+    templatecache.compiler_digest.cache_clear()
+
+
+def _code(text: str = "x = 1") -> object:
+    return compile(text, "t.j2", "exec")
+
+
+def test_damaged_or_foreign_files_are_ignored_never_run(tmp_path, monkeypatch):
+    cache = MachineTemplates(tmp_path / "t")
+    assert cache.put("k", "c", _code()) and cache.get("k", "c") is not None
+    path = next((tmp_path / "t").glob("*.code"))
+    genuine = path.read_bytes()
+    for damaged in (genuine[:-1] + bytes([genuine[-1] ^ 1]), genuine[:40], genuine[:10], b""):
+        path.write_bytes(damaged)
+        assert cache.get("k", "c") is None
+    # code signed with the right key but not code: not handed to Jinja
+    data = marshal.dumps(42)
+    path.write_bytes(cache._tag(path.name, data) + data)
+    assert cache.get("k", "c") is None
+    # Mallory's code, signed with her key, in Ann's folder: not run
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "mallory"))
+    store.user_key.cache_clear()
+    try:
+        assert cache.put("k", "c", _code(f"open({str(marker)!r}, 'w').close()"))
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "ann"))
+        store.user_key.cache_clear()
+        assert cache.get("k", "c") is None
+    finally:
+        store.user_key.cache_clear()
+    assert not marker.exists()
+    assert cache.get("other", "c") is None and cache.get("k", "other") is None   # never stored
+
+
+def test_the_folder_keeps_the_most_recently_used_within_its_limit(tmp_path):
+    folder = tmp_path / "t"
+    size = len(marshal.dumps(_code())) + 32
+    cache = MachineTemplates(folder, limit=3 * size)
+    for i in range(3):
+        assert cache.put(f"k{i}", "c", _code())
+        os.utime(cache._path(f"k{i}", "c"), ns=(i * 10**9, i * 10**9))   # k0 oldest
+    assert cache.get("k0", "c") is not None   # used again: now the most recent
+    assert cache.put("k3", "c", _code())
+    assert sorted(p.name for p in folder.glob("*.code")) == sorted(
+        cache._path(k, "c").name for k in ("k0", "k2", "k3"))
+    assert sum(p.stat().st_size for p in folder.glob("*.code")) <= 3 * size
+    assert not list(folder.glob(".*.part"))
+
+
+def test_an_unwritable_folder_is_no_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    cache = MachineTemplates(blocker / "t")
+    assert cache.put("k", "c", _code()) is False and cache.get("k", "c") is None
+
+
+def test_no_cache_keeps_nothing_in_the_machine_folder(tmp_path):
+    game = cardgen.load_game("particles-in-circle")
+    build([game], BuildOptions(out=tmp_path / "a", cache=False), jobs=1, check=False)
+    assert not list(default_folder().glob("*.code"))
+    build([game], BuildOptions(out=tmp_path / "b"), jobs=1, check=False)
+    assert list(default_folder().glob("*.code"))
