@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterable
 
 from . import schema as S
+from ._callable import make_callable
 from .errors import Finding, InputError, Location, Report, did_you_mean
 from .model import Game
 from .proof import Choice, Proof
@@ -113,3 +114,6 @@ def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, ca
             report.rendered.extend(rendered)
             report.proofs.extend(render_proofs)
     return report
+
+
+make_callable(__name__, "check", __name__)   # cardgen.check(...) is check() above (see cardgen._callable)

@@ -29,6 +29,7 @@ from ..model import Game
 from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
 from ..pdfwrite import PdfWriteError, write_calibration
 from ..schedule import Task
+from ..uptodate import Recorder
 from . import gates, report
 from .faces import FaceChunk, render_chunk
 from .gates import RuleFindingsError, TextProblemsError, UntranslatedError
@@ -55,7 +56,8 @@ __all__ = [
 
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
           on_done: Callable[[GameBuild], None] | None = None,
-          on_wait: Callable[[], None] | None = None, *, check: bool = False) -> list[GameBuild]:
+          on_wait: Callable[[], None] | None = None, *, check: bool = False,
+          stamp: Recorder | None = None) -> list[GameBuild]:
     """Build several games using ``jobs`` processes (default: one per core): with ``check``
     first the check gate (as ``cardgen build`` and the library's :func:`cardgen.build` do;
     this stage function alone leaves it to its caller), then each language (``options.lang`` 'all': every language a game has a
@@ -68,16 +70,24 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     and options are all unchanged keeps its existing PDF. Every face is rendered before any
     file is written: a template error, or an untranslated string with ``strict``, leaves the
     previous outputs untouched.
+
+    ``stamp`` (see :mod:`cardgen.uptodate`): the old stamp of this request is dropped first,
+    the gate sees only the games whose files changed since it, and a new one is written
+    under the lock once everything is in place.
     """
     options, games = options.validated(), list(games)
+    if stamp:
+        stamp.forget()
     if check:
-        gates.check_rules(games)
+        gates.check_rules(stamp.to_check(games) if stamp else games)
     results: list[GameBuild] = []
     with BuildLock(options.out, on_wait=on_wait) as lock:
         for lang in i18n.languages(options.lang, games):
             todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
             results += _build_language(todo, replace(options, lang=lang), jobs or os.cpu_count() or 1, on_done,
                                        lock.fileno())
+        if stamp:
+            stamp.record(games, results, checked=check)
     return results
 
 
