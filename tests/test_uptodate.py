@@ -200,3 +200,34 @@ def test_a_font_dir_is_an_input_and_no_cache_builds_anyway(game_copy, tmp_path):
     assert command(*args).returncode == 0 and built_again(folder, before)
     before = (folder / "manifest.json").stat()
     assert command(*args, "--no-cache").returncode == 0 and built_again(folder, before)
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(game_copy, tmp_path):
+    g = game_copy("particles-in-circle")
+    out = tmp_path / "out"
+    folder = out / "particles-in-circle/en"
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    cards = g.path / "components/cards.yaml"
+    st = cards.stat()
+    g.edit("components/cards.yaml", "colour: [anti-red, anti-green, anti-blue]",
+           "colour: [anti-blue, anti-green, anti-red]")
+    os.utime(cards, ns=(st.st_atime_ns, st.st_mtime_ns))   # as `touch -r` or an archive would leave it
+    assert cards.stat().st_size == st.st_size and cards.stat().st_mtime_ns == st.st_mtime_ns
+    before = (folder / "manifest.json").stat()
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    assert built_again(folder, before)   # its ctime moved, and then its hash differed
+
+
+def test_an_input_changed_while_the_build_ran_leaves_no_stamp(game_copy, tmp_path, monkeypatch):
+    g = game_copy("particles-in-circle")
+    out = tmp_path / "out"
+    real = gates.check_rules
+
+    def edit_meanwhile(games):   # after the game was loaded: the build goes on with what it read
+        g.edit("game.yaml", "name:", "name: ", 1)
+        return real(games)
+
+    monkeypatch.setattr(gates, "check_rules", edit_meanwhile)
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    assert (out / "particles-in-circle/en/cards.pdf").is_file()
+    assert list((out / uptodate.FOLDER).glob("*.json")) == []
