@@ -121,6 +121,7 @@ def main() -> None:
     parser.add_argument("--before", help="a commit to measure against this tree, in alternation")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         trees = []
@@ -142,8 +143,8 @@ def main() -> None:
                 figures[tree.name]["edit"].append(tree.edit())
         for tree in trees:
             figures[tree.name]["in-process"] = tree.in_process(args.runs)
-    load = os.getloadavg()[0]
-    print(f"Medians of {args.runs} runs on {os.cpu_count()} cores, load average {load:.1f} at the end:")
+    print(f"Medians of {args.runs} runs on {os.cpu_count()} cores, load average {load_before:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end:")
     for name, rows in figures.items():
         print(f"  {name}")
         print(f"    whole command, nothing changed (all games)   {median(rows['no-op'])}   target ≤ 0.15 s")

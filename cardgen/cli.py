@@ -206,7 +206,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--sets", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Class sets: print every component N times, each set marked (shape + number) for sorting.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
-@click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
+@click.option("--no-cache", is_flag=True,
+              help="Build even when nothing changed, rendering every face again instead of reusing OUT/.cache.")
 @click.option("--allow-overflow", is_flag=True,
               help="Print text that does not fit its box (drawn at its smallest size, running over) instead of "
                    "stopping the build.")

@@ -7,7 +7,7 @@ cache, a build must load every game (YAML, the physics data), run the check gate
 every face and import the renderer, cairo, Jinja and pikepdf — most of a second before it
 learns that there is nothing to do. The stamp answers the whole question from file metadata.
 
-What a successful build records in ``OUT/.uptodate/<request>.json``:
+What a successful build records in ``OUT/.cache/uptodate/<request>.json``:
 
 * the request, as its key: the games as named, the folders searched (``--games-dir``,
   ``--font-dir``), every option that changes a file or whether the build may succeed (not
@@ -54,8 +54,9 @@ from typing import Any, Callable, Iterable, Mapping
 from . import __version__
 
 FORMAT = "cardgen-uptodate/1"
-#: The folder under ``--out`` that holds one stamp per request.
-FOLDER = ".uptodate"
+#: The folder under ``--out`` that holds one stamp per request: inside the cache folder, which
+#: is disposable and no build product (deleting the cache makes the next build run, and fill it).
+FOLDER = ".cache/uptodate"
 #: Files walked for one request at most: beyond that, no stamp (a --games-dir that is a home folder).
 MAX_FILES = 20_000
 #: Stamps kept per output folder (one per request: other games, languages or papers); the oldest go.
