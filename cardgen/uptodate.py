@@ -7,7 +7,7 @@ cache, a build must load every game (YAML, the physics data), run the check gate
 every face and import the renderer, cairo, Jinja and pikepdf — most of a second before it
 learns that there is nothing to do. The stamp answers the whole question from file metadata.
 
-What a successful build records in ``OUT/.cache/uptodate/<request>.json``:
+What a successful build records in ``OUT/.cache/uptodate-<request>.json``:
 
 * the request, as its key: the games as named, the folders searched (``--games-dir``,
   ``--font-dir``), every option that changes a file or whether the build may succeed (not
@@ -54,9 +54,11 @@ from typing import Any, Callable, Iterable, Mapping
 from . import __version__
 
 FORMAT = "cardgen-uptodate/1"
-#: The folder under ``--out`` that holds one stamp per request: inside the cache folder, which
-#: is disposable and no build product (deleting the cache makes the next build run, and fill it).
-FOLDER = ".cache/uptodate"
+#: The folder under ``--out`` that holds one stamp per request, ``uptodate-<request>.json``: the
+#: cache folder, which is disposable and no build product (deleting it makes the next build run,
+#: and fill it again).
+FOLDER = ".cache"
+PREFIX = "uptodate-"
 #: Files walked for one request at most: beyond that, no stamp (a --games-dir that is a home folder).
 MAX_FILES = 20_000
 #: Stamps kept per output folder (one per request: other games, languages or papers); the oldest go.
@@ -153,7 +155,7 @@ class Request:
 
     @property
     def path(self) -> Path:
-        return self.out / FOLDER / f"{self.key}.json"
+        return self.out / FOLDER / f"{PREFIX}{self.key}.json"
 
 
 def request(out: Path, games: Iterable[str | Path], games_dirs: Iterable[Path], font_dirs: Iterable[Path],
@@ -509,7 +511,7 @@ def write(req: Request, stamp: dict) -> bool:
     """Write a stamp atomically (a temporary file renamed into place); keep the newest
     :data:`MAX_STAMPS`. Best effort: a stamp that cannot be written is simply not there."""
     folder = req.path.parent
-    temp = folder / f".{req.key}.{os.getpid()}.tmp"
+    temp = folder / f".{PREFIX}{req.key}.{os.getpid()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temp.write_text(json.dumps(stamp, separators=(",", ":")), encoding="utf-8")
@@ -518,7 +520,7 @@ def write(req: Request, stamp: dict) -> bool:
         temp.unlink(missing_ok=True)
         return False
     try:
-        stamps = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+        stamps = sorted(folder.glob(f"{PREFIX}*.json"), key=lambda p: p.stat().st_mtime_ns)
         for old in stamps[:-MAX_STAMPS]:
             old.unlink(missing_ok=True)
     except OSError:

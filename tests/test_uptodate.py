@@ -24,6 +24,10 @@ HEAVY = ("cairo", "cairocffi", "cairosvg", "jinja2", "pikepdf", "particle", "pan
          "cardgen.loader", "cardgen.check", "cardgen.rules", "cardgen.render", "cardgen.build", "cardgen.cache")
 
 
+def stamps(out: Path) -> list[Path]:
+    return list((out / uptodate.FOLDER).glob(f"{uptodate.PREFIX}*.json"))
+
+
 def built_again(folder: Path, before: os.stat_result) -> bool:
     """A build that ran (rather than finding nothing to do) swaps the folder's new version in,
     with a manifest written afresh: a new inode."""
@@ -51,7 +55,7 @@ def test_a_no_op_build_imports_nothing_heavy_and_prints_what_the_build_printed(g
     heavy = sorted(m for m in imported if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []                      # ... and nothing else was needed
     assert not built_again(folder, manifest) and (folder / "cards.pdf").stat().st_mtime_ns == pdf.st_mtime_ns
-    assert len(list((out / uptodate.FOLDER).glob("*.json"))) == 1
+    assert len(stamps(out)) == 1
 
 
 def test_warnings_are_printed_again_by_a_no_op(game_copy, tmp_path):
@@ -88,7 +92,7 @@ def test_every_kind_of_change_makes_the_build_run_again(game_copy, tmp_path):
 
     assert not ran(lambda: None)
     assert not ran(lambda: os.utime(g.path / "game.yaml"))   # touched, not changed: its hash says so
-    stamp = next((out / uptodate.FOLDER).glob("*.json"))
+    stamp = stamps(out)[0]
     assert str(os.stat(g.path / "game.yaml").st_mtime_ns) in stamp.read_text()   # the stamp took the new time
 
     def edit_card():
@@ -138,12 +142,13 @@ def test_a_stamp_that_cannot_be_trusted_means_a_normal_build(game_copy, tmp_path
     out = tmp_path / "out"
     folder = out / "particles-in-circle/en"
     result = command("build", str(g.path), "--out", str(out))
-    stamp = next((out / uptodate.FOLDER).glob("*.json"))
-    stamp.write_bytes(damage.replace(b"%s", stamp.stem.encode()))
+    stamp = stamps(out)[0]
+    key = stamp.stem.removeprefix(uptodate.PREFIX)
+    stamp.write_bytes(damage.replace(b"%s", key.encode()))
     before = (folder / "manifest.json").stat()
     again = command("build", str(g.path), "--out", str(out))
     assert (again.returncode, again.stdout) == (0, result.stdout) and built_again(folder, before)
-    assert uptodate._read(uptodate.Request(out, stamp.stem, ())) is not None   # a good stamp again
+    assert uptodate._read(uptodate.Request(out, key, ())) is not None   # a good stamp again
 
 
 def test_the_gate_checks_only_the_games_whose_files_changed(game_copy, tmp_path, monkeypatch):
@@ -165,17 +170,17 @@ def test_a_failed_build_leaves_no_stamp(game_copy, tmp_path):
     g = game_copy("particles-in-circle")
     out = tmp_path / "out"
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
-    assert len(list((out / uptodate.FOLDER).glob("*.json"))) == 1
+    assert len(stamps(out)) == 1
     old, new = "colour: [anti-red, anti-green, anti-blue]", "colour: [anti-green, anti-blue]"
     g.edit("components/cards.yaml", old, new)
     with pytest.raises(cardgen.RuleFindingsError):
         cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
-    assert list((out / uptodate.FOLDER).glob("*.json")) == []
+    assert stamps(out) == []
     g.edit("components/cards.yaml", new, old)   # back as it was: built again all the same, and stamped
     before = (out / "particles-in-circle/en/manifest.json").stat()
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert built_again(out / "particles-in-circle/en", before)
-    assert len(list((out / uptodate.FOLDER).glob("*.json"))) == 1
+    assert len(stamps(out)) == 1
 
 
 def test_the_command_refuses_a_deck_the_rules_find_wrong(game_copy, tmp_path):
@@ -230,4 +235,4 @@ def test_an_input_changed_while_the_build_ran_leaves_no_stamp(game_copy, tmp_pat
     monkeypatch.setattr(gates, "check_rules", edit_meanwhile)
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert (out / "particles-in-circle/en/cards.pdf").is_file()
-    assert list((out / uptodate.FOLDER).glob("*.json")) == []
+    assert stamps(out) == []
