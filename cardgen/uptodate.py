@@ -203,6 +203,7 @@ class Snapshot:
 
     taken_ns: int
     files: dict[str, Entry]
+    hashed: int = 0      # files whose signature did not vouch for them
 
 
 @dataclass
@@ -286,6 +287,7 @@ def snapshot(req: Request, previous: dict | None) -> Snapshot:
     since = int(previous["recorded_ns"]) if previous else 0
     budget = [MAX_FILES]
     files: dict[str, Entry] = {}
+    hashed = 0
     for root in req.roots:
         for rel, sig in walk(root, budget).items():
             path = os.path.join(root, rel)
@@ -293,11 +295,12 @@ def snapshot(req: Request, previous: dict | None) -> Snapshot:
             if old is not None and tuple(old[:4]) == sig and not _racy(sig, since):
                 files[path] = (*sig, str(old[4]))
             else:
+                hashed += 1
                 try:
                     files[path] = (*sig, _sha256(path))
                 except OSError as exc:
                     raise Doubt(str(exc)) from None
-    return Snapshot(taken, files)
+    return Snapshot(taken, files, hashed)
 
 
 def verdict(req: Request) -> Verdict:
@@ -324,8 +327,7 @@ def _compare(req: Request, stamp: dict, snap: Snapshot) -> Verdict:
     inputs: dict[str, list] = stamp["inputs"]
     changed = {p for p in inputs.keys() ^ snap.files.keys()}
     changed |= {p for p, e in snap.files.items() if p in inputs and inputs[p][4] != e[4]}
-    moved = any(tuple(inputs[p][:4]) != e[:4] for p, e in snap.files.items() if p in inputs)
-    refresh = moved
+    refresh = snap.hashed > 0   # a signature moved, or was too recent to trust: the next no-op need not hash
     for path, old in stamp["files"].items():   # single files: the cairo library, the printer settings
         now = _file_entry(path, old, since)
         refresh |= now is not None and old is not None and tuple(now[:4]) != tuple(old[:4])
@@ -398,7 +400,6 @@ class Recorder:
         self.report = report
         self.lines: list[tuple[bool, str]] | None = None
         self.back_offset_saved = back_offset_saved
-        self.written = False
 
     @property
     def request(self) -> Request:
@@ -425,7 +426,7 @@ class Recorder:
             stamp = self._stamp(games, results, checked, before)
         except (Doubt, OSError):
             return
-        self.written = write(self.request, stamp)
+        write(self.request, stamp)
 
     def _stamp(self, games: list, results: list, checked: bool, before: Snapshot) -> dict:
         from .loader import SHARED_TEMPLATES
