@@ -11,35 +11,38 @@ do — :func:`build` runs the check gate first, as ``cardgen build`` does::
     assert report.ok, [str(f) for f in report.findings]
     cardgen.build(game, cardgen.BuildOptions(lang="all"))   # → output/qcd/<lang>/*.pdf
 
-``load_game``, ``check`` and ``discover_games`` are imported at once; ``build``, ``render``,
-``export``, ``languages`` and ``BuildOptions`` on first use, so a program (or command) that
-only checks never loads the drawing and PDF libraries. ``cardgen.build``, ``cardgen.render``
-and ``cardgen.export`` are the stages' modules, callable as :func:`cardgen.api.build`,
-:func:`~cardgen.api.render` and :func:`~cardgen.api.export` (see :mod:`cardgen._callable`), so
-``from cardgen.build import BuildOptions`` keeps working.
+Every name is imported on first use, so a program (or command) pays only for what it uses:
+one that only checks never loads the drawing and PDF libraries, and ``cardgen build`` with
+nothing to do (see :mod:`cardgen.uptodate`) loads neither the games nor the rules.
+``cardgen.build``, ``cardgen.render``, ``cardgen.export`` and ``cardgen.check`` are the
+stages' modules, callable as :func:`cardgen.api.build`, :func:`~cardgen.api.render`,
+:func:`~cardgen.api.export` and :func:`cardgen.check.check` (see :mod:`cardgen._callable`),
+so ``from cardgen.build import BuildOptions`` keeps working.
 """
 
 from typing import Any
 
 __version__ = "0.1.0"
 
-from .check import check, check_game  # noqa: E402
-from .errors import CardgenError, Finding, InputError, Location, Report  # noqa: E402
-from .loader import discover_games, load_game, load_games  # noqa: E402
-from .model import Card, Component, Game, Table  # noqa: E402
-
-_LAZY = {"languages": "api", "BuildOptions": "build", "GameBuild": "build",
-         "RuleFindingsError": "build"}
+#: name → the module it comes from (imported on first use)
+_LAZY = {"languages": "api", "BuildOptions": "build", "GameBuild": "build", "RuleFindingsError": "build",
+         "check_game": "check", "CardgenError": "errors", "Finding": "errors", "InputError": "errors",
+         "Location": "errors", "Report": "errors", "discover_games": "loader", "load_game": "loader",
+         "load_games": "loader", "Card": "model", "Component": "model", "Game": "model", "Table": "model"}
+#: the stage modules that are also the library's functions
+_CALLABLE = ("build", "render", "export", "check")
 
 
 def __getattr__(name: str) -> Any:
-    """``build`` (the callable package), ``render``, ``export``, ``languages``: imported on first use."""
+    """Each public name, imported on first use."""
     import importlib
 
-    if name in ("build", "render", "export"):   # the stage modules, callable as the API's functions
+    if name in _CALLABLE:
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'cardgen' has no attribute {name!r}")
 
 

@@ -26,11 +26,43 @@ def build(games: Game | str | Path | Iterable[Game | str | Path], options: Any =
     default: English, A4, into ``output/``). Games are given loaded, or as ids or folders.
     Returns one :class:`~cardgen.build.GameBuild` per game and language. Raises
     :class:`~cardgen.build.RuleFindingsError` (its ``findings`` listed) for a deck the rules
-    find wrong; nothing is written then."""
+    find wrong; nothing is written then.
+
+    Games given as ids or folders are built as ``cardgen build`` builds them: when nothing
+    changed since the last build of the same request, its results are returned without
+    loading a game (see :mod:`cardgen.uptodate`; ``options.cache=False`` builds anyway).
+    Loaded games may differ from their files, so they are always built."""
+    from . import uptodate
     from .build import BuildOptions, build as build_stage
 
     options = options or BuildOptions()
-    return build_stage(_games(games, options.games_dirs), options, jobs, on_done, on_wait, check=check)
+    named = [games] if isinstance(games, (Game, str, Path)) else list(games)
+    stamp = None
+    if options.cache and all(isinstance(g, (str, Path)) for g in named):
+        verdict = uptodate.verdict(uptodate.request(options.out, named, options.games_dirs, (),
+                                                    {**uptodate.options_of(options), "check": check}))
+        results = _stamped(verdict)
+        if results is not None:
+            for result in results:
+                if on_done:
+                    on_done(result)
+            return results
+        stamp = uptodate.Recorder(verdict, back_offset_saved=options.back_offset is None)
+    return build_stage(_games(named, options.games_dirs), options, jobs, on_done, on_wait, check=check, stamp=stamp)
+
+
+def _stamped(verdict: Any) -> list | None:
+    """The results of the stamped build, if it is up to date and they can be read."""
+    if not verdict.fresh:
+        return None
+    try:
+        results = verdict.results()
+    except (KeyError, TypeError, ValueError):
+        return None
+    from .uptodate import refresh
+
+    refresh(verdict)
+    return results
 
 
 def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] | None = None,

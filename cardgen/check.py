@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import schema as S
+from ._callable import make_callable
 from .errors import Finding, InputError, Location, Report, did_you_mean
 from .model import Game
 from .proof import Choice, Proof
@@ -233,3 +234,6 @@ def _check_one(game: Game, langs: list[str], strict: bool, cache: Path | None
         records = check_records(game)
     passed = not any(f.severity == "error" for f in records[0])
     return records, (render_game(game, langs, strict, cache) if passed else None)
+
+
+make_callable(__name__, "check", __name__)   # cardgen.check(...) is check() above (see cardgen._callable)

@@ -20,12 +20,9 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .check import check
 from .cli_help import FullHelpGroup
-from .loader import load_games
 
-from .cli_common import EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors
-from .errors import CardgenError
+from .cli_common import EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors, load_games
 
 
 @click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -141,6 +138,8 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check --lang all               # and every translation fits
       cardgen check games/my-game --json     # for scripts and CI
     """
+    from .check import check
+    from .errors import CardgenError
     from .proofreport import empty_json, report_json, report_text
 
     try:
@@ -207,7 +206,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--sets", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Class sets: print every component N times, each set marked (shape + number) for sorting.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
-@click.option("--no-cache", is_flag=True, help="Render every face again instead of reusing OUT/.cache.")
+@click.option("--no-cache", is_flag=True,
+              help="Build even when nothing changed, rendering every face again instead of reusing OUT/.cache.")
 @click.option("--allow-overflow", is_flag=True,
               help="Print text that does not fit its box (drawn at its smallest size, running over) instead of "
                    "stopping the build.")
@@ -224,38 +224,55 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     """Write print-ready PDFs (all games, every component, English, A4 by default).
 
     \b
+    Nothing to do when nothing changed since the last build of the same command: every input
+    (game data, templates, catalogs, fonts, cardgen itself) and every file it wrote are as they
+    were. --no-cache builds (and renders) everything again.
+
+    \b
     Examples:
       cardgen build                                  # every game into output/
       cardgen build particle-builder --paper a3      # the mat on two A3 sheets
       cardgen build qcd --lang de --sets 8           # eight marked class sets in German
       cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
     """
+    from . import uptodate
+
+    wanted = dict(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin, marks=marks,
+                  back_offset=None if back_offset is None else _parse_offset(back_offset), mode=mode, level=level,
+                  cut_file=cut_file, strict=strict, sets=sets, allow_overflow=allow_overflow,
+                  allow_missing_glyphs=allow_missing_glyphs)
+    verdict = uptodate.verdict(uptodate.request(out, game_ids, games_dirs, font_dirs, {**wanted, "check": True}))
+    if not no_cache and verdict.fresh and (lines := verdict.lines()) is not None:
+        uptodate.refresh(verdict)
+        for err, line in lines:   # what the build printed, the last time it ran with these inputs
+            click.echo(line, err=err)
+        return
     from .build import BuildOptions, RuleFindingsError, build
     from .progress import Progress
 
-    base = BuildOptions(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin,
-                        marks=marks, back_offset=None if back_offset is None else _parse_offset(back_offset),
-                        mode=mode, level=level,
-                        cut_file=cut_file, out=out, games_dirs=games_dirs, strict=strict,
-                        cache=not no_cache, sets=sets, allow_overflow=allow_overflow,
-                        allow_missing_glyphs=allow_missing_glyphs).validated()
+    base = BuildOptions(**wanted, out=out, games_dirs=games_dirs, cache=not no_cache).validated()
+    said: list[tuple[bool, str]] = []
     if back_offset is None and base.back_offset != (0.0, 0.0):
         from .userconfig import config_path
 
-        click.echo(f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-edge "
-                   f"duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)")
+        said.append((False, f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-"
+                            f"edge duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)"))
+        click.echo(said[0][1])
     games = load_games(game_ids, games_dirs, font_dirs)
+    stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results),
+                              back_offset_saved=back_offset is None)
     steps = _build_steps(games, lang)
     try:
         with Progress("building", steps) as step:
             results = build(games, base, jobs=jobs, on_done=lambda result: step(result.game),
                             on_wait=lambda: click.echo(f"waiting for another build writing into {out} ...", err=True),
-                            check=True)   # the stage function leaves the gate to its caller
+                            check=True, stamp=stamp)
     except RuleFindingsError as exc:
         for f in exc.findings:
             click.echo(str(f), err=True)
         _fail(f"cardgen: {exc.message}", EXIT_FINDINGS)
-    _report_builds(games, results)
+    for err, line in (stamp.lines if stamp.lines is not None else _report_lines(games, results))[len(said):]:
+        click.echo(line, err=err)
 
 
 def _build_steps(games: list, lang: str) -> int:
@@ -265,27 +282,28 @@ def _build_steps(games: list, lang: str) -> int:
     return sum(1 for lng in languages(lang, games) for g in games if lang != "all" or lng in available_languages(g))
 
 
-def _report_builds(games: list, results: list) -> None:
-    """Each built game's files, then its warnings, each untranslated string located in the
-    catalogs and the template or data that prints it."""
+def _report_lines(games: list, results: list) -> list[tuple[bool, str]]:
+    """What ``cardgen build`` prints for its results, each line with whether it goes to
+    stderr: each built game's files, then its warnings, each untranslated string located in
+    the catalogs and the template or data that prints it."""
     from .build.report import summary
     from .i18n import MessageLocator
 
     by_id = {g.id: g for g in games}
+    lines: list[tuple[bool, str]] = []
     warnings = 0
     for r in results:
-        for line in summary(r):
-            click.echo(line)
-        for issue in r.issues:
-            click.echo(f"    warning: {issue}", err=True)
+        lines += [(False, line) for line in summary(r)]
+        lines += [(True, f"    warning: {issue}") for issue in r.issues]
         locator = MessageLocator(by_id[r.game], r.lang)
         for msgid, context in r.untranslated:
             where, used = locator.locate(msgid, context)
-            click.echo(f"    warning: {where}: untranslated ({r.lang}): {msgid!r}" + (f" [{context}]" if context else "")
-                       + (f", used at {used}" if used else ""), err=True)
+            lines.append((True, f"    warning: {where}: untranslated ({r.lang}): {msgid!r}"
+                                + (f" [{context}]" if context else "") + (f", used at {used}" if used else "")))
         warnings += len(r.issues) + len(r.untranslated)
     if warnings:
-        click.echo(f"{warnings} warning(s); see text-report.txt next to the PDFs", err=True)
+        lines.append((True, f"{warnings} warning(s); see text-report.txt next to the PDFs"))
+    return lines
 
 
 @main.command("render")

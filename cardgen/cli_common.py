@@ -13,8 +13,6 @@ from typing import Any, Callable
 
 import click
 
-from .errors import CardgenError, file_system_error
-
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
 
@@ -30,23 +28,35 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except CardgenError as exc:
-            _fail(f"cardgen: {exc}", exc.exit_code)
         except KeyboardInterrupt:
             _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
-        except OSError as exc:   # a file or folder the system refused (full disk, read-only folder)
+        except Exception as exc:
+            # cardgen's errors are imported only when one is raised: a build with nothing to do
+            # (see cardgen.uptodate) needs none of them
+            from .errors import CardgenError, file_system_error
+
+            if isinstance(exc, CardgenError):
+                _fail(f"cardgen: {exc}", exc.exit_code)
             if os.environ.get("CARDGEN_DEBUG"):
                 raise
-            err = file_system_error(exc)
-            _fail(f"cardgen: {err}", err.exit_code)
-        except Exception as exc:  # a bug in cardgen itself, not in the user's input
-            if os.environ.get("CARDGEN_DEBUG"):
-                raise
+            if isinstance(exc, OSError):   # a file or folder the system refused (full disk, read-only folder)
+                err = file_system_error(exc)
+                _fail(f"cardgen: {err}", err.exit_code)
+            # a bug in cardgen itself, not in the user's input
             _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
                   f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
     return wrapper
+
+
+def load_games(ids: tuple[str, ...] = (), games_dirs: tuple[Path, ...] = (), font_dirs: tuple[Path, ...] = ()) -> list:
+    """:func:`cardgen.loader.load_games`, imported when a command first loads a game: the
+    loader brings YAML, the model and the physics data, which a build with nothing to do
+    (see :mod:`cardgen.uptodate`) never needs."""
+    from .loader import load_games as load
+
+    return load(ids, games_dirs, font_dirs)
 
 
 games_dir_option = click.option(

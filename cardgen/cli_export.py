@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from .cli_help import FullHelpGroup
-from .loader import load_games
 
 _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
                            show_default=True, help="Files go to OUT/GAME/LANG/.")
@@ -25,7 +24,7 @@ def export() -> None:
 
 # Imported only once ``export`` exists: importing cli runs its last line, which registers this
 # group, so importing this module first (tests, other programs) does not hit a circular import.
-from .cli_common import games_dir_option, handle_errors
+from .cli_common import games_dir_option, handle_errors, load_games
 
 
 @export.command("png")

@@ -25,6 +25,7 @@ STAGE_OF = {
     "pdfwrite": "write", "pdfdoc": "write", "pdfcontent": "write", "pdfmarks": "write", "build": "write",
     "sheets": "write", "sheetlayout": "write", "textlayer": "write", "cutfile": "write", "output": "write",
     "export": "write", "tts_pieces": "write", "tts_text": "write", "tts_validate": "write", "preview": "write",
+    "uptodate": "write",
     "cli": "cli", "cli_export": "cli", "cli_help": "cli", "cli_common": "cli", "serve": "cli", "serve_pages": "cli",
     "api": "cli", "__main__": "cli",
 }

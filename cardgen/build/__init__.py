@@ -32,6 +32,7 @@ from ..model import Game
 from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
 from ..pdfwrite import PdfWriteError, write_calibration
 from ..schedule import Task
+from ..uptodate import Recorder
 from . import gates, report
 from .faces import FaceChunk, render_chunk
 from .gates import RuleFindingsError, TextProblemsError, UntranslatedError
@@ -59,7 +60,8 @@ __all__ = [
 
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
           on_done: Callable[[GameBuild], None] | None = None,
-          on_wait: Callable[[], None] | None = None, *, check: bool = False) -> list[GameBuild]:
+          on_wait: Callable[[], None] | None = None, *, check: bool = False,
+          stamp: Recorder | None = None) -> list[GameBuild]:
     """Build several games using ``jobs`` processes (default: one per core): with ``check``
     the check gate (as ``cardgen build`` and the library's :func:`cardgen.build` do; this
     stage function alone leaves it to its caller) — run in this process while the workers
@@ -75,11 +77,17 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     and options are all unchanged keeps its existing PDF. Every face is rendered before any
     file is written: a template error, or an untranslated string with ``strict``, leaves the
     previous outputs untouched.
+
+    ``stamp`` (see :mod:`cardgen.uptodate`): the old stamp of this request is dropped first,
+    the gate sees only the games whose files changed since it, and a new one is written
+    under the lock once everything is in place.
     """
     options, games = options.validated(), list(games)
-    # the check gate alongside the rendering; the rules that measure faces run once the faces
-    # are rendered (gates.check_legibility)
-    gate = Alongside(partial(gates.check_rules, games)) if check else None
+    if stamp:
+        stamp.forget()
+    # the check gate alongside the rendering (for the games whose files changed since the
+    # stamp); the rules that measure faces run once the faces are rendered (gates.check_legibility)
+    gate = Alongside(partial(gates.check_rules, stamp.to_check(games) if stamp else games)) if check else None
     results: list[GameBuild] = []
     with BuildLock(options.out, on_wait=on_wait) as lock:
         for lang in i18n.languages(options.lang, games):
@@ -87,6 +95,8 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
             results += _build_language(todo, replace(options, lang=lang), jobs or os.cpu_count() or 1, on_done,
                                        lock.fileno(), gate, check)
             gate = None   # passed
+        if stamp:
+            stamp.record(games, results, checked=check)
     return results
 
 

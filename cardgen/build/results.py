@@ -63,7 +63,8 @@ def previous_files(folder: Path) -> dict[str, BuiltFile]:
     """The files the last build wrote into this folder, from its manifest (if readable)."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        return {f["component"]: BuiltFile(**f) for f in manifest.get("files", [])}
+        return {f["component"]: BuiltFile(**{**f, "members": tuple(f.get("members", ()))})
+                for f in manifest.get("files", [])}
     except (OSError, ValueError, TypeError, KeyError):
         return {}
 
