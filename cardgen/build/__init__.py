@@ -29,12 +29,12 @@ from ..model import Game
 from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
 from ..pdfwrite import PdfWriteError, write_calibration
 from ..schedule import Task
-from . import gates, report
+from . import gates, report, spool
 from .faces import FaceChunk, render_chunk
 from .gates import RuleFindingsError, TextProblemsError, UntranslatedError
 from .impose import write_job
 from .options import DUPLEX, MARKS, MODES, BuildOptions
-from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, band_plan_of, card_geometry, card_keys,
+from .plan import (MAX_CARDS_PER_PDF, CardKeys, MarkedKeys, Plan, PrintJob, band_plan_of, card_geometry, card_keys,
                    components_for, job_marks, marked_keys, plan, print_jobs)
 from .report import printing_instructions, text_report
 from .results import BuiltFile, GameBuild
@@ -46,7 +46,7 @@ _band_plan = band_plan_of
 _geometry = card_geometry
 
 __all__ = [
-    "DUPLEX", "MARKS", "MAX_DISTINCT_FACES", "MODES", "BuildOptions", "BuiltFile", "CardKeys", "FaceChunk",
+    "DUPLEX", "MARKS", "MAX_CARDS_PER_PDF", "MODES", "BuildOptions", "BuiltFile", "CardKeys", "FaceChunk",
     "GameBuild", "MarkedKeys", "PrintJob", "RuleFindingsError", "TextProblemsError", "UntranslatedError", "build",
     "calibrate", "card_geometry", "card_keys", "components_for", "job_marks", "marked_keys", "print_jobs",
     "printing_instructions", "text_report",
@@ -99,6 +99,7 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int,
         return results
     finally:
         discard(run.staged)
+        spool.remove(run.spools)
         cache.finish()
 
 
@@ -114,6 +115,7 @@ class _Run:
     built: dict[tuple[str, str], BuiltFile] = field(default_factory=dict)
     staged: list[Path] = field(default_factory=list)   # discarded if anything fails before the commit
     kept_sheets: list[Path] = field(default_factory=list)   # rule sheets whose inputs did not change
+    spools: list[str] = field(default_factory=list)   # rendered faces on their way to a PDF (see .spool)
 
     def __post_init__(self) -> None:
         self.refs = {str(g.data_dir): g for g in self.games}
@@ -124,7 +126,7 @@ class _Run:
     def tasks(self) -> list[Task]:
         """A rendering task per piece of work, the costliest (most faces to render) first."""
         o = self.options
-        return [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
+        return [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached),
                      group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
                 for seq, w in enumerate(self.plan.work)]
 
@@ -135,6 +137,7 @@ class _Run:
             self.staged.extend(staged)
             return []
         seq, gid, job_id = task.tag
+        self.spools.append(result.spool)  # type: ignore[attr-defined]
         self.chunks.setdefault((gid, job_id), []).append((seq, result))  # type: ignore[arg-type]
         self.pending[(gid, job_id)] -= 1
         if self.pending[(gid, job_id)]:
