@@ -14,6 +14,7 @@ import tracemalloc
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import pdfplumber
 import pikepdf
 import pytest
 from click.testing import CliRunner
@@ -254,3 +255,29 @@ def test_the_command_reports_the_limit_as_an_error_not_a_traceback(monkeypatch, 
     assert result.exit_code == 2, result.output
     assert "cards.yaml:1" in result.output and "at most 5" in result.output
     assert "Traceback" not in result.output
+
+
+def test_sheet_footers_are_laid_out_without_filling_the_text_caches(tmp_path):
+    """Every sheet's footer is a new text (its sheet number): a deck of thousands of sheets
+    must not fill the text engine's caches with them (~35 KB a footer), nor draw them
+    differently from text laid out the usual way."""
+    from cardgen.text import TextEngine
+    from cardgen.text.shaping import shape_paragraph
+
+    engine = TextEngine.default()
+    text = "Mini · Cards · en · sheet 12345/67890 · fronts"
+    fresh = engine.layout(text, size=1.2, valign="baseline", cache=False)
+    layouts, shapings = engine._layout.cache_info().currsize, shape_paragraph.cache_info().currsize
+    for n in range(30):
+        engine.layout(f"{text} {n}", size=1.2, valign="baseline", cache=False)
+    assert (engine._layout.cache_info().currsize, shape_paragraph.cache_info().currsize) == (layouts, shapings)
+    assert fresh == engine.layout(text, size=1.2, valign="baseline")
+
+    faces = {f"f{i}": render_face(POKER, i) for i in range(3)}
+    placements = [Placement(f"f{i % 3}", None) for i in range(40)]
+    plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=40)
+    before = engine._layout.cache_info().currsize
+    data = write_sheets(placements, faces, POKER, plan, duplex="none", footer="Mini · Cards")
+    assert engine._layout.cache_info().currsize == before
+    with pdfplumber.open(io.BytesIO(data)) as doc:
+        assert len(doc.pages) == 5 and "Mini · Cards · sheet 5/5 · fronts" in doc.pages[4].extract_text()
