@@ -281,3 +281,11 @@ def test_sheet_footers_are_laid_out_without_filling_the_text_caches(tmp_path):
     assert engine._layout.cache_info().currsize == before
     with pdfplumber.open(io.BytesIO(data)) as doc:
         assert len(doc.pages) == 5 and "Mini · Cards · sheet 5/5 · fronts" in doc.pages[4].extract_text()
+
+
+def test_the_face_file_renumbers_references_and_leaves_strings_alone():
+    text = pikepdf.Dictionary(A=pikepdf.String("x(y) 1 0 R"), B=pikepdf.String(b"\x00\xff 2 0 R"),
+                              C=pikepdf.Array([1, 0, 2])).unparse(resolved=True)
+    text = text[:-2] + b"/D 3 0 R /E [4 0 R 5 0 R] /F 1.5 >>"
+    assert pdfdoc._renumbered(lambda n: n + 100, text) == (
+        b"<< /A (x\\(y\\) 1 0 R) /B <00ff203220302052> /C [ 1 0 2 ] /D 103 0 R /E [104 0 R 105 0 R] /F 1.5 >>")
