@@ -16,8 +16,10 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import file_system_error
 
@@ -44,16 +46,30 @@ def next_folder(folder: Path) -> Path:
 def stage(path: Path, data: bytes) -> Path:
     """Write ``data`` as ``path`` will hold it in its folder's next version (flushed to
     disk); returns ``path``. Nothing in the folder itself changes until :func:`commit`."""
-    target = next_folder(path.parent) / path.name
+    with staging(path) as fh:
+        fh.write(data)
+    return path
+
+
+def staged_file(path: Path) -> Path:
+    """Where :func:`stage` and :func:`staging` put what ``path`` will hold."""
+    return next_folder(path.parent) / path.name
+
+
+@contextmanager
+def staging(path: Path) -> Iterator[BinaryIO]:
+    """A file to write what ``path`` will hold into, in its folder's next version, flushed to
+    disk when the block ends: for a file written piece by piece (a deck's PDF) rather than
+    handed over whole (see :func:`stage`)."""
+    target = staged_file(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
     except OSError as exc:
         raise file_system_error(exc, "write", path) from None
-    return path
 
 
 def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:

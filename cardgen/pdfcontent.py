@@ -83,7 +83,7 @@ class Canvas:
 
     def text_width(self, size_pt: float, text: str) -> float:
         """Advance width of one line of text, mm."""
-        return _engine().measure(_one_line(text), size=size_pt / K)
+        return _engine().layout(_one_line(text), size=size_pt / K, cache=False).width   # see GlyphFonts.show
 
     def content(self, fonts: GlyphFonts) -> bytes:
         """The page's content stream; its text's glyphs are registered with ``fonts``."""
@@ -140,7 +140,8 @@ class GlyphFonts:
         """Content-stream operators drawing ``item``: one positioned glyph at a time."""
         if not item.text:
             return b""
-        result = _engine().layout(item.text, size=item.size_pt / K, valign="baseline")
+        # not kept in the engine's cache: a page's text (its footer's sheet number) is met once
+        result = _engine().layout(item.text, size=item.size_pt / K, valign="baseline", cache=False)
         text = item.text
         fs = result.size * K
         ops = ["q 0 g BT"]

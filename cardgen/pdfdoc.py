@@ -5,12 +5,17 @@ Part of the print stage (:mod:`cardgen.pdfwrite`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
+import re
+import tempfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import BinaryIO
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -22,6 +27,11 @@ from .pdfmarks import CUT_LINE_PT
 
 FACE_SIZE_TOLERANCE = 0.5
 """How far (mm) a face PDF may differ from trim + 2 × bleed before it is rejected."""
+
+IN_MEMORY_FACES = 1000
+"""Distinct faces a document keeps in memory (qpdf's copy of a face: ~17 KB, measured on
+the synthetic deck of bench/bench_build.py, so ~17 MB); a document of more reads them from a
+file (see :class:`Doc`)."""
 
 try:
     from isal import isal_zlib as _flate   # Intel ISA-L's deflate, where it has wheels
@@ -56,35 +66,92 @@ class Form:
 
 
 class Doc:
-    """The output PDF: faces imported once each, pages appended, saved deterministically."""
+    """The output PDF: faces imported once each, pages appended, saved deterministically.
+
+    Its memory does not grow with the number of faces. qpdf holds every stream made in
+    memory until it saves (and copies a face's streams into memory when it imports them),
+    but reads a stream of a PDF it opened from a file only while saving. So the faces are
+    read and prepared first (:meth:`prepare`); up to :data:`IN_MEMORY_FACES` of them are
+    kept in memory and imported as pages first draw them, and more are written one by one
+    to a PDF file in a temporary folder (:class:`_FaceFile`) which becomes the document,
+    pages then added to it. A document is the same bytes each time it is written, whichever
+    process drew its faces; one of more than :data:`IN_MEMORY_FACES` faces numbers its
+    objects in another order than one made in memory would, and prints the same.
+
+    Use it as a context manager (or call :meth:`close`): that removes the temporary folder.
+    """
 
     def __init__(self, title: str, creation_epoch: int | None) -> None:
         self.pdf = pikepdf.new()
         self.title = title
         self.epoch = creation_epoch
-        self._sources: list[pikepdf.Pdf] = []  # foreign streams are read at save time
+        self._forms = 0
+        self._sources: list[pikepdf.Pdf] = []  # faces in memory: their streams are read at save time
+        self._prepared: dict[str, _Prepared] = {}
         self._by_key: dict[str, Form] = {}
         self._by_digest: dict[bytes, Form] = {}
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
         self.fonts = GlyphFonts(self.pdf)
 
-    def face(self, key: str, data: bytes, art_w: float, art_h: float) -> Form:
-        """Import a face once (by key, and by content so identical PDFs are shared)."""
+    def __enter__(self) -> "Doc":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Let go of the faces and remove the temporary folder."""
+        self.pdf.close()
+        for src in self._sources:
+            src.close()
+        self._sources.clear()
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def prepare(self, wanted: Iterable[tuple[str | None, float, float]], faces: Mapping[str, bytes]) -> None:
+        """Read and check the faces pages will draw: (key or None, artwork width and height
+        in mm) each; ``faces`` is read one face at a time (it may read them from disk). Once,
+        before anything is drawn."""
+        if self._prepared or self._forms or len(self.pdf.pages):
+            raise PdfWriteError("a document's faces are prepared once, before any page")
+        keys = {key: (w, h) for key, w, h in wanted if key is not None}
+        if len(keys) <= IN_MEMORY_FACES:
+            for key, (w, h) in keys.items():
+                digest, src, xobj = _checked_face(key, faces[key], w, h)
+                self._sources.append(src)
+                self._prepared[key] = _Prepared(digest, w, h, xobj)
+            return
+        self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
+        path = Path(self._folder.name) / "faces.pdf"
+        numbers: dict[bytes, int] = {}
+        try:
+            with _FaceFile(path, self.pdf.pdf_version) as file:
+                for key, (w, h) in keys.items():
+                    digest, src, xobj = _checked_face(key, faces[key], w, h)
+                    if digest not in numbers:
+                        numbers[digest] = file.add(xobj)
+                    src.close()
+                    self._prepared[key] = _Prepared(digest, w, h, number=numbers[digest])
+        except OSError as exc:
+            raise PdfWriteError(f"cannot write the faces to a temporary file in {self._folder.name} ({exc}); "
+                                "free some disk space, or set TMPDIR to a folder with room") from None
+        self.pdf.close()
+        self.pdf = pikepdf.open(path, access_mode=pikepdf.AccessMode.stream)   # not mapped: read as written
+        self.fonts = GlyphFonts(self.pdf)
+
+    def face(self, key: str) -> Form:
+        """A prepared face as a form of this document (by key, and by content so identical
+        PDFs are shared), imported when first drawn."""
         if key in self._by_key:
             return self._by_key[key]
-        digest = hashlib.sha256(data).digest()
-        if digest in self._by_digest:
-            form = self._by_digest[digest]
-        else:
-            src = _open_face(key, data)
-            xobj = _page_form(src)
-            w, h = _box_size_mm(_form_box(xobj))
-            if abs(w - art_w) > FACE_SIZE_TOLERANCE or abs(h - art_h) > FACE_SIZE_TOLERANCE:
-                raise PdfWriteError(
-                    f"face {key!r} is {fmt_mm(w)}×{fmt_mm(h)} mm but the card artwork must be "
-                    f"{fmt_mm(art_w)}×{fmt_mm(art_h)} mm (trim + 2 × bleed); render its SVG at that size"
-                )
-            form = self._adopt(src, xobj, art_w, art_h)
-            self._by_digest[digest] = form
+        face = self._prepared.get(key)
+        if face is None:
+            raise PdfWriteError(f"no rendered face for {key!r}; every face a page draws must be prepared first")
+        form = self._by_digest.get(face.digest)
+        if form is None:
+            obj = self.pdf.copy_foreign(face.xobj) if face.xobj is not None else self.pdf.get_object((face.number, 0))
+            form = self._by_digest[face.digest] = self._form(obj, face.art_w, face.art_h)
         self._by_key[key] = form
         return form
 
@@ -106,19 +173,19 @@ class Doc:
         except Exception as exc:  # cairosvg raises assorted parse errors
             raise PdfWriteError(f"the card's cut_path is not valid SVG path data: {exc}") from None
         src = _open_face("cut outline", data)
-        return self._adopt(src, _page_form(src), card.art_width, card.art_height)
-
-    def _adopt(self, src: pikepdf.Pdf, xobj: pikepdf.Object, art_w: float, art_h: float) -> Form:
-        for key in ("/Metadata", "/PieceInfo", "/LastModified"):
-            if key in xobj:
-                del xobj[key]
         self._sources.append(src)
-        obj = self.pdf.copy_foreign(xobj)
+        xobj = _page_form(src)
+        _strip_metadata(xobj)
+        return self._form(self.pdf.copy_foreign(xobj), card.art_width, card.art_height)
+
+    def _form(self, obj: pikepdf.Object, art_w: float, art_h: float) -> Form:
+        """A form of this document, named in the order pages first draw forms."""
         x0, y0, x1, y1 = _form_box(obj)
         sx, sy = art_w / (x1 - x0), art_h / (y1 - y0)
         # Form space (pt, y up) -> artwork mm (origin top-left, y down).
         to_art = (sx, 0.0, 0.0, -sy, -x0 * sx, y1 * sy)
-        return Form(f"/Fx{len(self._sources) - 1}", obj, to_art)
+        self._forms += 1
+        return Form(f"/Fx{self._forms - 1}", obj, to_art)
 
     def add_page(self, canvas: Canvas) -> pikepdf.Page:
         resources = Dictionary()
@@ -139,7 +206,9 @@ class Doc:
         self.pdf.pages.append(page)
         return self.pdf.pages[-1]
 
-    def save(self, duplex: Duplex) -> bytes:
+    def save(self, duplex: Duplex, to: BinaryIO | None = None) -> bytes:
+        """The finished document's bytes; with ``to``, written to that file instead (as qpdf
+        writes it: a document of thousands of faces is never held whole) and b"" returned."""
         self.fonts.finish()
         prefs = Dictionary(PrintScaling=Name("/None"))
         if duplex == "long":
@@ -155,7 +224,7 @@ class Doc:
             info.CreationDate = pikepdf.String(stamp)
             info.ModDate = pikepdf.String(stamp)
         self.pdf.trailer.Info = self.pdf.make_indirect(info)
-        out = io.BytesIO()
+        out = io.BytesIO() if to is None else to
         self.pdf.save(
             out,
             deterministic_id=True,
@@ -163,7 +232,122 @@ class Doc:
             object_stream_mode=pikepdf.ObjectStreamMode.generate,
             fix_metadata_version=False,
         )
-        return out.getvalue()
+        return out.getvalue() if to is None else b""
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A face read and checked: in memory (``xobj``, its prepared form) or in the document's
+    face file (``number``, its form's object there); drawn at ``art_w`` × ``art_h`` mm."""
+
+    digest: bytes
+    art_w: float
+    art_h: float
+    xobj: pikepdf.Object | None = None
+    number: int = 0
+
+
+def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object]:
+    """A face's digest, its PDF and its page as a form, checked to be the card's artwork size."""
+    src = _open_face(key, data)
+    xobj = _page_form(src)
+    w, h = _box_size_mm(_form_box(xobj))
+    if abs(w - art_w) > FACE_SIZE_TOLERANCE or abs(h - art_h) > FACE_SIZE_TOLERANCE:
+        src.close()
+        raise PdfWriteError(
+            f"face {key!r} is {fmt_mm(w)}×{fmt_mm(h)} mm but the card artwork must be "
+            f"{fmt_mm(art_w)}×{fmt_mm(art_h)} mm (trim + 2 × bleed); render its SVG at that size"
+        )
+    _strip_metadata(xobj)
+    return hashlib.sha256(data).digest(), src, xobj
+
+
+class _FaceFile:
+    """A PDF file written one face at a time, for a document of many faces to be opened from.
+
+    Each face's form is copied into a new, empty document — as it would be into the output —
+    and the copied objects written out as they are, stream data as stored, renumbered to
+    follow the faces before them; nothing is compressed or decoded on the way. Only the
+    object offsets stay in memory: the document opened from the file then holds the same
+    objects it would have copied from each face's own PDF."""
+
+    def __init__(self, path: Path, version: str) -> None:
+        self.path = path
+        self.version = version
+        self.offsets: list[int] = [0, 0, 0]   # by object number; 1 and 2: the catalog and page tree
+        self.fh: BinaryIO | None = None
+
+    def __enter__(self) -> "_FaceFile":
+        self.fh = open(self.path, "wb")
+        self.fh.write(f"%PDF-{self.version}\n%\xe2\xe3\xcf\xd3\n".encode("latin-1"))
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        assert self.fh is not None
+        try:
+            if exc_type is None:
+                self._finish()
+        finally:
+            self.fh.close()
+
+    def add(self, xobj: pikepdf.Object) -> int:
+        """Write a face's form and the objects it uses; the form's object number here."""
+        scratch = pikepdf.new()
+        first = scratch.copy_foreign(xobj).objgen[0]   # the copies follow the catalog and page tree
+        base = len(self.offsets)
+        renumber = functools.partial(_renumbered, lambda n: base + n - first)
+        number = first
+        while (obj := scratch.get_object((number, 0))) is not None:
+            self._write(base + number - first, obj, renumber)
+            number += 1
+        scratch.close()
+        return base
+
+    def _write(self, number: int, obj: pikepdf.Object, renumber: Callable[[bytes], bytes]) -> None:
+        assert self.fh is not None
+        if number == len(self.offsets):
+            self.offsets.append(0)
+        self.offsets[number] = self.fh.tell()
+        if isinstance(obj, pikepdf.Stream):
+            raw = obj.read_raw_bytes()
+            head = obj.stream_dict
+            head.Length = len(raw)
+            self.fh.write(b"%d 0 obj\n%s\nstream\n" % (number, renumber(head.unparse(resolved=True))))
+            self.fh.write(raw)
+            self.fh.write(b"\nendstream\nendobj\n")
+        else:
+            self.fh.write(b"%d 0 obj\n%s\nendobj\n" % (number, renumber(obj.unparse(resolved=True))))
+
+    def _finish(self) -> None:
+        """The catalog and page tree (empty: the document adds its pages), the
+        cross-reference table, the trailer."""
+        assert self.fh is not None
+        for number, text in ((1, b"<< /Pages 2 0 R /Type /Catalog >>"), (2, b"<< /Count 0 /Kids [ ] /Type /Pages >>")):
+            self.offsets[number] = self.fh.tell()
+            self.fh.write(b"%d 0 obj\n%s\nendobj\n" % (number, text))
+        start = self.fh.tell()
+        self.fh.write(b"xref\n0 %d\n0000000000 65535 f \n" % len(self.offsets))
+        self.fh.write(b"".join(b"%010d 00000 n \n" % offset for offset in self.offsets[1:]))
+        self.fh.write(b"trailer\n<< /Root 1 0 R /Size %d >>\nstartxref\n%d\n%%%%EOF\n" % (len(self.offsets), start))
+
+
+#: In qpdf's writing of an object: a string (literal, its parentheses escaped, or hex) or an
+#: indirect reference; references are renumbered, strings left as they are.
+_TOKENS = re.compile(rb"(\((?:\\.|[^\\)])*\))|(<[0-9A-Fa-f\s]*>)|(?<![\w.#+-])(\d+) (\d+) R(?![\w.])")
+
+
+def _renumbered(number: Callable[[int], int], text: bytes) -> bytes:
+    """An object's PDF text with each reference's object number mapped by ``number``."""
+    def swap(m: re.Match[bytes]) -> bytes:
+        return m[0] if m[3] is None else b"%d 0 R" % number(int(m[3]))
+    return _TOKENS.sub(swap, text)
+
+
+def _strip_metadata(xobj: pikepdf.Object) -> None:
+    """Drop what a face's page carried about its own file (XMP, application data, dates)."""
+    for key in ("/Metadata", "/PieceInfo", "/LastModified"):
+        if key in xobj:
+            del xobj[key]
 
 
 def _xml_attr(text: str) -> str:

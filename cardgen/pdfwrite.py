@@ -8,6 +8,10 @@ converts to points (origin bottom-left) and writes.
 Output is byte-for-byte reproducible: no timestamps unless the caller passes one, and
 the document ID is derived from the content.
 
+A writer reads the faces it is given one at a time (a mapping that reads them from disk
+serves), and given a file (``to``) writes the document there rather than returning its
+bytes: a deck of thousands of faces is never held in memory (see :class:`cardgen.pdfdoc.Doc`).
+
 The writers here lay out pages; :mod:`cardgen.pdfdoc` holds the document and imports faces,
 :mod:`cardgen.pdfcontent` writes content streams and the text's fonts, :mod:`cardgen.pdfmarks`
 draws the marks around the artwork.
@@ -15,8 +19,9 @@ draws the marks around the artwork.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from pikepdf import Array
 
@@ -55,6 +60,7 @@ def write_sheets(
     footer: Footer = None,
     title: str = "",
     creation_epoch: int | None = None,
+    to: BinaryIO | None = None,
     registration: bool = False,
 ) -> bytes:
     """Impose the cards on sheets: a fronts page, then (duplex) the matching backs page.
@@ -78,28 +84,29 @@ def write_sheets(
         raise PdfWriteError(f"marks must be 'ticks', 'lines' or 'none', got {marks!r}")
     check_faces(placements, faces)
 
-    doc = Doc(title, creation_epoch)
-    outline = None if card.is_rectangular else doc.outline(card)
-    with_backs = duplex != "none" and any(p.back is not None for p in placements)
-    per = plan.per_sheet
-    sheets = [placements[i : i + per] for i in range(0, len(placements), per)]
-    reg_marks = plan.registration_marks() if registration else ()
-    footer_y = footer_baseline(plan) if footer is not None else None
+    with Doc(title, creation_epoch) as doc:
+        doc.prepare(_keys(placements, card), faces)
+        outline = None if card.is_rectangular else doc.outline(card)
+        with_backs = duplex != "none" and any(p.back is not None for p in placements)
+        per = plan.per_sheet
+        sheets = [placements[i : i + per] for i in range(0, len(placements), per)]
+        reg_marks = plan.registration_marks() if registration else ()
+        footer_y = footer_baseline(plan) if footer is not None else None
 
-    for number, sheet in enumerate(sheets, start=1):
-        canvas = Canvas(plan.paper_w, plan.paper_h)
-        _fronts(doc, canvas, plan, sheet, faces, outline, marks, footer_y)
-        for square in reg_marks:
-            canvas.fill_rect(square)
-        draw_footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
-        doc.add_page(canvas)
-        if with_backs:
+        for number, sheet in enumerate(sheets, start=1):
             canvas = Canvas(plan.paper_w, plan.paper_h)
-            _backs(doc, canvas, plan, sheet, faces, duplex, back_offset)
-            draw_footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
+            _fronts(doc, canvas, plan, sheet, outline, marks, footer_y)
+            for square in reg_marks:
+                canvas.fill_rect(square)
+            draw_footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "fronts")
             doc.add_page(canvas)
+            if with_backs:
+                canvas = Canvas(plan.paper_w, plan.paper_h)
+                _backs(doc, canvas, plan, sheet, duplex, back_offset)
+                draw_footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
+                doc.add_page(canvas)
 
-    return doc.save(duplex if with_backs else "none")
+        return doc.save(duplex if with_backs else "none", to)
 
 
 def write_shared(
@@ -112,6 +119,7 @@ def write_shared(
     footer: Footer = None,
     title: str = "",
     creation_epoch: int | None = None,
+    to: BinaryIO | None = None,
 ) -> bytes:
     """One sheet shared by the pieces of several small components, each component's block
     where its plan puts it (see :func:`cardgen.imposition.stack_bands`), with its own marks;
@@ -122,30 +130,30 @@ def write_shared(
         check_faces(placements, faces)
         if len(placements) > plan.per_sheet:
             raise PdfWriteError("a component sharing a sheet must fit on it")
-    doc = Doc(title, creation_epoch)
-    lowest = max((plan for plan, _ in bands), key=lambda p: p.block_bleed.bottom)
-    first = bands[0][0]
-    footer_y = footer_baseline(lowest) if footer is not None else None
-    with_backs = duplex != "none" and any(p.back is not None for _plan, ps in bands for p in ps)
-    canvas = Canvas(first.paper_w, first.paper_h)
-    for plan, placements in bands:
-        outline = None if plan.card.is_rectangular else doc.outline(plan.card)
-        _fronts(doc, canvas, plan, placements, faces, outline, marks, footer_y)
-    draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "fronts")
-    doc.add_page(canvas)
-    if with_backs:
+    with Doc(title, creation_epoch) as doc:
+        doc.prepare((k for plan, placements in bands for k in _keys(placements, plan.card)), faces)
+        lowest = max((plan for plan, _ in bands), key=lambda p: p.block_bleed.bottom)
+        first = bands[0][0]
+        footer_y = footer_baseline(lowest) if footer is not None else None
+        with_backs = duplex != "none" and any(p.back is not None for _plan, ps in bands for p in ps)
         canvas = Canvas(first.paper_w, first.paper_h)
         for plan, placements in bands:
-            _backs(doc, canvas, plan, placements, faces, duplex, back_offset)
-        draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
+            outline = None if plan.card.is_rectangular else doc.outline(plan.card)
+            _fronts(doc, canvas, plan, placements, outline, marks, footer_y)
+        draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "fronts")
         doc.add_page(canvas)
-    return doc.save(duplex if with_backs else "none")
+        if with_backs:
+            canvas = Canvas(first.paper_w, first.paper_h)
+            for plan, placements in bands:
+                _backs(doc, canvas, plan, placements, duplex, back_offset)
+            draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
+            doc.add_page(canvas)
+        return doc.save(duplex if with_backs else "none", to)
 
 
-def _fronts(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
-            outline: Form | None, marks: Marks, footer_y: float | None) -> None:
+def _fronts(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement], outline: Form | None,
+            marks: Marks, footer_y: float | None) -> None:
     """One sheet's fronts of one plan: artwork, cut guides and tick marks."""
-    card = plan.card
     if marks == "lines":
         draw_cut_lines(canvas, plan, footer_y, len(sheet))
     pieces = list(zip(plan.slots, sheet))
@@ -154,15 +162,15 @@ def _fronts(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement]
         # so no piece's bleed ever covers a neighbour
         for slot, placement in pieces:
             if slot.bleed_polygon != slot.polygon:
-                face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+                face = doc.face(placement.front)
                 canvas.form(face, plan.front_transform(slot), slot.clip, slot.bleed_polygon)
         for slot, placement in pieces:
-            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            face = doc.face(placement.front)
             canvas.form(face, plan.front_transform(slot), slot.clip, slot.polygon)
         canvas.lines(plan.cut_lines(len(sheet)), CUT_LINE_PT, gray=CUT_LINE_GRAY)
     else:
         for slot, placement in pieces:
-            face = doc.face(placement.front, faces[placement.front], card.art_width, card.art_height)
+            face = doc.face(placement.front)
             canvas.form(face, plan.front_transform(slot), slot.clip)
         if outline is not None:
             for slot, _ in pieces:
@@ -171,10 +179,9 @@ def _fronts(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement]
         draw_ticks(canvas, plan, footer_y, len(sheet))
 
 
-def _backs(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement], faces: Mapping[str, bytes],
+def _backs(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement],
            duplex: Duplex, back_offset: tuple[float, float]) -> None:
     """One sheet's backs of one plan, each behind its front."""
-    card = plan.card
     backs = [(slot, p.back) for slot, p in zip(plan.slots, sheet) if p.back is not None]
     passes = ("bleed_polygon", "polygon") if plan.layout == "tessellated" else (None,)
     for outline_of in passes:
@@ -182,10 +189,15 @@ def _backs(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement],
             shape = getattr(slot, outline_of) if outline_of else None
             if outline_of == "bleed_polygon" and slot.bleed_polygon == slot.polygon:
                 continue
-            face = doc.face(key, faces[key], card.art_width, card.art_height)
+            face = doc.face(key)
             transform = plan.back_transform(slot, duplex, back_offset)
             canvas.form(face, transform, plan.back_clip(slot, duplex, back_offset),
                         plan.back_polygon(shape, duplex, back_offset) if shape else None)
+
+
+def _keys(placements: Sequence[Placement], card: CardGeometry) -> Iterable[tuple[str | None, float, float]]:
+    """The faces of some placements, in the order they are placed, with their artwork size."""
+    return ((key, card.art_width, card.art_height) for p in placements for key in (p.front, p.back))
 
 
 def write_single(
@@ -194,6 +206,7 @@ def write_single(
     card: CardGeometry,
     *,
     creation_epoch: int | None = None,
+    to: BinaryIO | None = None,
     title: str = "",
 ) -> bytes:
     """One card per page for print services: page = bleed box, with TrimBox and BleedBox.
@@ -204,21 +217,22 @@ def write_single(
     if not placements:
         raise PdfWriteError("no cards to print; the deck is empty")
     check_faces(placements, faces)
-    doc = Doc(title, creation_epoch)
-    aw, ah, b = card.art_width, card.art_height, card.bleed
-    art = Rect(0.0, 0.0, aw, ah)
-    any_back = any(p.back is not None for p in placements)
-    trim_box = Array([b * K, b * K, (b + card.width) * K, (b + card.height) * K])
-    for placement in placements:
-        keys = [placement.front] + ([placement.back] if any_back else [])
-        for key in keys:
-            canvas = Canvas(aw, ah)
-            if key is not None:
-                canvas.form(doc.face(key, faces[key], aw, ah), (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), art)
-            page = doc.add_page(canvas)
-            page.obj.BleedBox = Array(page.obj.MediaBox)
-            page.obj.TrimBox = trim_box
-    return doc.save("none")
+    with Doc(title, creation_epoch) as doc:
+        doc.prepare(_keys(placements, card), faces)
+        aw, ah, b = card.art_width, card.art_height, card.bleed
+        art = Rect(0.0, 0.0, aw, ah)
+        any_back = any(p.back is not None for p in placements)
+        trim_box = Array([b * K, b * K, (b + card.width) * K, (b + card.height) * K])
+        for placement in placements:
+            keys = [placement.front] + ([placement.back] if any_back else [])
+            for key in keys:
+                canvas = Canvas(aw, ah)
+                if key is not None:
+                    canvas.form(doc.face(key), (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), art)
+                page = doc.add_page(canvas)
+                page.obj.BleedBox = Array(page.obj.MediaBox)
+                page.obj.TrimBox = trim_box
+        return doc.save("none", to)
 
 
 @dataclass(frozen=True)
@@ -245,6 +259,7 @@ def write_tiled(
     margin: float = 5.0,
     overlap: float = 10.0,
     creation_epoch: int | None = None,
+    to: BinaryIO | None = None,
     title: str = "",
     labels: TileLabels = TileLabels(),
 ) -> bytes:
@@ -258,38 +273,40 @@ def write_tiled(
     Several faces (class sets of a mat) are tiled one after the other.
     """
     tiles = plan_tiles(width, height, paper_w, paper_h, margin=margin, overlap=overlap)
-    doc = Doc(title, creation_epoch)
-    names = {(t.row, t.col): t.name for t in tiles.tiles}
-    sources = [face_pdf] if isinstance(face_pdf, bytes) else list(face_pdf)
-    if not sources:
-        raise PdfWriteError("no sheet to tile")
-    for copy, source in enumerate(sources):
-        face = doc.face(f"tiled sheet {copy}", source, width, height)
-        for tile in tiles.tiles:
-            canvas = Canvas(tiles.paper_w, tiles.paper_h)
-            shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
-            area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
-            canvas.form(face, shift, area)
-            for band in (tile.glue_right, tile.glue_below):
-                if band is not None:
-                    draw_glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right,
-                               words=labels.glue)
-            for x, y in tile_crosshairs(tile, tiles.tiles):
-                draw_crosshair(canvas, x + shift[4], y + shift[5], 3.0)
-            draw_crop_ticks(canvas, area)
-            right = names.get((tile.row, tile.col + 1))
-            below = names.get((tile.row + 1, tile.col))
-            parts = [labels.prefix] if labels.prefix else []
-            parts.append(labels.tile.format(name=tile.name, cols=tiles.cols, rows=tiles.rows))
-            if right:
-                parts.append(labels.right.format(name=right))
-            if below:
-                parts.append(labels.below.format(name=below))
-            x, y, room = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
-            line = " · ".join(parts)
-            draw_footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT, room)
-            doc.add_page(canvas)
-    return doc.save("none")
+    with Doc(title, creation_epoch) as doc:
+        names = {(t.row, t.col): t.name for t in tiles.tiles}
+        sources = [face_pdf] if isinstance(face_pdf, bytes) else list(face_pdf)
+        if not sources:
+            raise PdfWriteError("no sheet to tile")
+        names_of = [f"tiled sheet {copy}" for copy in range(len(sources))]
+        doc.prepare(((name, width, height) for name in names_of), dict(zip(names_of, sources)))
+        for name in names_of:
+            face = doc.face(name)
+            for tile in tiles.tiles:
+                canvas = Canvas(tiles.paper_w, tiles.paper_h)
+                shift = (1.0, 0.0, 0.0, 1.0, margin - tile.region.x, margin - tile.region.y)
+                area = tile.region.moved(margin - tile.region.x, margin - tile.region.y)
+                canvas.form(face, shift, area)
+                for band in (tile.glue_right, tile.glue_below):
+                    if band is not None:
+                        draw_glue_band(canvas, band.moved(shift[4], shift[5]), vertical=band is tile.glue_right,
+                                   words=labels.glue)
+                for x, y in tile_crosshairs(tile, tiles.tiles):
+                    draw_crosshair(canvas, x + shift[4], y + shift[5], 3.0)
+                draw_crop_ticks(canvas, area)
+                right = names.get((tile.row, tile.col + 1))
+                below = names.get((tile.row + 1, tile.col))
+                parts = [labels.prefix] if labels.prefix else []
+                parts.append(labels.tile.format(name=tile.name, cols=tiles.cols, rows=tiles.rows))
+                if right:
+                    parts.append(labels.right.format(name=right))
+                if below:
+                    parts.append(labels.below.format(name=below))
+                x, y, room = tile_label_position(area, tiles.paper_w, tiles.paper_h, margin)
+                line = " · ".join(parts)
+                draw_footer(canvas, lambda *_: line, y, x, 0, 0, "", TILE_LABEL_PT, room)
+                doc.add_page(canvas)
+        return doc.save("none", to)
 
 
 def write_calibration(
@@ -323,30 +340,30 @@ def write_calibration(
         (paper_w - inset, paper_h - inset),
     ]
     edge = "long" if duplex == "long" else "short"
-    doc = Doc("cardgen printer calibration", creation_epoch)
+    with Doc("cardgen printer calibration", creation_epoch) as doc:
 
-    front = Canvas(paper_w, paper_h)
-    for x, y in targets:
-        draw_vernier(front, x, y, sign_x, sign_y)
-    bar_y = paper_h / 2 + 22
-    draw_scale_bar(front, paper_w / 2 - 50, bar_y)
-    lines = [
-        f"Print both pages double-sided, flip on {edge} edge, at 100 % (no 'fit to page').",
-        "Hold the sheet against a light. At each target, the back's vertical line crosses the",
-        "horizontal scale at X and its horizontal line crosses the vertical scale at Y.",
-        "Use the average as: --back-offset X,Y  (mm). Check the bar above measures 100 mm.",
-    ]
-    for i, line in enumerate(lines):
-        front.text(paper_w / 2 - 50, bar_y + 10 + 3.5 * i, 7, line)
-    doc.add_page(front)
+        front = Canvas(paper_w, paper_h)
+        for x, y in targets:
+            draw_vernier(front, x, y, sign_x, sign_y)
+        bar_y = paper_h / 2 + 22
+        draw_scale_bar(front, paper_w / 2 - 50, bar_y)
+        lines = [
+            f"Print both pages double-sided, flip on {edge} edge, at 100 % (no 'fit to page').",
+            "Hold the sheet against a light. At each target, the back's vertical line crosses the",
+            "horizontal scale at X and its horizontal line crosses the vertical scale at Y.",
+            "Use the average as: --back-offset X,Y  (mm). Check the bar above measures 100 mm.",
+        ]
+        for i, line in enumerate(lines):
+            front.text(paper_w / 2 - 50, bar_y + 10 + 3.5 * i, 7, line)
+        doc.add_page(front)
 
-    back = Canvas(paper_w, paper_h)
-    for x, y in targets:
-        bx, by = apply(flip, x, y)
-        draw_crosshair(back, bx, by, 8.0, with_halo=False)
-    back.text(paper_w / 2 - 30, paper_h / 2 + 30, 7, f"back side - flipped on the {edge} edge")
-    doc.add_page(back)
-    return doc.save(duplex)
+        back = Canvas(paper_w, paper_h)
+        for x, y in targets:
+            bx, by = apply(flip, x, y)
+            draw_crosshair(back, bx, by, 8.0, with_halo=False)
+        back.text(paper_w / 2 - 30, paper_h / 2 + 30, 7, f"back side - flipped on the {edge} edge")
+        doc.add_page(back)
+        return doc.save(duplex)
 
 
 __all__ = [

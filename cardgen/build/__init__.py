@@ -33,12 +33,12 @@ from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
 from ..pdfwrite import PdfWriteError, write_calibration
 from ..schedule import Task
 from ..uptodate import Recorder
-from . import gates, report
+from . import gates, report, spool
 from .faces import FaceChunk, render_chunk
 from .gates import RuleFindingsError, TextProblemsError, UntranslatedError
 from .impose import write_job
 from .options import DUPLEX, MARKS, MODES, BuildOptions
-from .plan import (MAX_DISTINCT_FACES, CardKeys, MarkedKeys, Plan, PrintJob, RenderWork, band_plan_of,
+from .plan import (MAX_CARDS_PER_PDF, CardKeys, MarkedKeys, Plan, PrintJob, RenderWork, band_plan_of,
                    card_geometry, card_keys, components_for, job_marks, marked_keys, plan, print_jobs)
 from .report import printing_instructions, text_report
 from .results import BuiltFile, GameBuild
@@ -51,7 +51,7 @@ _band_plan = band_plan_of
 _geometry = card_geometry
 
 __all__ = [
-    "DUPLEX", "MARKS", "MAX_DISTINCT_FACES", "MODES", "BuildOptions", "BuiltFile", "CardKeys", "FaceChunk",
+    "DUPLEX", "MARKS", "MAX_CARDS_PER_PDF", "MODES", "BuildOptions", "BuiltFile", "CardKeys", "FaceChunk",
     "GameBuild", "MarkedKeys", "PrintJob", "RuleFindingsError", "TextProblemsError", "UntranslatedError", "build",
     "calibrate", "card_geometry", "card_keys", "components_for", "job_marks", "marked_keys", "print_jobs",
     "printing_instructions", "text_report",
@@ -126,6 +126,7 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, on_done
     finally:
         if run is not None:
             discard(run.staged)
+            spool.remove(run.spools)
         cache.finish()
 
 
@@ -149,6 +150,7 @@ class _Run:
     held: list[Task] = field(default_factory=list)          # follow-ups that stage files, until the gate passes
     unstaged: list[SheetFile] = field(default_factory=list)  # rendered sheets, until the gate passes
     outstanding: int = 0                                     # tasks handed to the scheduler, not yet finished
+    spools: list[str] = field(default_factory=list)   # rendered faces on their way to a PDF (see .spool)
 
     def __post_init__(self) -> None:
         self.refs = {str(g.data_dir): g for g in self.games}
@@ -162,7 +164,7 @@ class _Run:
         then a task per rule sheet or answer key to render (last: a worker with nothing of
         its own left takes them first, see :mod:`cardgen.schedule`)."""
         o = self.options
-        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, w.cached),
+        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached),
                       group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
                  for seq, w in enumerate(self.plan.work)]
         tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest), group=gid, cost=SHEET_COST,
@@ -207,6 +209,7 @@ class _Run:
             self.staged.extend(staged)
             return []
         seq, gid, job_id = task.tag
+        self.spools.append(result.spool)  # type: ignore[attr-defined]
         self.chunks.setdefault((gid, job_id), []).append((seq, result))  # type: ignore[arg-type]
         self.pending[(gid, job_id)] -= 1
         if self.pending[(gid, job_id)]:

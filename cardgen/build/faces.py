@@ -15,6 +15,7 @@ from ..errors import CardgenError
 from ..model import Component
 from ..render import Face, TemplateError, TextIssue
 from .plan import MarkedKeys
+from .spool import Places, Spool
 from .workers import bench
 
 
@@ -23,53 +24,72 @@ class FaceChunk:
     """Some cards of one component, rendered: the unit of parallel work.
 
     ``order`` keeps each card's faces and copies in deck order, so the imposed sheets do not
-    depend on which process rendered what; ``pdfs`` holds each distinct face once, and
-    ``measured`` its template and printed texts (for the legibility gate)."""
+    depend on which process rendered what; each distinct face is written once to the spool
+    file ``spool``, ``places`` saying where (see :mod:`.spool`): a chunk carries no face's
+    bytes, whatever the deck's size. ``measured``: each distinct face's template and printed
+    texts (for the legibility gate, :func:`..gates.measured_faces`)."""
 
     component: str
     order: list[tuple[str, str | None, int]]
-    pdfs: dict[str, bytes]
+    spool: str
+    places: Places
     issues: list[TextIssue]
     missing: list[tuple[str, str]]
     measured: dict[str, tuple[str, tuple[dict, ...]]] = field(default_factory=dict)
 
 
+#: Rendered faces stored in the cache together, in one transaction (they are held until then).
+CACHE_BATCH = 64
+
+
 def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,
-                 cached: frozenset[str] | None = None) -> FaceChunk:
-    """Render the faces of some cards to SVG and then PDF, or take them from the face cache.
-    ``cached``: the keys the cache held when the build looked (None: look each one up);
-    the others are not looked for again."""
+                 spool_dir: Path, cached: frozenset[str] | None = None) -> FaceChunk:
+    """Render the faces of some cards to SVG and then PDF, or take them from the face cache;
+    each distinct face is written to a spool file in ``spool_dir``. ``cached``: the keys the
+    cache held when the build looked (None: look each one up); the others are not looked
+    for again."""
     cache = FaceCache(cache_root)
-    chunk = FaceChunk(comp_id, [], {}, [], [])
+    order: list[tuple[str, str | None, int]] = []
+    issues: list[TextIssue] = []
     missing: set[tuple[str, str]] = set()
     rendered: list[tuple[str, CachedFace]] = []
-    for card_id, count, front_ck, back_ck, mark in cards:
-        keys: list[str | None] = []
-        for side, ck in (("front", front_ck), ("back", back_ck)):
-            if ck is None:
-                keys.append(None)
-                continue
-            hit = cache.get(ck) if cached is None or ck in cached else None
-            if hit is None:
-                hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, chunk)
-                rendered.append((ck, hit))
-            chunk.pdfs.setdefault(hit.svg_key, hit.pdf)
-            chunk.measured.setdefault(hit.svg_key, (hit.template, hit.texts))
-            chunk.issues.extend(hit.issues)
-            missing.update(hit.missing)
-            keys.append(hit.svg_key)
-        chunk.order.append((keys[0], keys[1], count))
+    measured: dict[str, tuple[str, tuple[dict, ...]]] = {}
+    with Spool(spool_dir) as spool:
+        for card_id, count, front_ck, back_ck, mark in cards:
+            keys: list[str | None] = []
+            for side, ck in (("front", front_ck), ("back", back_ck)):
+                if ck is None:
+                    keys.append(None)
+                    continue
+                hit = cache.get(ck) if cached is None or ck in cached else None
+                if hit is None:
+                    hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, spool, measured)
+                    rendered.append((ck, hit))
+                    if len(rendered) >= CACHE_BATCH:
+                        _store(cache, rendered, game_ref, lang, comp_id)
+                spool.add(hit.svg_key, hit.pdf)
+                measured.setdefault(hit.svg_key, (hit.template, hit.texts))
+                issues.extend(hit.issues)
+                missing.update(hit.missing)
+                keys.append(hit.svg_key)
+            order.append((keys[0], keys[1], count))
+    _store(cache, rendered, game_ref, lang, comp_id)
+    return FaceChunk(comp_id, order, str(spool.path), spool.places, issues, sorted(missing), measured)
+
+
+def _store(cache: FaceCache, rendered: list[tuple[str, CachedFace]], game_ref: str, lang: str, comp_id: str) -> None:
+    """Store rendered faces in the cache, and let go of them."""
     if rendered:
         game = bench().game(game_ref)
         cache.put(rendered, face_scope(game, lang, game.components[comp_id]))
-    chunk.missing = sorted(missing)
-    return chunk
+        rendered.clear()
 
 
 def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mark, cache_root: Path | None,
-            done: FaceChunk) -> CachedFace:
+            spool: Spool, measured: dict[str, tuple[str, tuple[dict, ...]]]) -> CachedFace:
     """One face rendered, drawn and its printed texts measured as the legibility rules read
-    them (unless ``done``, the chunk so far, has drawn and measured the same face)."""
+    them — unless this task has already drawn and measured the same face (``spool`` and
+    ``measured``, by SVG key)."""
     from ..legibility import printed_texts, texts_as_data
 
     game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
@@ -77,9 +97,9 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
     reads = tuple((str(p), file_digest(p)) for p in face.reads)
-    if face.key in done.pdfs:
-        template, texts = done.measured[face.key]
-        return CachedFace(face.key, done.pdfs[face.key], result.issues, result.missing, reads, template, texts)
+    if face.key in spool.places:
+        template, texts = measured[face.key]
+        return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)
     return CachedFace(face.key, _drawn(face, comp, side), result.issues, result.missing, reads, face.template,
                       tuple(texts_as_data(printed_texts(face))))
 

@@ -9,22 +9,24 @@ is tiled over several sheets; ``--mode single`` writes one piece per page.
 from __future__ import annotations
 
 import hashlib
-import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .. import i18n
-from ..errors import InputError
+from ..errors import InputError, file_system_error
 from ..imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
                           plan_sheet, plan_tiles, stack_bands)
 from ..model import Component, Game
-from ..output import source_date_epoch, stage
+from ..output import source_date_epoch, stage, staged_file, staging
 from ..pdfwrite import PdfWriteError, write_shared, write_sheets, write_single, write_tiled
-from . import report
+from . import report, spool
 from .faces import FaceChunk
 from .options import BuildOptions
 from .plan import PrintJob, band_plan_of, card_geometry, job_marks, print_jobs
 from .results import BuiltFile
+from .spool import SpooledFaces
 from .workers import bench
 
 
@@ -32,7 +34,6 @@ from .workers import bench
 class _Layout:
     """What writing a job's pages produced, for its manifest row."""
 
-    data: bytes
     layout: str
     per_sheet: int
     sheets: int
@@ -44,55 +45,66 @@ class _Layout:
 def write_job(game_ref: str, job_id: str, chunks: list[FaceChunk], options: BuildOptions,
               inputs: str) -> tuple[BuiltFile, list[Path]]:
     """Impose one print job's rendered faces; its PDF (and cut file) are staged. The job is
-    named by id (a task's arguments travel to a worker process; the game is there already)."""
+    named by id (a task's arguments travel to a worker process; the game is there already).
+    The faces are read from the chunks' spool files as they are placed, and the PDF written
+    straight to its file: memory does not grow with the deck (see :class:`cardgen.pdfdoc.Doc`)."""
     game = bench().game(game_ref)
     job = next(j for j in print_jobs(game, options.level, options) if j.id == job_id)
-    pdfs: dict[str, bytes] = {}
     placements: list[Placement] = []
     by_component: dict[str, list[Placement]] = {}
     for chunk in chunks:
-        pdfs.update(chunk.pdfs)
         for front, back, count in chunk.order:
             placements.extend([Placement(front, back)] * count)
             by_component.setdefault(chunk.component, []).extend([Placement(front, back)] * count)
-    if job.members:
-        return _write_shared(game, job, by_component, pdfs, options, inputs)
+    try:
+        with SpooledFaces((chunk.spool, chunk.places) for chunk in chunks) as faces:
+            if job.members:
+                return _write_shared(game, job, by_component, faces, options, inputs)
+            return _write_one(game, job, placements, faces, options, inputs)
+    finally:
+        spool.remove(chunk.spool for chunk in chunks)
+
+
+def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Mapping[str, bytes],
+               options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[Path]]:
+    """One component's (or spare set's) PDF, on sheets, tiled or one piece per page."""
     comp = job.comp
     folder = options.out / game.id / options.lang
     _ = report.translating(i18n.translator(game, options.lang))
     footer = report.footer(_, game, report.job_name(_, comp, job.spare_level is not None), options.lang)
     title = f"{game.name} – {comp.name} ({options.lang})"
-    staged: list[Path] = []
+    path = folder / f"{job.id}.pdf"
+    staged: list[Path] = [path]
     try:
-        if options.mode == "single":
-            laid = _single(placements, pdfs, comp, title)
-        else:
-            laid, cut_svg = _on_sheets(placements, pdfs, comp, options, footer, title, _)
-            if cut_svg is not None:
-                staged.append(stage(folder / f"{job.id}-cut.svg", cut_svg))
+        with staging(path) as to:
+            if options.mode == "single":
+                laid = _single(placements, faces, comp, title, to)
+            else:
+                laid, cut_svg = _on_sheets(placements, faces, comp, options, footer, title, _, to)
+                if cut_svg is not None:
+                    staged.append(stage(folder / f"{job.id}-cut.svg", cut_svg))
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
-    path = folder / f"{job.id}.pdf"
-    staged.append(stage(path, laid.data))
     marks = job_marks(game, job, options.sets)
+    sha256, pages = _written(path)
     return BuiltFile(str(path.relative_to(options.out)), job.id, options.sheet().label, laid.layout,
-                     page_count(laid.data), laid.per_sheet, len(placements), len(pdfs),
-                     hashlib.sha256(laid.data).hexdigest(), inputs, sheets=laid.sheets, double_sided=laid.double,
+                     pages, laid.per_sheet, len(placements), len(faces), sha256, inputs, sheets=laid.sheets, double_sided=laid.double,
                      cuts=laid.cuts, sets=options.sets, spare_of=comp.id if job.spare_level is not None else "",
                      level_mark=marks[0].level if marks[0] else None, bleed_note=laid.note), staged
 
 
-def _single(placements: list[Placement], pdfs: dict[str, bytes], comp: Component, title: str) -> _Layout:
+def _single(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, title: str,
+            to: BinaryIO) -> _Layout:
     """One piece per page, for print services."""
     geometry = card_geometry(comp)
-    data = write_single(placements, pdfs, geometry, creation_epoch=source_date_epoch(), title=title)
+    write_single(placements, faces, geometry, creation_epoch=source_date_epoch(), title=title, to=to)
     cuts = len(placements) * (4 if comp.shape.is_rectangular else len(geometry.outline or ()) or 1)
-    return _Layout(data, "one card per page, bleed box = page, TrimBox/BleedBox set", 1, len(placements), cuts,
+    return _Layout("one card per page, bleed box = page, TrimBox/BleedBox set", 1, len(placements), cuts,
                    any(p.back for p in placements))
 
 
-def _on_sheets(placements: list[Placement], pdfs: dict[str, bytes], comp: Component, options: BuildOptions,
-               footer: report.Footer, title: str, _: report.Say) -> tuple[_Layout, bytes | None]:
+def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, options: BuildOptions,
+               footer: report.Footer, title: str, _: report.Say, to: BinaryIO) -> tuple[_Layout, bytes | None]:
     """A grid of pieces per sheet, and the cut file when asked for (shaped pieces); a single
     card larger than the paper is tiled instead."""
     paper, geometry = options.sheet(), card_geometry(comp)
@@ -106,31 +118,31 @@ def _on_sheets(placements: list[Placement], pdfs: dict[str, bytes], comp: Compon
     except ImpositionError:
         if len(comp.cards) != 1:
             raise
-        return _tiled(placements, pdfs, comp, options, footer, title, _), None
-    data = write_sheets(placements, pdfs, geometry, plan, duplex=options.duplex, marks=options.marks,
-                        back_offset=options.back_offset, footer=footer, title=title,
-                        creation_epoch=source_date_epoch(), registration=cutting)
-    laid = _Layout(data, plan.describe(), plan.per_sheet, -(-len(placements) // plan.per_sheet),
+        return _tiled(placements, faces, comp, options, footer, title, _, to), None
+    write_sheets(placements, faces, geometry, plan, duplex=options.duplex, marks=options.marks,
+                 back_offset=options.back_offset, footer=footer, title=title,
+                 creation_epoch=source_date_epoch(), registration=cutting, to=to)
+    laid = _Layout(plan.describe(), plan.per_sheet, -(-len(placements) // plan.per_sheet),
                    plan.cuts(len(placements)), options.duplex != "none" and any(p.back for p in placements),
                    plan.note if plan.bleed_given_up else "")
     return laid, _cut_svg(geometry, plan, len(placements)) if cutting else None
 
 
-def _tiled(placements: list[Placement], pdfs: dict[str, bytes], comp: Component, options: BuildOptions,
-           footer: report.Footer, title: str, _: report.Say) -> _Layout:
+def _tiled(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, options: BuildOptions,
+           footer: report.Footer, title: str, _: report.Say, to: BinaryIO) -> _Layout:
     """A piece larger than the paper (a game board), in overlapping tiles to glue together."""
     paper = options.sheet()
     tiles = plan_tiles(comp.width, comp.height, paper.width, paper.height, margin=options.margin)
-    data = write_tiled([pdfs[p.front] for p in placements], comp.width, comp.height, paper.width,
-                       paper.height, margin=options.margin, creation_epoch=source_date_epoch(), title=title,
-                       labels=report.tile_labels(_, footer.prefix))
+    write_tiled([faces[p.front] for p in placements], comp.width, comp.height, paper.width,
+                paper.height, margin=options.margin, creation_epoch=source_date_epoch(), title=title,
+                labels=report.tile_labels(_, footer.prefix), to=to)
     larger = "" if paper.name == "a3" else "; or build with --paper a3 for fewer, larger sheets"
     layout = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets "
               f"({tiles.describe()}{larger})")
-    return _Layout(data, layout, 0, len(placements) * len(tiles.tiles), len(placements) * tiles.cuts())
+    return _Layout(layout, 0, len(placements) * len(tiles.tiles), len(placements) * tiles.cuts())
 
 
-def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placement]], pdfs: dict[str, bytes],
+def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placement]], faces: Mapping[str, bytes],
                   options: BuildOptions, inputs: str) -> tuple[BuiltFile, list[Path]]:
     """Small components on one shared sheet: each block stacked under the previous one."""
     paper = options.sheet()
@@ -138,25 +150,27 @@ def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placemen
     bands = stack_bands([(band_plan_of(c, paper, options), len(placements[c.id])) for c in job.members],
                         margin=options.margin)
     names = " + ".join(_(c.name, "component") for c in job.members)
+    path = options.out / game.id / options.lang / f"{job.id}.pdf"
     try:
-        data = write_shared([(plan, placements[c.id]) for plan, c in zip(bands, job.members)], pdfs,
-                            duplex=options.duplex, marks=options.marks, back_offset=options.back_offset,
-                            footer=report.footer(_, game, names, options.lang),
-                            title=f"{game.name} – {names} ({options.lang})", creation_epoch=source_date_epoch())
+        with staging(path) as to:
+            write_shared([(plan, placements[c.id]) for plan, c in zip(bands, job.members)], faces,
+                         duplex=options.duplex, marks=options.marks, back_offset=options.back_offset,
+                         footer=report.footer(_, game, names, options.lang),
+                         title=f"{game.name} – {names} ({options.lang})", creation_epoch=source_date_epoch(), to=to)
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{job.id}: {exc}", job.comp.location, "choose a larger --paper") from None
-    path = options.out / game.id / options.lang / f"{job.id}.pdf"
     layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
         f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
     double = options.duplex != "none" and any(p.back for ps in placements.values() for p in ps)
     levels = [m.level for c in job.members for m in job_marks(game, job, options.sets, c)[:1] if m]
     pieces = sum(len(ps) for ps in placements.values())
-    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, page_count(data), pieces,
-                      pieces, len(pdfs), hashlib.sha256(data).hexdigest(), inputs,
+    sha256, pages = _written(path)
+    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, pages, pieces,
+                      pieces, len(faces), sha256, inputs,
                       sheets=1, double_sided=double, cuts=sum(p.cuts(p.per_sheet) for p in bands), sets=options.sets,
                       level_mark=max((lv for lv in levels if lv), default=None),
                       members=tuple(c.id for c in job.members))
-    return built, [stage(path, data)]
+    return built, [path]
 
 
 def _cut_svg(geometry: CardGeometry, plan: GridPlan, cards: int) -> bytes:
@@ -167,8 +181,15 @@ def _cut_svg(geometry: CardGeometry, plan: GridPlan, cards: int) -> bytes:
     return write_cut_svg(geometry, plan, sheets).encode("utf-8")
 
 
-def page_count(pdf: bytes) -> int:
+def _written(path: Path) -> tuple[str, int]:
+    """A staged PDF's sha256 and page count, read back from its file."""
     import pikepdf
 
-    with pikepdf.open(io.BytesIO(pdf)) as doc:
-        return len(doc.pages)
+    target = staged_file(path)
+    try:
+        with open(target, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        with pikepdf.open(target, access_mode=pikepdf.AccessMode.stream) as pdf:
+            return digest, len(pdf.pages)
+    except OSError as exc:
+        raise file_system_error(exc, "read", path) from None

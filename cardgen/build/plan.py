@@ -25,9 +25,13 @@ from ..setmark import SetMark
 from .options import BuildOptions
 from .results import BuiltFile, previous_files, intact
 
-#: Distinct faces one component may have: each is rendered and kept in memory as a PDF
-#: (~30 KB), so this bounds a build's memory; copies of a card cost nothing.
-MAX_DISTINCT_FACES = 2000
+#: Distinct cards one PDF may hold, each set of ``--sets`` counted (a marked set's faces are
+#: its own). A face's bytes are not held in memory on their way to the PDF (they go through
+#: files: see :mod:`.spool` and :class:`cardgen.pdfdoc.Doc`), but qpdf keeps ~5 KB of
+#: bookkeeping per distinct face while it writes a file (measured: 43 MB for 8,000 faces), so
+#: this bounds the writer's memory — ~250 MB, ~500 MB if every card has its own back — and
+#: the disk the faces and the file take (~40 KB a face). Copies of a card cost nothing.
+MAX_CARDS_PER_PDF = 50_000
 
 #: One card's work item: (card id, copies, front cache key, back cache key or None).
 CardKeys = tuple[str, int, str, str | None]
@@ -240,16 +244,27 @@ def _job_plans(game: Game, options: BuildOptions) -> list[JobPlan]:
     game_fp = game_fingerprint(game, options.lang)
     out = []
     for job in print_jobs(game, options.level, options):
+        _check_size(job, options.sets)
         parts = []
         for comp in job.components:
-            if len(comp.cards) > MAX_DISTINCT_FACES:
-                raise InputError(f"component '{comp.id}' has {len(comp.cards)} distinct cards; a build handles at "
-                                 f"most {MAX_DISTINCT_FACES} per component", comp.location,
-                                 "split it into several components (copies of one card are not limited)")
             parts.append((comp.id, marked_keys(card_keys(game, comp, options.lang, game_fp),
                                                job_marks(game, job, options.sets, comp))))
         out.append(JobPlan(game, job, parts))
     return out
+
+
+def _check_size(job: PrintJob, sets: int) -> None:
+    """A PDF of more than :data:`MAX_CARDS_PER_PDF` distinct cards is refused before anything
+    is rendered, with what to do instead."""
+    cards = sum(len(c.cards) for c in job.components) * sets
+    if cards > MAX_CARDS_PER_PDF:
+        comp = job.comp
+        sets_note = f" × {sets} sets" if sets > 1 else ""
+        raise InputError(f"component '{comp.id}' would print {cards} distinct cards in one PDF "
+                         f"({sum(len(c.cards) for c in job.components)} cards{sets_note}); one PDF holds at most "
+                         f"{MAX_CARDS_PER_PDF} (writing it keeps ~5 KB of bookkeeping per face in memory)",
+                         comp.location, "split the component into several components (copies of one card are not "
+                         "limited)" + (", or build fewer --sets" if sets > 1 else ""))
 
 
 def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache) -> bool:

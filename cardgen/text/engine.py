@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from functools import lru_cache
@@ -10,7 +11,7 @@ from functools import lru_cache
 from cardgen.text.bidi import paragraph_level
 from cardgen.text.fonts import FontChain, TextEngineError, chains_with
 from cardgen.text.layout import ALIGN_FACTORS, VALIGNS, LayoutRequest, TextResult, lay_out
-from cardgen.text.shaping import is_format, shape_paragraph
+from cardgen.text.shaping import ShapedParagraph, is_format, shape_paragraph
 
 LAYOUT_CACHE_SIZE = 4096
 #: Largest text size, box side or line height accepted (mm, or times the size for line
@@ -90,6 +91,7 @@ class TextEngine:
         direction: str | None = None,
         style: TextStyle | None = None,
         strict: bool = False,
+        cache: bool = True,
     ) -> TextResult:
         """Lay out ``text`` in a box of ``width`` x ``height`` mm (None = unbounded).
 
@@ -102,7 +104,9 @@ class TextEngine:
 
         ``direction`` None takes the first strong character of the whole text, and all
         its lines share that direction so a card's text block aligns as one unit.
-        Explicit arguments override the fields of ``style``.
+        Explicit arguments override the fields of ``style``. ``cache=False`` lays out text met
+        once (a sheet's footer, with its sheet number) without keeping it or its shaping: a deck
+        of thousands of sheets would otherwise fill both caches (~35 KB a text) with footers.
         """
         given = {"size": size, "weight": weight, "lang": lang, "align": align, "valign": valign,
                  "min_size": min_size, "line_height": line_height, "direction": direction}
@@ -112,9 +116,9 @@ class TextEngine:
             raise TextEngineError("layout() needs a size (or a style with one)")
         defaults = TextStyle(size=opts["size"])
         opts = {k: (v if v is not None else getattr(defaults, k)) for k, v in opts.items()}
-        result = self._layout(_normalise(text), width, height, opts["size"], opts["weight"],
-                              opts["lang"], opts["align"], opts["valign"], opts["min_size"],
-                              opts["line_height"], opts["direction"])
+        args = (_normalise(text), width, height, opts["size"], opts["weight"], opts["lang"], opts["align"],
+                opts["valign"], opts["min_size"], opts["line_height"], opts["direction"])
+        result = self._layout(*args) if cache else self._layout_uncached(*args, shape=shape_paragraph.__wrapped__)
         if strict and result.missing:
             raise MissingGlyphs(text, result.missing)
         return result
@@ -122,7 +126,7 @@ class TextEngine:
     def _layout_uncached(
         self, text: str, width: float | None, height: float | None, size: float, weight: str,
         lang: str | None, align: str, valign: str, min_size: float | None, line_height: float,
-        direction: str | None,
+        direction: str | None, shape: Callable[..., ShapedParagraph] = shape_paragraph,
     ) -> TextResult:
         self._validate(size, width, height, weight, align, valign, min_size, line_height,
                        direction)
@@ -137,7 +141,7 @@ class TextEngine:
         missing: set[str] = set()
         offset = 0
         for para in text.split("\n"):
-            shaped = shape_paragraph(para, self.fonts, weight, lang, level)
+            shaped = shape(para, self.fonts, weight, lang, level)
             missing |= shaped.missing
             paragraphs.append((offset, shaped))
             offset += len(para) + 1

@@ -1,0 +1,121 @@
+"""Rendered faces on disk, between the process that draws them and the one that places them.
+
+A rendering task writes each distinct face PDF it has — drawn, or taken from the face cache
+— to a file of its own in the output folder (:class:`Spool`), and hands back only where
+each face is in it: an offset and a length, some tens of bytes a face. The writer reads the
+faces one at a time as it places them (:class:`SpooledFaces`). So neither the build's
+process, which collects what every task reports, nor the writer's, holds a deck's faces in
+memory, and a deck's size is bounded by the disk rather than by memory.
+
+The files are named like the build's other temporary files (``.faces-*.part``): removed once
+their job's PDF is written, or when the build ends either way, and swept by the next build
+into the folder if a killed build left them (see :class:`cardgen.output.BuildLock`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import file_system_error
+
+#: Where each face is in a spool file: (offset, length) by the face's SVG key.
+Places = dict[str, tuple[int, int]]
+
+
+class Spool:
+    """One rendering task's spool file, written as faces come (each distinct face once)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.places: Places = {}
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, path = tempfile.mkstemp(prefix=".faces-", suffix=".part", dir=folder)
+        except OSError as exc:
+            raise file_system_error(exc, "write into the output folder", folder) from None
+        self.path = Path(path)
+        self._fh: BinaryIO = os.fdopen(fd, "w+b")
+        self._end = 0
+
+    def __enter__(self) -> "Spool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+    def add(self, key: str, pdf: bytes) -> None:
+        """Write a face (once per key)."""
+        if key in self.places:
+            return
+        try:
+            self._fh.seek(self._end)
+            self._fh.write(pdf)
+        except OSError as exc:
+            raise file_system_error(exc, "write", self.path) from None
+        self.places[key] = (self._end, len(pdf))
+        self._end += len(pdf)
+
+    def read(self, key: str) -> bytes:
+        """A face written before (a deck's shared back is drawn once and read back)."""
+        offset, length = self.places[key]
+        self._fh.seek(offset)
+        return self._fh.read(length)
+
+
+class SpooledFaces(Mapping[str, bytes]):
+    """The faces of several spool files as one mapping, SVG key → PDF bytes, each read from
+    disk when asked for (nothing kept). Close it (or use it as a context manager) to close
+    the files."""
+
+    def __init__(self, spools: Iterable[tuple[str, Places]]) -> None:
+        self._where: dict[str, tuple[str, int, int]] = {}
+        for path, places in spools:
+            for key, (offset, length) in places.items():
+                self._where.setdefault(key, (path, offset, length))
+        self._open: dict[str, BinaryIO] = {}
+
+    def __enter__(self) -> "SpooledFaces":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fh in self._open.values():
+            fh.close()
+        self._open.clear()
+
+    def __getitem__(self, key: str) -> bytes:
+        path, offset, length = self._where[key]
+        try:
+            fh = self._open.get(path)
+            if fh is None:
+                fh = self._open[path] = open(path, "rb")
+            fh.seek(offset)
+            data = fh.read(length)
+        except OSError as exc:
+            raise file_system_error(exc, "read", path) from None
+        if len(data) != length:
+            raise file_system_error(OSError(0, "the file is shorter than what was written to it"), "read", path)
+        return data
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+def remove(paths: Iterable[str | Path]) -> None:
+    """Remove spool files (those already gone are fine)."""
+    for path in paths:
+        try:
+            Path(path).unlink(missing_ok=True)
+        except OSError:
+            pass

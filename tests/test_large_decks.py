@@ -1,0 +1,291 @@
+"""Decks of many distinct cards: a component above the old 2,000-face limit is built whole,
+its faces go from the workers to the PDF writer through files (never all in memory), the
+writer's memory does not grow with the deck, and the one limit left — distinct cards in one
+PDF — is refused up front with a clear error."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pdfplumber
+import pikepdf
+import pytest
+from click.testing import CliRunner
+
+import cardgen
+from cardgen import pdfdoc
+from cardgen.build import BuildOptions, build
+from cardgen.build.spool import Spool, SpooledFaces
+from cardgen.errors import CardgenError, InputError
+from cardgen.imposition import CardGeometry, Placement, plan_sheet
+from cardgen.pdfwrite import write_sheets, write_single
+from tests.test_pdfwrite import POKER, draws, render_face
+from tests.test_render import make_game
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the module (``cardgen.build.plan`` is also the name of its function)
+build_plan = importlib.import_module("cardgen.build.plan")
+
+#: A front whose drawing depends on the card (a bar as long as its number): distinct PDFs.
+BAR = """{% extends "base.svg.j2" %}
+{% block artwork %}<rect x="2" y="30" width="{{ card.n * 0.02 + 1 }}" height="5" fill="#224466"/>{% endblock %}
+"""
+
+
+def numbered_game(root: Path, cards: int) -> Path:
+    lines = "\n".join(f"  - {{id: c{i}, n: {i}}}" for i in range(cards))
+    return make_game(root, BAR, lines, "  n: {type: number}")
+
+
+def test_a_component_above_the_old_limit_is_built_whole_each_card_in_its_place(tmp_path):
+    cards = 2_100   # the build refused more than 2,000 distinct faces in a component
+    game = cardgen.load_game(numbered_game(tmp_path, cards))
+    out = tmp_path / "out"
+    (res,) = build([game], BuildOptions(out=out, duplex="none"), jobs=2)
+    (built,) = [f for f in res.files if f.component == "cards"]
+    assert (built.cards, built.distinct_faces, built.cards_per_sheet) == (2_100, 2_100, 16)
+    assert built.pages == built.sheets == 132   # 2,100 / 16, rounded up
+    manifest = json.loads((res.folder / "manifest.json").read_text())
+    assert [f["pages"] for f in manifest["files"] if f["component"] == "cards"] == [132]
+
+    pdf = pikepdf.open(out / built.path)
+    assert len(pdf.pages) == 132
+    assert len(draws(pdf.pages[0])) == 16
+    placed = draws(pdf.pages[-1])
+    assert len(placed) == 4   # 2,100 − 131 × 16
+    # 50 × 70 mm cards edge to edge, 4 × 4 on A4 portrait: a 200 × 280 mm block centred,
+    # its top left corner at (5, 8.5) mm; each face drawn with its 2 mm of bleed around.
+    # The last card, c2099, is the fourth of the last sheet's first row: trim at x = 155 mm.
+    xobj, box = placed[-1][0], placed[-1][1]
+    assert (round(box.x, 1), round(box.y, 1), round(box.w, 1), round(box.h, 1)) == (153.0, 6.5, 54.0, 74.0)
+    assert xobj.read_bytes() == _drawn(game, "c2099") != _drawn(game, "c2098")
+    # nothing of the faces' journey is left in the output folder
+    assert not list(out.rglob(".faces-*"))
+
+
+def _drawn(game, card: str) -> bytes:
+    """The drawing operators of a card's front, drawn on its own."""
+    from cardgen.draw import render_pdf
+    from cardgen.render import Renderer
+
+    comp = game.components["cards"]
+    with pikepdf.open(io.BytesIO(render_pdf(Renderer(game).face(comp, comp.card(card)).face))) as pdf:
+        return pdf.pages[0].Contents.read_bytes()
+
+
+class LazyFaces(Mapping[str, bytes]):
+    """Faces made when asked for (never all in memory): distinct PDFs, ~12 KB each, the
+    content of one of a few drawings plus a number of their own."""
+
+    def __init__(self, count: int, drawings: list[bytes]) -> None:
+        self.count, self.drawings = count, drawings
+
+    def __getitem__(self, key: str) -> bytes:
+        i = int(key[1:])
+        return self.drawings[i % len(self.drawings)] + b"%% face " + str(i).encode() + b"\n"
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"f{i}" for i in range(self.count))
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def busy_face(card: CardGeometry, index: int) -> bytes:
+    """A face with a few hundred shapes, as heavy as a real card's (~10 KB of PDF)."""
+    import cairosvg
+
+    aw, ah = card.art_width, card.art_height
+    shapes = "".join(f'<circle cx="{(i * 7.3 + index) % aw:.2f}" cy="{(i * 3.1) % ah:.2f}" r="{1 + i % 5}" '
+                     f'fill="#{(i * 41 + index) % 256:02x}{(i * 13) % 256:02x}80"/>' for i in range(400))
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{aw}mm" height="{ah}mm" viewBox="0 0 {aw} {ah}">{shapes}</svg>'
+    return cairosvg.svg2pdf(bytestring=svg.encode())
+
+
+def _printed(data: bytes) -> list:
+    """What a PDF prints, object numbers aside: each page's box, content and every object it
+    draws with, resolved (streams decoded)."""
+    def plain(obj, depth=0):
+        if depth > 12:
+            raise AssertionError("too deep")
+        if isinstance(obj, pikepdf.Stream):
+            head = {k: plain(v, depth + 1) for k, v in obj.items() if k not in ("/Length", "/Filter", "/DecodeParms")}
+            return ("stream", head, obj.read_bytes())
+        if isinstance(obj, pikepdf.Dictionary):
+            return {k: plain(v, depth + 1) for k, v in obj.items() if k != "/Parent"}
+        if isinstance(obj, pikepdf.Array):
+            return [plain(v, depth + 1) for v in obj]
+        return str(obj)
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        return [plain(page.obj) for page in pdf.pages]
+
+
+@pytest.mark.parametrize("writer", ["sheets", "single"])
+def test_a_document_of_many_faces_read_from_its_file_prints_as_one_made_in_memory(monkeypatch, writer):
+    faces = {f"f{i}": render_face(POKER, i) for i in range(14)}
+    faces["back"] = render_face(POKER, 99)
+    faces["f13"] = faces["f2"]   # the same drawing under two keys is stored once
+    placements = [Placement(f"f{i}", "back") for i in range(14)] + [Placement("f0", "back")]
+
+    def write() -> bytes:
+        if writer == "single":
+            return write_single(placements, faces, POKER, creation_epoch=1700000000, title="t")
+        plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=len(placements))
+        return write_sheets(placements, faces, POKER, plan, duplex="long", creation_epoch=1700000000, title="t")
+
+    in_memory = write()
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 4)
+    from_file = write()
+    assert from_file == write()   # the same bytes each time
+    assert _printed(from_file) == _printed(in_memory)
+    with pikepdf.open(io.BytesIO(from_file)) as pdf:
+        forms = {o.objgen for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Form"}
+        assert len(forms) == 14   # 13 distinct fronts and the back, each once
+
+
+def test_the_writer_keeps_no_face_in_python_memory(monkeypatch, tmp_path):
+    """tracemalloc sees what Python holds: per face a few hundred bytes of bookkeeping, not
+    its ~10 KB of PDF (which a dict of the faces, or a list of their bytes, would)."""
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 10)
+    drawings = [busy_face(POKER, i) for i in range(3)]
+    assert all(len(d) > 8_000 for d in drawings)
+
+    def peak(count: int) -> int:
+        placements = [Placement(f"f{i}", None) for i in range(count)]
+        plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=count)
+        tracemalloc.start()
+        with open(tmp_path / "deck.pdf", "wb") as fh:
+            write_sheets(placements, LazyFaces(count, drawings), POKER, plan, duplex="none", to=fh)
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(150), peak(600)
+    assert large - small < 450 * 1_000, (small, large)   # under 1 KB more per face
+
+
+MEASURE = """
+import resource, sys
+from cardgen.imposition import CardGeometry, Placement, plan_sheet
+from cardgen.pdfwrite import write_sheets
+from tests.test_large_decks import LazyFaces, busy_face
+from tests.test_pdfwrite import POKER
+count = int(sys.argv[1])
+drawings = [busy_face(POKER, i) for i in range(3)]
+placements = [Placement(f"f{i}", None) for i in range(count)]
+plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=count)
+with open(sys.argv[2], "wb") as fh:
+    write_sheets(placements, LazyFaces(count, drawings), POKER, plan, duplex="none", to=fh)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_the_writers_peak_memory_hardly_grows_with_the_deck(tmp_path):
+    """Peak RSS of a process writing N and 4N distinct faces: qpdf's own bookkeeping of each
+    face (~5 KB) is all that grows. A writer that held the faces' bytes until it saved
+    (as it did: ~45 KB a face) grows by some 50 MB from 400 to 1,600 faces."""
+    def peak_mb(count: int) -> float:
+        res = subprocess.run([sys.executable, "-c", MEASURE, str(count), str(tmp_path / f"{count}.pdf")], cwd=ROOT,
+                             capture_output=True, text=True, check=True)
+        return int(res.stdout.split()[-1]) / 1024
+
+    small, large = peak_mb(400), peak_mb(1_600)
+    with pikepdf.open(tmp_path / "1600.pdf") as pdf:
+        assert len(pdf.pages) == 178   # 9 a sheet
+    assert large - small < 20, (small, large)
+
+
+def test_spooled_faces_are_read_back_from_disk_each_once(tmp_path):
+    with Spool(tmp_path) as a, Spool(tmp_path) as b:
+        a.add("x", b"%PDF x")
+        a.add("y", b"%PDF yy")
+        a.add("x", b"never written: x is there")
+        b.add("y", b"%PDF yy")
+        b.add("z", b"%PDF zzz")
+        assert a.read("x") == b"%PDF x"
+    assert a.places == {"x": (0, 6), "y": (6, 7)} and a.path.read_bytes() == b"%PDF x%PDF yy"
+    assert a.path.name.startswith(".faces-") and a.path.suffix == ".part"   # swept with a killed build's files
+    with SpooledFaces([(str(a.path), a.places), (str(b.path), b.places)]) as faces:
+        assert dict(faces) == {"x": b"%PDF x", "y": b"%PDF yy", "z": b"%PDF zzz"}
+        assert len(faces) == 3 and "z" in faces and "w" not in faces
+    a.path.write_bytes(b"%PDF")   # cut short since
+    with SpooledFaces([(str(a.path), a.places)]) as faces, pytest.raises(CardgenError) as info:
+        faces["y"]
+    assert "cannot read" in info.value.message and a.path.name in info.value.message
+
+
+def test_more_distinct_cards_than_one_pdf_holds_are_refused_before_rendering(monkeypatch, tmp_path):
+    monkeypatch.setattr(build_plan, "MAX_CARDS_PER_PDF", 5)
+    path = numbered_game(tmp_path, 6)
+    game = cardgen.load_game(path)
+    with pytest.raises(InputError) as info:
+        build([game], BuildOptions(out=tmp_path / "o"), jobs=1)
+    err = info.value
+    assert err.message == ("component 'cards' would print 6 distinct cards in one PDF (6 cards); one PDF holds at "
+                           "most 5 (writing it keeps ~5 KB of bookkeeping per face in memory)")
+    assert err.fix == "split the component into several components (copies of one card are not limited)"
+    assert (Path(err.location.file).name, err.location.line) == ("cards.yaml", 1)
+    assert not (tmp_path / "o" / "mini").exists()
+
+    three = numbered_game(tmp_path / "sets", 3)
+    with pytest.raises(InputError) as info:
+        build([cardgen.load_game(three)], BuildOptions(out=tmp_path / "o", sets=2), jobs=1)
+    assert "would print 6 distinct cards in one PDF (3 cards × 2 sets)" in info.value.message
+    assert info.value.fix.endswith(", or build fewer --sets")
+    # copies are not limited: 3 cards of 4 copies each are 3 distinct cards
+    many = numbered_game(tmp_path / "copies", 3)
+    (many / "cards.yaml").write_text((many / "cards.yaml").read_text().replace("n: 2}", "n: 2, count: 4}"))
+    (res,) = build([cardgen.load_game(many)], BuildOptions(out=tmp_path / "o", duplex="none"), jobs=1)
+    assert res.files[0].cards == 6
+
+
+def test_the_command_reports_the_limit_as_an_error_not_a_traceback(monkeypatch, tmp_path):
+    from cardgen.cli import main
+
+    monkeypatch.setattr(build_plan, "MAX_CARDS_PER_PDF", 5)
+    path = numbered_game(tmp_path, 6)
+    result = CliRunner().invoke(main, ["build", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert "cards.yaml:1" in result.output and "at most 5" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_sheet_footers_are_laid_out_without_filling_the_text_caches(tmp_path):
+    """Every sheet's footer is a new text (its sheet number): a deck of thousands of sheets
+    must not fill the text engine's caches with them (~35 KB a footer), nor draw them
+    differently from text laid out the usual way."""
+    from cardgen.text import TextEngine
+    from cardgen.text.shaping import shape_paragraph
+
+    engine = TextEngine.default()
+    text = "Mini · Cards · en · sheet 12345/67890 · fronts"
+    fresh = engine.layout(text, size=1.2, valign="baseline", cache=False)
+    layouts, shapings = engine._layout.cache_info().currsize, shape_paragraph.cache_info().currsize
+    for n in range(30):
+        engine.layout(f"{text} {n}", size=1.2, valign="baseline", cache=False)
+    assert (engine._layout.cache_info().currsize, shape_paragraph.cache_info().currsize) == (layouts, shapings)
+    assert fresh == engine.layout(text, size=1.2, valign="baseline")
+
+    faces = {f"f{i}": render_face(POKER, i) for i in range(3)}
+    placements = [Placement(f"f{i % 3}", None) for i in range(40)]
+    plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=40)
+    before = engine._layout.cache_info().currsize
+    data = write_sheets(placements, faces, POKER, plan, duplex="none", footer="Mini · Cards")
+    assert engine._layout.cache_info().currsize == before
+    with pdfplumber.open(io.BytesIO(data)) as doc:
+        assert len(doc.pages) == 5 and "Mini · Cards · sheet 5/5 · fronts" in doc.pages[4].extract_text()
+
+
+def test_the_face_file_renumbers_references_and_leaves_strings_alone():
+    text = pikepdf.Dictionary(A=pikepdf.String("x(y) 1 0 R"), B=pikepdf.String(b"\x00\xff 2 0 R"),
+                              C=pikepdf.Array([1, 0, 2])).unparse(resolved=True)
+    text = text[:-2] + b"/D 3 0 R /E [4 0 R 5 0 R] /F 1.5 >>"
+    assert pdfdoc._renumbered(lambda n: n + 100, text) == (
+        b"<< /A (x\\(y\\) 1 0 R) /B <00ff203220302052> /C [ 1 0 2 ] /D 103 0 R /E [104 0 R 105 0 R] /F 1.5 >>")
