@@ -82,7 +82,7 @@ def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] 
         for card in comp.cards:
             if wanted and card.id not in wanted:
                 continue
-            out += [renderer.face(comp, card, side) for side in ("front", "back") if side == "front" or comp.back]
+            out += [renderer.face(comp, card, side) for side in comp.sides]
     return out
 
 

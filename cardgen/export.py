@@ -112,10 +112,6 @@ def _components(game: Game, ids: Iterable[str] | None) -> list[Component]:
     return [game.components[cid] for cid in wanted]
 
 
-def _sides(comp: Component) -> tuple[str, ...]:
-    return ("front", "back") if comp.back else ("front",)
-
-
 # --- PNG per face -----------------------------------------------------------------------------
 
 def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterable[str] | None = None,
@@ -129,7 +125,7 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
     written: list[Path] = []
     for comp in _components(game, components):
         for card in comp.cards:
-            for side in _sides(comp):
+            for side in comp.sides:
                 face = renderer.face(comp, card, side).face
                 name = f"{card.id}.{side}.png"
                 full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name

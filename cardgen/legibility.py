@@ -211,7 +211,7 @@ def _measured_faces(game: Game) -> list[FaceTexts]:
     counts: dict[str, int] = {}
     for comp in game.components.values():
         for card in comp.cards:
-            for side in (("front", "back") if comp.back else ("front",)):
+            for side in comp.sides:
                 face = faces.face(comp, card, side)
                 counts[face.key] = counts.get(face.key, 0) + 1
                 seen.setdefault(face.key, face)

@@ -112,6 +112,11 @@ class Component:
     def total(self) -> int:
         return sum(c.count for c in self.cards)
 
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The printed sides of its cards, in the order a build renders them."""
+        return ("front", "back") if self.back else ("front",)
+
     def card(self, cid: str) -> Card | None:
         return next((c for c in self.cards if c.id == cid), None)
 

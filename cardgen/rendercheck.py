@@ -63,7 +63,7 @@ GameResult = tuple[list[Finding], list[Rendered], list[Proof]]
 
 def sides_to_render(game: Game, langs: list[str]) -> int:
     """How much rendering a game is: its cards' sides, in every language asked for."""
-    sides = sum(len(c.cards) * len(_sides(c)) for c in game.components.values())
+    sides = sum(len(c.cards) * len(c.sides) for c in game.components.values())
     return sides * len(wanted_languages(game, langs))
 
 
@@ -129,7 +129,7 @@ def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None,
     count, keys, reused = 0, set(), 0
     for comp in game.components.values():
         for card in comp.cards:
-            for side in _sides(comp):
+            for side in comp.sides:
                 count += 1
                 hit = built.get(comp, card, side) if built is not None else None
                 if hit is not None:
@@ -218,11 +218,6 @@ class _DrawnFaces:
         self._store.put("drawn", ((k, "", b"") for k in map(self._key, face_keys) if k not in self._known))
 
 
-def _sides(comp: Component) -> tuple[str, ...]:
-    """The printed sides of a component's cards, in the order a build renders them."""
-    return ("front", "back") if comp.back else ("front",)
-
-
 class _BuiltFaces:
     """The faces of one game and language that a build stored in its cache, looked up by the
     keys a build gives them (:func:`cardgen.build.card_keys`: game, component, card, side)."""
@@ -234,7 +229,7 @@ class _BuiltFaces:
         self._face_key = face_key
         self._game_fp = game_fingerprint(game, lang)
         self._comp_fp = {cid: component_fingerprint(c) for cid, c in game.components.items()}
-        keys = [self._key(c, card, side) for c in game.components.values() for card in c.cards for side in _sides(c)]
+        keys = [self._key(c, card, side) for c in game.components.values() for card in c.cards for side in c.sides]
         self._present = self._cache.present(keys)
 
     def _key(self, comp: Component, card: Card, side: str) -> str:
@@ -265,7 +260,7 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
     try:
         for comp in game.components.values():
             for card in comp.cards:
-                for side in _sides(comp):
+                for side in comp.sides:
                     hit = built.get(comp, card, side, pdf=False)
                     if hit is not None:
                         key, ref = hit.svg_key, FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key,

@@ -176,7 +176,7 @@ def _outline(game: Game, translate: Callable[[str, str], str]) -> tuple[Componen
         except ImpositionError:
             sheet = None
         out.append(ComponentOutline(c.id, translate(c.name, "component"), c.kind, c.width, c.height, c.bleed,
-                                    c.safe, geometry.cut_path, ("front", "back") if c.back else ("front",),
+                                    c.safe, geometry.cut_path, c.sides,
                                     tuple((card.id, card.count) for card in c.cards), sheet))
     return tuple(out)
 
