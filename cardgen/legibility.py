@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from . import facegeometry as fg
 from .errors import CardgenError, Location, display_path
@@ -207,15 +207,34 @@ def _measured_faces(game: Game) -> list[FaceTexts]:
     from .checkfaces import faces_of
 
     faces = faces_of(game)
-    seen: dict[str, Face] = {}
-    counts: dict[str, int] = {}
+    tally = FaceTally()
     for comp in game.components.values():
         for card in comp.cards:
             for side in comp.sides:
                 face = faces.face(comp, card, side)
-                counts[face.key] = counts.get(face.key, 0) + 1
-                seen.setdefault(face.key, face)
-    return [FaceTexts(FaceRef.of(face), counts[key], tuple(printed_texts(face))) for key, face in seen.items()]
+                tally.add(FaceRef.of(face), lambda face=face: tuple(printed_texts(face)))
+    return tally.faces()
+
+
+class FaceTally:
+    """The distinct faces of a game as its cards show them, in the order first met: each with
+    the first card side that shows it, how many card sides do (a copy, class set or spare of a
+    card side counts once) and its texts, measured once. The check, the check after a build
+    and the build's legibility gate gather their faces through it."""
+
+    def __init__(self) -> None:
+        self._shown: dict[str, tuple[FaceRef, set[tuple[str, str, str]], tuple[Printed, ...]]] = {}
+
+    def add(self, ref: FaceRef, measure: Callable[[], tuple[Printed, ...]]) -> None:
+        """A card side showing face ``ref.key``; ``measure`` gives its texts (called only the
+        first time the face is met, when ``ref`` is the card side it is named by)."""
+        entry = self._shown.get(ref.key)
+        if entry is None:
+            entry = self._shown[ref.key] = (ref, set(), measure())
+        entry[1].add((ref.component, ref.card, ref.side))
+
+    def faces(self) -> list[FaceTexts]:
+        return [FaceTexts(ref, len(sides), texts) for ref, sides, texts in self._shown.values()]
 
 
 _SOURCES: dict[tuple[str, str, str], list[Location | None]] = {}   # (game, lang, face key) -> line per placed text

@@ -251,30 +251,26 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
     import xml.etree.ElementTree as ET
 
     from .cache import cache_file
-    from .legibility import FaceRef, FaceTexts, printed_texts, texts_from_data
+    from .legibility import FaceRef, FaceTally, printed_texts, texts_from_data
 
     if not cache_file(cache_root).is_file():
         return None
     built = _BuiltFaces(game, i18n.SOURCE_LANG, cache_root)
-    shown: dict[str, list] = {}
+    tally = FaceTally()
     try:
         for comp in game.components.values():
             for card in comp.cards:
                 for side in comp.sides:
                     hit = built.get(comp, card, side, pdf=False)
                     if hit is not None:
-                        key, ref = hit.svg_key, FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key,
-                                                        hit.template)
-                        entry = shown.setdefault(key, [ref, 0, None])
-                        entry[2] = entry[2] or texts_from_data(hit.texts)
+                        tally.add(FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key, hit.template),
+                                  lambda hit=hit: texts_from_data(hit.texts))
                     else:
                         face = faces_of(game).face(comp, card, side)
-                        entry = shown.setdefault(face.key, [FaceRef.of(face), 0, None])
-                        entry[2] = entry[2] or tuple(printed_texts(face))
-                    entry[1] += 1
+                        tally.add(FaceRef.of(face), lambda face=face: tuple(printed_texts(face)))
     except (CardgenError, ET.ParseError, TypeError, KeyError):
         return None
-    return [FaceTexts(ref, cards, texts) for ref, cards, texts in shown.values()]
+    return tally.faces()
 
 
 def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding], drawn: bool = True) -> str:

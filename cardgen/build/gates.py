@@ -12,7 +12,7 @@ from ..errors import CardgenError, Location, display_path
 from ..model import Game
 from .faces import FaceChunk
 from .options import BuildOptions
-from .plan import JobPlan, RenderWork
+from .plan import JobPlan, RenderWork, face_sides
 from .results import GameBuild
 
 if TYPE_CHECKING:
@@ -79,27 +79,21 @@ def measured_faces(game: Game, result: GameBuild, options: BuildOptions, jobs: l
 
     A text the user chose to print although it overflows (``--allow-overflow``) or lacks
     glyphs (``--allow-missing-glyphs``) is left out: it prints as it comes, small or boxed."""
-    from ..legibility import FaceRef, FaceTexts, texts_from_data
+    from ..legibility import FaceRef, FaceTally, texts_from_data
 
     allowed = {(i.component, i.card, i.side, i.field) for i in result.issues
                if (i.kind == "overflow" and options.allow_overflow)
                or (i.kind == "missing-glyphs" and options.allow_missing_glyphs)}
-    shown: dict[str, tuple[FaceRef, set[tuple[str, str, str]], tuple]] = {}
+    tally = FaceTally()
 
     def note(comp_id: str, card_id: str, side: str, mark, key: str, template: str, texts: tuple) -> None:
-        entry = shown.get(key)
-        if entry is None:
-            kept = texts_from_data(texts)
-            if allowed:
-                kept = tuple(t for t in kept if (comp_id, card_id, side, t.field) not in allowed)
-            entry = shown[key] = (FaceRef(comp_id, card_id, side, options.lang, key, template, mark), set(), kept)
-        entry[1].add((comp_id, card_id, side))
+        tally.add(FaceRef(comp_id, card_id, side, options.lang, key, template, mark),
+                  lambda: tuple(t for t in texts_from_data(texts) if (comp_id, card_id, side, t.field) not in allowed))
 
     for jp in jobs:
-        if jp.reused:
-            sides = [(cid, card, side, mark) for cid, keys in jp.parts for card, _n, front, back, mark in keys
-                     for side, k in (("front", front), ("back", back)) if k]
-            for (cid, card, side, mark), hit in zip(sides, jp.notes):
+        if jp.reused:   # the job's notes are its faces from the cache, in face_sides order
+            sides = [(cid, *face) for cid, keys in jp.parts for face in face_sides(keys)]
+            for (cid, card, side, _key, mark), hit in zip(sides, jp.notes):
                 note(cid, card, side, mark, hit.svg_key, hit.template, hit.texts)
             continue
         for work, chunk in chunks.get(jp.job.id, []):
@@ -108,7 +102,7 @@ def measured_faces(game: Game, result: GameBuild, options: BuildOptions, jobs: l
                     if key is not None:
                         template, texts = chunk.measured[key]
                         note(work.component, card, side, mark, key, template, texts)
-    return [FaceTexts(ref, len(cards), texts) for ref, cards, texts in shown.values()]
+    return tally.faces()
 
 
 def check_strict(game: Game, result: GameBuild, options: BuildOptions) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .. import setmark
 from ..cache import FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest
@@ -138,9 +138,17 @@ def _with_mark(key: str, tag: str) -> str:
     return hashlib.sha256(f"{key}\n{tag}".encode()).hexdigest()
 
 
+def face_sides(keys: Iterable[MarkedKeys]) -> Iterator[tuple[str, str, str, SetMark | None]]:
+    """The faces of some cards, fronts and backs in order: (card id, side, cache key, mark)."""
+    for card, _n, front, back, mark in keys:
+        for side, key in (("front", front), ("back", back)):
+            if key:
+                yield card, side, key, mark
+
+
 def face_keys(keys: Iterable[MarkedKeys]) -> Iterable[str]:
     """The cache keys of the faces of some cards (fronts and backs, in order)."""
-    return (k for _c, _n, front, back, _m in keys for k in (front, back) if k)
+    return (key for _card, _side, key, _mark in face_sides(keys))
 
 
 def chunks(keys: list[MarkedKeys], jobs: int) -> list[tuple[MarkedKeys, ...]]:
