@@ -137,6 +137,11 @@ class _Faces:
 _FAILED = "failed"
 
 
+def _passes(records: Iterable[Finding | Proof | Choice]) -> bool:
+    """No rule found an error: the game may be rendered (a build would render it)."""
+    return not any(isinstance(r, Finding) and r.severity == "error" for r in records)
+
+
 def _rules_apart(game: Game) -> Records:
     """The rules of ``game`` that do not read its faces."""
     return rule_records(game, reading_faces=False)
@@ -154,7 +159,7 @@ def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | 
     # the legibility rules measure the faces only when the check renders them (or a build has)
     with rendering(True), measured(game, faces) if faces is not None else nullcontext():
         records = rule_records(game, reading_faces=True)
-    if any(isinstance(r, Finding) and r.severity == "error" for _, rs in records for r in rs):
+    if not _passes(r for _, rs in records for r in rs):
         return _Faces(records, None)
     try:
         return _Faces(records, render_game(game, langs, strict, cache))
@@ -214,8 +219,7 @@ def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: P
             checked = _check_one(game, langs, strict, cache)
         else:
             records = ordered_records(faces.records, apart)
-            passed = not any(f.severity == "error" for f in records[0])
-            rendered = faces.rendered if passed else None
+            rendered = faces.rendered if _passes(records[0]) else None
             if rendered == _FAILED:
                 from .rendercheck import render_game
 
@@ -232,8 +236,7 @@ def _check_one(game: Game, langs: list[str], strict: bool, cache: Path | None
 
     with rendering(True):
         records = check_records(game)
-    passed = not any(f.severity == "error" for f in records[0])
-    return records, (render_game(game, langs, strict, cache) if passed else None)
+    return records, (render_game(game, langs, strict, cache) if _passes(records[0]) else None)
 
 
 make_callable(__name__, "check", __name__)   # cardgen.check(...) is check() above (see cardgen._callable)
