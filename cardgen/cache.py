@@ -26,11 +26,11 @@ that is parsed only once its authenticity is proven, never pickles or code.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import json
 import os
-import site
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import Any, Iterable
 
 from . import __version__
 from .model import Card, Component, Game
+from .installed import open_cairo, site_folders
 from .loader import SHARED_TEMPLATES
 from .render import TextIssue
 from .store import open_store
@@ -102,15 +103,8 @@ def code_digest() -> str:
 def _cairo_version() -> str:
     """The cairo C library's version, asked of the library itself without importing
     cairocffi (a no-change rebuild never needs it); cairocffi is the fallback."""
-    import ctypes
-    import ctypes.util
-
-    # the usual names first: find_library runs ldconfig (tens of milliseconds)
-    for name in ("libcairo.so.2", "libcairo.2.dylib", "libcairo-2.dll", None):
-        try:
-            lib = ctypes.CDLL(name or ctypes.util.find_library("cairo") or "cairo")
-        except OSError:
-            continue
+    lib = open_cairo(search=True)
+    if lib is not None:
         lib.cairo_version_string.restype = ctypes.c_char_p
         return lib.cairo_version_string().decode()
     from . import cairoffi
@@ -122,9 +116,8 @@ def library_versions() -> str:
     """The software faces are drawn with: every installed distribution (name and version,
     as its ``*.dist-info`` folder is named — cairosvg, cairocffi, uharfbuzz, Jinja2, Pillow
     …), cairo's own version and Python's. Upgrading any of them makes every face new."""
-    folders = [*site.getsitepackages(), site.getusersitepackages()]
     names: set[str] = set()
-    for folder in folders:
+    for folder in site_folders():
         try:
             with os.scandir(folder) as entries:
                 names.update(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))

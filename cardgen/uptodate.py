@@ -44,7 +44,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import site
 import sys
 import time
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
+from .installed import open_cairo, site_folders
 
 FORMAT = "cardgen-uptodate/1"
 #: The folder under ``--out`` that holds one stamp per request, ``uptodate-<request>.json``: the
@@ -138,11 +138,6 @@ def _listing(folder: str) -> list[str]:
         return sorted(os.listdir(folder))
     except OSError:
         return []
-
-
-def site_folders() -> list[str]:
-    """Where the installed libraries are (their ``*.dist-info`` names carry the versions)."""
-    return sorted({*site.getsitepackages(), site.getusersitepackages()})
 
 
 @dataclass(frozen=True)
@@ -483,14 +478,7 @@ def _results(data: list[dict]) -> list:
 def _cairo_libraries() -> list[str]:
     """The cairo library files this process draws with (an upgrade of cairo changes every
     face, as the face cache's keys say); none found is a doubt."""
-    import ctypes
-
-    for name in ("libcairo.so.2", "libcairo.2.dylib", "libcairo-2.dll"):
-        try:
-            ctypes.CDLL(name)
-            break
-        except OSError:
-            continue
+    open_cairo()   # loaded into this process, to be found among its mapped files
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
             found = sorted({line.split(None, 5)[5].strip() for line in fh

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import cardgen
-from cardgen import cache, render
+from cardgen import cache, installed, render
 from cardgen.build import BuildOptions, build, card_keys
 
 def _png(colour: str) -> bytes:
@@ -132,7 +132,7 @@ def test_library_versions_are_part_of_every_key(tmp_path, monkeypatch):
     site_packages = tmp_path / "site-packages"
     (site_packages / "cairosvg-2.9.1.dist-info").mkdir(parents=True)
     (site_packages / "Jinja2-3.1.6.dist-info").mkdir()
-    monkeypatch.setattr(cache.site, "getsitepackages", lambda: [str(site_packages)])
+    monkeypatch.setattr(installed.site, "getsitepackages", lambda: [str(site_packages)])
     before = _keys()
     (site_packages / "cairosvg-2.9.1.dist-info").rename(site_packages / "cairosvg-2.9.2.dist-info")
     upgraded = _keys()
