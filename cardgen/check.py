@@ -142,11 +142,6 @@ def _passes(records: Iterable[Finding | Proof | Choice]) -> bool:
     return not any(isinstance(r, Finding) and r.severity == "error" for r in records)
 
 
-def _rules_apart(game: Game) -> Records:
-    """The rules of ``game`` that do not read its faces."""
-    return rule_records(game, reading_faces=False)
-
-
 def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | None) -> _Faces:
     """The rules of ``game`` that read its faces, then its render pass, in one process: the
     faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`).
@@ -204,7 +199,9 @@ def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: P
 
     def work(piece: tuple[bool, int]) -> Records | _Faces:
         faces, n = piece
-        return _faces_and_render(games[n], langs, strict, cache) if faces else _rules_apart(games[n])
+        if faces:
+            return _faces_and_render(games[n], langs, strict, cache)
+        return rule_records(games[n], reading_faces=False)   # the rules that do not read its faces
 
     def cost(piece: tuple[bool, int]) -> float:
         # faces first, the most sides first; the rules apart fill in after them, in order

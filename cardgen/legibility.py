@@ -80,8 +80,9 @@ class FaceRef:
     mark: Any = None   # the set mark the face was rendered with (a build's class sets), if any
 
     @classmethod
-    def of(cls, face: Face, mark: Any = None) -> FaceRef:
-        return cls(face.component, face.card, face.side, face.lang, face.key, face.template, mark)
+    def of(cls, face: Face) -> FaceRef:
+        """A face the check rendered (with no set mark)."""
+        return cls(face.component, face.card, face.side, face.lang, face.key, face.template)
 
 
 @dataclass(frozen=True)
