@@ -102,9 +102,15 @@ def _swap_in(folder: Path, written: set[str], keep: set[str]) -> None:
 
 
 def discard(staged: Iterable[Path]) -> None:
-    """Drop the next versions a failed build had started."""
+    """Drop the next versions a failed build had started, and a game's folder that only
+    held them (the first build of a game, refused after its files were staged, leaves no
+    empty folder behind)."""
     for folder in {p.parent for p in staged}:
         shutil.rmtree(next_folder(folder), ignore_errors=True)
+        try:
+            folder.parent.rmdir()   # only if empty: an earlier build's language folders stay
+        except OSError:
+            pass
 
 
 def is_build_product(name: str) -> bool:

@@ -281,10 +281,10 @@ def test_a_build_stops_at_the_text_a_check_finds_too_small_and_writes_nothing(ga
     with pytest.raises(cardgen.RuleFindingsError) as info:
         cardgen.build(g.load(), cardgen.BuildOptions(out=out), jobs=1)
     assert checked and sorted(str(f) for f in info.value.findings) == checked
-    assert not list(out.rglob("*.pdf"))
+    assert not list(out.rglob("*.pdf")) and not (out / "qcd").exists()
     res = cli("build", str(g.path), "--out", str(out), "--jobs", "2")
     assert res.returncode == 1 and "Traceback" not in res.stderr
-    assert checked[0] in res.stderr + res.stdout and not list(out.rglob("*.pdf"))
+    assert checked[0] in res.stderr + res.stdout and not list(out.rglob("*.pdf")) and not (out / "qcd").exists()
 
 
 def test_a_build_measures_the_faces_it_keeps_from_the_last_build(game_copy, tmp_path, monkeypatch):
