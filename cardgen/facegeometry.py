@@ -19,11 +19,12 @@ part would only make sense with the others open beside it.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from cairosvg.colors import COLORS
 
@@ -105,6 +106,7 @@ def parse_transform(value: str | None) -> Matrix:
     return m
 
 
+@functools.lru_cache(maxsize=1024)   # a face's few colours, met on every face of the deck
 def parse_colour(value: str | None) -> RGB | None:
     """``#rgb``, ``#rrggbb``, ``rgb(...)`` or a CSS colour name as 0..1 channels; None for
     ``none``, ``url(...)`` and anything else that is not one plain colour."""
@@ -218,6 +220,8 @@ class FaceGeometry:
 
 
 def blend(top: RGB, alpha: float, under: RGB) -> RGB:
+    if alpha >= 1.0:
+        return top
     return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top, under))   # type: ignore[return-value]
 
 
@@ -242,9 +246,10 @@ def _viewport(root: ET.Element) -> Matrix:
     return (sx, 0.0, 0.0, sy, -box[0] * sx, -box[1] * sy)
 
 
-def _ellipse(cx: float, cy: float, rx: float, ry: float, steps: int = 32) -> list[Point]:
-    return [(cx + rx * math.cos(2 * math.pi * k / steps), cy + ry * math.sin(2 * math.pi * k / steps))
-            for k in range(steps)]
+@functools.lru_cache(maxsize=512)   # the frame's and badges' circles repeat on every face
+def _ellipse(cx: float, cy: float, rx: float, ry: float, steps: int = 32) -> tuple[Point, ...]:
+    return tuple((cx + rx * math.cos(2 * math.pi * k / steps), cy + ry * math.sin(2 * math.pi * k / steps))
+            for k in range(steps))
 
 
 def _arc(p0: Point, rx: float, ry: float, phi_deg: float, large: bool, sweep: bool, p1: Point) -> list[Point]:
@@ -298,12 +303,13 @@ def _bezier(points: list[Point]) -> list[Point]:
 _ARITY = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7}
 
 
-def path_polygons(d: str) -> list[list[Point]]:
+@functools.lru_cache(maxsize=512)   # the same badges and patterns are drawn on many faces
+def path_polygons(d: str) -> tuple[tuple[Point, ...], ...]:
     """An SVG path's subpaths as polygons, curves and arcs flattened."""
     pen = _Pen()
     for op, rel, values in _segments(d):
         pen.draw(op, rel, values)
-    return pen.finish()
+    return tuple(tuple(poly) for poly in pen.finish())
 
 
 def _segments(d: str) -> Iterator[tuple[str, bool, list[float]]]:
@@ -378,7 +384,7 @@ class _Pen:
         return [p for p in self.polys if len(p) >= 3]
 
 
-def shape_polygons(el: ET.Element, tag: str) -> list[list[Point]]:
+def shape_polygons(el: ET.Element, tag: str) -> Sequence[Sequence[Point]]:
     """The outline of a basic shape or path, in its own user units."""
     g = el.get
     if tag == "rect":

@@ -24,7 +24,7 @@ import sys
 import xml.etree.ElementTree as ET
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -100,8 +100,13 @@ class FaceTexts:
 
 
 def texts_as_data(texts: Iterable[Printed]) -> list[dict[str, Any]]:
-    """Measured texts as plain data (a build's face cache keeps them with the face)."""
-    return [asdict(t) for t in texts]
+    """Measured texts as plain data (a build's face cache keeps them with the face). Every
+    field of :class:`Printed` is a plain value, so a shallow copy is the data (``asdict``'s
+    recursive copy cost a build ~0.7 ms a face)."""
+    return [{name: getattr(t, name) for name in _PRINTED_FIELDS} for t in texts]
+
+
+_PRINTED_FIELDS = tuple(f.name for f in fields(Printed))
 
 
 def texts_from_data(data: Iterable[dict[str, Any]]) -> tuple[Printed, ...]:

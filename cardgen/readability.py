@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 RGB = tuple[float, float, float]
@@ -55,6 +56,7 @@ def reads_otherwise(s: str) -> str:
     return other if other and other != letters(s) else ""
 
 
+@functools.lru_cache(maxsize=4096)   # the legibility rules ask for the same few colours thousands of times
 def luminance(c: RGB) -> float:
     """WCAG 2 relative luminance of an sRGB colour with 0..1 channels."""
     def lin(v: float) -> float:
