@@ -89,7 +89,7 @@ def check_game(game: Game) -> list[Finding]:
 
 
 def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str] = (), strict: bool = False,
-          cache: Path | None = None) -> Report:
+          cache: Path | None = None, loaded_ns: int | None = None) -> Report:
     """Check one game or several, as ``cardgen check`` does; the report is ``ok`` when no rule
     is broken, and also holds what the rules proved, the deviations the data declares and the
     games' assumptions.
@@ -103,7 +103,10 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     does before it renders anyway). ``cache``: a build cache folder (``OUT/.cache``): its
     compiled templates are reused, faces a build cached are taken from it, and which faces
     drew without error and what each template prints are kept there for the next check (with
-    ``render=False`` the cache is not touched); no PDF is ever written.
+    ``render=False`` the cache is not touched); no PDF is ever written. ``loaded_ns``: the
+    games were loaded from their files after that time (``cardgen check`` does so): when every
+    rule passes, this machine's next build of the same files takes them as proved
+    (:mod:`cardgen.verdicts`).
 
     Within one check every face is rendered at most once, by whichever part reads it first —
     a rule reading what a card prints, or the render pass (:mod:`cardgen.checkfaces`)."""
@@ -120,7 +123,12 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
 
         db = cache_file(cache)
     with shared_faces(db):
-        return _checked(games, render, langs, strict, cache)
+        report = _checked(games, render, langs, strict, cache)
+    if report.ok and loaded_ns is not None:
+        from .verdicts import keep_passes
+
+        keep_passes(games, loaded_ns)
+    return report
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -143,9 +144,10 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
     from .proofreport import empty_json, report_json, report_text
 
     try:
+        loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
         games = load_games(game_ids, games_dirs, font_dirs)
         report = check(games, render=not no_render, langs=langs, strict=strict,
-                       cache=None if no_cache else out / ".cache")
+                       cache=None if no_cache else out / ".cache", loaded_ns=None if no_cache else loaded)
     except CardgenError as exc:
         if as_json:
             click.echo(json.dumps({**empty_json(list(game_ids)), "errors": [exc.as_dict()]}, indent=2,

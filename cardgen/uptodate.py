@@ -410,6 +410,12 @@ class Recorder:
     def to_check(self, games: list) -> list:
         return self.verdict.to_check(games)
 
+    @property
+    def loaded_ns(self) -> int | None:
+        """A time before the build's games were loaded from their files (the snapshot's), or
+        None when no snapshot could be taken."""
+        return self.verdict.snapshot.taken_ns if self.verdict.snapshot is not None else None
+
     def record(self, games: list, results: list, checked: bool) -> None:
         """Write the stamp of a build that has just succeeded (inputs unchanged since the build
         began, every product in place); without one if anything is in doubt."""

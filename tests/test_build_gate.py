@@ -31,11 +31,11 @@ def slow_gate(monkeypatch) -> list[tuple[bool, int]]:
     seen: list[tuple[bool, int]] = []
     original = gates.check_rules
 
-    def slow(games):
+    def slow(games, *args):
         seen.append((threading.current_thread() is not threading.main_thread(),
                      len(multiprocessing.active_children())))
         time.sleep(2)
-        original(games)
+        original(games, *args)
 
     monkeypatch.setattr(gates, "check_rules", slow)
     return seen

@@ -18,7 +18,7 @@ STAGES = ["load", "check", "render", "draw", "layout", "write", "cli"]
 STAGE_OF = {
     "loader": "load", "yamlsrc": "load", "schema": "load", "model": "load", "spreadsheets": "load",
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
-    "checkfaces": "check", "legibility": "check", "facegeometry": "check",
+    "checkfaces": "check", "legibility": "check", "facegeometry": "check", "verdicts": "check",
     "render": "render", "text": "render", "budget": "render", "images": "render", "templatecache": "render",
     "draw": "draw", "cairoffi": "draw", "svgtree": "draw",
     "imposition": "layout",

@@ -156,7 +156,7 @@ def test_the_gate_checks_only_the_games_whose_files_changed(game_copy, tmp_path,
     out = tmp_path / "out"
     gated: list[list[str]] = []
     real = gates.check_rules
-    monkeypatch.setattr(gates, "check_rules", lambda games: gated.append([g.id for g in games]) or real(games))
+    monkeypatch.setattr(gates, "check_rules", lambda games, *args: gated.append([g.id for g in games]) or real(games, *args))
     build = lambda: cardgen.build([str(a.path), str(b.path)], BuildOptions(out=out), jobs=1)  # noqa: E731
     build()
     b.edit("components/cards.yaml", "  - id: wild-w\n    particle: W+\n", "  - id: wild-w\n    particle: W-\n")
@@ -228,9 +228,9 @@ def test_an_input_changed_while_the_build_ran_leaves_no_stamp(game_copy, tmp_pat
     out = tmp_path / "out"
     real = gates.check_rules
 
-    def edit_meanwhile(games):   # after the game was loaded: the build goes on with what it read
+    def edit_meanwhile(games, *args):   # after the game was loaded: the build goes on with what it read
         g.edit("game.yaml", "name:", "name: ", 1)
-        return real(games)
+        return real(games, *args)
 
     monkeypatch.setattr(gates, "check_rules", edit_meanwhile)
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)

@@ -42,16 +42,27 @@ class UntranslatedError(CardgenError):
     exit_code = 1
 
 
-def check_rules(games: list[Game]) -> None:
+def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
     """The check gate: every rule of ``cardgen check`` (not its render pass: the build renders
     every face itself, and fails as the check would). The rules that measure rendered faces
     (text size, contrast, turned indices) say here that they did not measure: the build runs
-    them once its faces are rendered (:func:`check_legibility`)."""
-    from ..check import check
+    them once its faces are rendered (:func:`check_legibility`).
 
-    report = check(games, render=False)
+    ``loaded_ns``: the games were loaded from their files after that time (not handed over
+    loaded, which may differ from their files): a game whose files this machine has already
+    seen pass is taken as proved, and a game that passes is kept so (:mod:`cardgen.verdicts`)."""
+    from ..check import check
+    from ..verdicts import Verdicts, game_digest
+
+    kept = Verdicts()
+    digests = [game_digest(g, loaded_ns) if loaded_ns is not None else None for g in games]
+    todo = [(g, d) for g, d in zip(games, digests) if d is None or not kept.passed(d)]
+    if not todo:
+        return
+    report = check([g for g, _ in todo], render=False)
     if not report.ok:
         raise RuleFindingsError(list(report.findings))
+    kept.remember(d for _, d in todo if d is not None)
 
 
 def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
