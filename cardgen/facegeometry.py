@@ -201,22 +201,35 @@ class FaceGeometry:
     marks: list[Mark] = field(default_factory=list)
     groups: int = 0   # labelled elements seen so far
 
-    def background(self, p: Point, before: int) -> RGB:
-        """The colour seen at ``p`` (face mm) under the first ``before`` paints: white paper,
-        then each shape that contains the point composited over it, back to front. Found
-        front to back, down to the first opaque shape there: nothing under it shows."""
-        over: list[Paint] = []
-        colour: RGB = (1.0, 1.0, 1.0)
-        for i in range(min(before, len(self.paints)) - 1, -1, -1):
-            paint = self.paints[i]
-            if paint.contains(p):
-                if paint.alpha >= 1.0:
-                    colour = paint.colour
-                    break
-                over.append(paint)
-        for paint in reversed(over):
-            colour = blend(paint.colour, paint.alpha, colour)
-        return colour
+    def backgrounds(self, points: list[Point], before: int) -> list[RGB]:
+        """The colour seen at each of ``points`` (face mm) under the first ``before`` paints:
+        white paper, then each shape that contains the point composited over it, back to front
+        (see :func:`_seen`). The paints whose box misses all the points are set aside first,
+        once: a text's samples lie close together, and a face has dozens of paints."""
+        if not points:
+            return []
+        x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+        y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
+        near = [paint for paint in self.paints[:max(0, before)]
+                if paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
+        return [_seen(near, p) for p in points]
+
+
+def _seen(paints: list[Paint], p: Point) -> RGB:
+    """The colour seen at ``p`` through ``paints`` (back to front) on white paper, found
+    front to back down to the first opaque shape there: nothing under it shows."""
+    over: list[Paint] = []
+    colour: RGB = (1.0, 1.0, 1.0)
+    for i in range(len(paints) - 1, -1, -1):
+        paint = paints[i]
+        if paint.contains(p):
+            if paint.alpha >= 1.0:
+                colour = paint.colour
+                break
+            over.append(paint)
+    for paint in reversed(over):
+        colour = blend(paint.colour, paint.alpha, colour)
+    return colour
 
 
 def blend(top: RGB, alpha: float, under: RGB) -> RGB:

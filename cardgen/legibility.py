@@ -313,9 +313,8 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     m = mark.matrix
     size_pt = em * fg.linear_scale(m) / PT_MM
     worst, behind = 22.0, (1.0, 1.0, 1.0)
-    for fx, fy in _SAMPLES:
-        p = fg.apply(m, (x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)))
-        bg = geo.background(p, mark.paints_before)
+    points = [fg.apply(m, (x0 + fx * (x1 - x0), y0 + fy * (y1 - y0))) for fx, fy in _SAMPLES]
+    for bg in geo.backgrounds(points, mark.paints_before):
         ink = fg.blend(fill, mark.alpha, bg)
         ratio = contrast_ratio(ink, bg)
         if ratio < worst:
