@@ -194,6 +194,31 @@ def test_the_viewport_maps_user_units_to_millimetres():
     assert geo.paints[0].colour == pytest.approx((128 / 255,) * 3)
 
 
+def test_the_colour_behind_a_point_is_every_paint_under_it_composited_on_white():
+    """Back to front, as the page is painted, over white paper; only the paints drawn before
+    the text count. Checked against that definition on a grid of points across layered shapes."""
+    geo = fg.face_geometry('<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="100mm" viewBox="0 0 100 100">'
+                           '<rect x="0" y="0" width="60" height="60" fill="#204080"/>'
+                           '<circle cx="50" cy="50" r="25" fill="#ffcc00" fill-opacity="0.5"/>'
+                           '<g opacity="0.25"><rect x="40" y="10" width="50" height="30" fill="#00ff00"/></g>'
+                           '<rect x="70" y="70" width="20" height="20" fill="black"/></svg>')
+
+    def by_definition(p, before):
+        colour = (1.0, 1.0, 1.0)
+        for paint in geo.paints[:before]:
+            if paint.contains(p):
+                colour = tuple(paint.alpha * t + (1 - paint.alpha) * u for t, u in zip(paint.colour, colour))
+        return colour
+
+    points = [(x + 0.5, y + 0.5) for x in range(0, 100, 7) for y in range(0, 100, 7)]
+    for before in range(len(geo.paints) + 1):
+        for p, got in zip(points, geo.backgrounds(points, before)):
+            assert got == pytest.approx(by_definition(p, before)), (p, before)
+        for p in points:   # one point alone, as a text's nine samples spread out
+            assert geo.backgrounds([p], before)[0] == pytest.approx(by_definition(p, before))
+    assert geo.backgrounds([(75, 75)], 4)[0] == (0.0, 0.0, 0.0) and geo.backgrounds([], 4) == []
+
+
 def test_arcs_and_curves_are_flattened_into_their_outline():
     geo = fg.face_geometry('<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="100mm" viewBox="0 0 100 100">'
                            '<path d="M50 50L70 50A20 20 0 0 1 50 70Z" fill="#0072B2"/></svg>')
