@@ -119,7 +119,8 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
     workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
     ctx = context()
     if workers > 1 and ctx.get_start_method() == "fork":
-        from .. import draw, sheets  # noqa: F401  imported once here, shared by every forked worker
+        # imported once here, shared by every forked worker (each measures the faces it draws)
+        from .. import draw, legibility, sheets  # noqa: F401
     if alongside is not None and workers <= 1:
         alongside.wait()
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
