@@ -18,6 +18,7 @@ somewhat more than 400 lines rather than being split by sheet.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass
@@ -29,7 +30,7 @@ from . import answers as A
 from . import sheetlayout, textlayer
 from .model import Card, Component, Game, Table
 from .particles import Particle
-from .render import Rendered, Renderer, TextIssue
+from .render import Face, Rendered, Renderer, TextIssue
 from .shapes import Shape
 from .sheetlayout import MARGIN, ROW, SIZE, TITLE_SIZE, Block, Cell, SheetLayout, TableBlock, paginate
 from .tables import LineType, Roll, Vertex
@@ -433,8 +434,10 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
 
 def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
                  translate: Any, level: int | None, title: str, epoch: int | None,
-                 bytecode_db: Path | None = None) -> SheetResult:
-    """Lay out, render, draw and assemble one sheet into a PDF."""
+                 bytecode_db: Path | None = None, previous: Path | None = None) -> SheetResult:
+    """Lay out, render, draw and assemble one sheet into a PDF. ``previous``: the same sheet as
+    the last build wrote it (checked intact): when every page comes out the same, its bytes
+    are the result, and no page is drawn (see :func:`content_digest`)."""
     from .draw import render_pdf
 
     if translate is not None:
@@ -444,9 +447,39 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     faces = [r.face for r in results]
     missing = sorted(translate.missing) if translate is not None else []
     issues = list(dict.fromkeys(i for r in results for i in r.issues))
-    notes = json.dumps({"issues": [asdict(i) for i in issues], "missing": missing}, ensure_ascii=False, sort_keys=True)
+    report = {"issues": [asdict(i) for i in issues], "missing": missing}
+    content = content_digest(game, lang, faces, [width, height, title, epoch, report])
+    if previous is not None and _content_of(previous) == content:
+        return SheetResult(kind, previous.read_bytes(), len(faces), issues, missing)
+    notes = json.dumps({**report, "content": content}, ensure_ascii=False, sort_keys=True)
     pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch, notes)
     return SheetResult(kind, pdf, len(faces), issues, missing)
+
+
+def content_digest(game: Game, lang: str, faces: list[Face], settings: list[Any]) -> str:
+    """Everything a sheet's PDF is made from: each page's content key (its SVG and placed
+    text, from which its drawing and its text layer follow), the page size, title, date and
+    rendering report, and what drawing depends on besides (cardgen's code, the libraries, the
+    fonts: :func:`cardgen.cache.game_fingerprint`). A data file the sheet does not print —
+    a particle card's points — leaves it unchanged, and the sheet is not drawn again."""
+    from .cache import game_fingerprint
+
+    h = hashlib.sha256(game_fingerprint(game, lang).encode())
+    h.update(json.dumps(settings, ensure_ascii=False, sort_keys=True).encode())
+    for face in faces:
+        h.update(b"\0" + face.key.encode())
+    return h.hexdigest()
+
+
+def _content_of(path: Path) -> str | None:
+    """The content digest a sheet cardgen wrote records (None for any other file)."""
+    import pikepdf
+
+    try:
+        with pikepdf.open(path) as pdf:
+            return str(json.loads(str(pdf.trailer.Info[NOTES_KEY]))["content"])
+    except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
+        return None
 
 
 def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:

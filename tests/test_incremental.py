@@ -63,6 +63,39 @@ def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders
     assert (out / "qcd/en/cards.pdf").read_bytes() != before
 
 
+def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, monkeypatch):
+    """A particle card's points are printed on no sheet: the rule sheet and answer key are
+    laid out again, found the same, and not drawn. A target's points are printed in the
+    answer key: it alone is drawn again. A sheet edited since it was written is drawn again.
+    Every time, both files are byte for byte what a build without a cache writes."""
+    from cardgen import draw
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    g = game_copy("particle-builder")
+    out, sheets = tmp_path / "out", ("rules", "answers")
+    drawn: list[str] = []
+    real = draw.render_pdf
+    monkeypatch.setattr(draw, "render_pdf", lambda face: drawn.append(face.component) or real(face))
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    assert sorted(set(c for c in drawn if c in sheets)) == ["answers", "rules"]
+    edits = [("particles.yaml", "points: 5", "points: 6", set()),
+             ("targets.yaml", "requires: [u, u, d],      points: 10", "requires: [u, u, d],      points: 11", {"answers"}),
+             ("particles.yaml", "points: 6", "points: 7", {"rules"})]
+    for n, (name, old, new, redrawn) in enumerate(edits):
+        if redrawn == {"rules"}:   # edited by hand since the last build: not the file the manifest lists
+            with open(out / "particle-builder/en/rules.pdf", "ab") as f:
+                f.write(b"\n")
+        drawn.clear()
+        g.edit(f"components/{name}", old, new)
+        cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+        assert {c for c in drawn if c in sheets} == redrawn
+        fresh = tmp_path / f"fresh-{n}"
+        cardgen.build(str(g.path), BuildOptions(out=fresh, cache=False), jobs=1)
+        for kind in sheets:
+            name = f"particle-builder/en/{kind}.pdf"
+            assert (out / name).read_bytes() == (fresh / name).read_bytes()
+
+
 def test_no_cache_renders_everything_again(tmp_path, count_renders):
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
     count_renders.clear()

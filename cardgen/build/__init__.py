@@ -168,8 +168,8 @@ class _Run:
         cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached),
                       group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
                  for seq, w in enumerate(self.plan.work)]
-        tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest), group=gid, cost=SHEET_COST,
-                              tag=(gid, sp.kind))
+        tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest, sp.previous), group=gid,
+                              cost=SHEET_COST, tag=(gid, sp.kind))
                          for gid, plans in self.sheet_plans.items() for sp in plans if sp.kept is None]
         self.outstanding = len(tasks)
         return tasks

@@ -34,6 +34,9 @@ class SheetPlan:
     kept: BuiltFile | None = None
     issues: tuple[TextIssue, ...] = ()
     missing: tuple[tuple[str, str], ...] = ()
+    #: The last build's sheet when its inputs changed: its bytes are kept if its pages come
+    #: out the same (a data file the sheet does not print was edited; see render_sheet_file).
+    previous: BuiltFile | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
         notes = _kept_notes(old, digest, options) if old else None
-        planned.append(SheetPlan(kind, digest, old, *notes) if notes else SheetPlan(kind, digest))
+        planned.append(SheetPlan(kind, digest, old, *notes) if notes else
+                       SheetPlan(kind, digest, previous=old if options.cache else None))
     return planned
 
 
@@ -80,18 +84,23 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
     return (tuple(notes[0]), tuple(notes[1])) if notes is not None else None
 
 
-def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str) -> SheetFile:
+def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str,
+                      previous: BuiltFile | None = None) -> SheetFile:
     """Render one sheet (a build task: it runs on a worker process; its PDF is staged by
-    the build's process, see :func:`stage_sheet`)."""
+    the build's process, see :func:`stage_sheet`). ``previous``: the last build's file of it,
+    whose bytes are taken, if it is intact, when its pages come out the same (only laid out
+    and rendered, not drawn: see :func:`cardgen.sheets.render_sheet`)."""
     from .. import sheets
 
     game = bench().game(game_ref)
     paper = options.sheet()
     path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
+    same = options.out / previous.path if previous is not None and intact(options.out / previous.path, previous) \
+        else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
-                                options.cache_root and cache_file(options.cache_root))
+                                options.cache_root and cache_file(options.cache_root), same)
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
