@@ -34,14 +34,16 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from . import __version__
 from .model import Card, Component, Game
 from .installed import open_cairo, site_folders
 from .loader import SHARED_TEMPLATES
-from .render import TextIssue
 from .store import open_store
+
+if TYPE_CHECKING:   # the renderer (Jinja, the text engine) is imported when a face is read back
+    from .render import TextIssue
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -215,6 +217,8 @@ class FaceCache:
         text, pdf = entry   # authenticated by the store: data this user's builds wrote
         try:
             meta = json.loads(text)
+            from .render import TextIssue
+
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
             reads = tuple((str(p), str(d)) for p, d in meta["reads"])
