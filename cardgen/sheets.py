@@ -434,10 +434,11 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
 
 def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
                  translate: Any, level: int | None, title: str, epoch: int | None,
-                 bytecode_db: Path | None = None, previous: Path | None = None) -> SheetResult:
+                 bytecode_db: Path | None = None, previous: Path | None = None, drawing: str = "") -> SheetResult:
     """Lay out, render, draw and assemble one sheet into a PDF. ``previous``: the same sheet as
     the last build wrote it (checked intact): when every page comes out the same, its bytes
-    are the result, and no page is drawn (see :func:`content_digest`)."""
+    are the result, and no page is drawn (see :func:`content_digest`; ``drawing``: a digest
+    of what drawing depends on besides the pages, :func:`cardgen.cache.game_fingerprint`)."""
     from .draw import render_pdf
 
     if translate is not None:
@@ -448,7 +449,7 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     missing = sorted(translate.missing) if translate is not None else []
     issues = list(dict.fromkeys(i for r in results for i in r.issues))
     report = {"issues": [asdict(i) for i in issues], "missing": missing}
-    content = content_digest(game, lang, faces, [width, height, title, epoch, report])
+    content = content_digest(drawing, faces, [width, height, title, epoch, report])
     if previous is not None and _content_of(previous) == content:
         return SheetResult(kind, previous.read_bytes(), len(faces), issues, missing)
     notes = json.dumps({**report, "content": content}, ensure_ascii=False, sort_keys=True)
@@ -456,15 +457,13 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     return SheetResult(kind, pdf, len(faces), issues, missing)
 
 
-def content_digest(game: Game, lang: str, faces: list[Face], settings: list[Any]) -> str:
+def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
     """Everything a sheet's PDF is made from: each page's content key (its SVG and placed
     text, from which its drawing and its text layer follow), the page size, title, date and
-    rendering report, and what drawing depends on besides (cardgen's code, the libraries, the
-    fonts: :func:`cardgen.cache.game_fingerprint`). A data file the sheet does not print —
-    a particle card's points — leaves it unchanged, and the sheet is not drawn again."""
-    from .cache import game_fingerprint
-
-    h = hashlib.sha256(game_fingerprint(game, lang).encode())
+    rendering report, and ``drawing``, what drawing depends on besides (cardgen's code, the
+    libraries, the fonts). A data file the sheet does not print — a particle card's points —
+    leaves it unchanged, and the sheet is not drawn again."""
+    h = hashlib.sha256(drawing.encode())
     h.update(json.dumps(settings, ensure_ascii=False, sort_keys=True).encode())
     for face in faces:
         h.update(b"\0" + face.key.encode())

@@ -100,7 +100,8 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
         else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
-                                options.cache_root and cache_file(options.cache_root), same)
+                                options.cache_root and cache_file(options.cache_root), same,
+                                game_fingerprint(game, options.lang))
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
