@@ -56,7 +56,10 @@ _GEOMETRY = {
     "polyline": frozenset({"points"}), "polygon": frozenset({"points"}), "path": frozenset({"d"}),
     "pattern": frozenset({"width", "height", "patternUnits", "patternTransform"}),
 }
+_ALLOWED = {tag: _PRESENTATION | _INERT | geometry for tag, geometry in _GEOMETRY.items()}
 _ROOT = ("width", "height", "viewBox", "preserveAspectRatio")
+_CAPS = {"square": cairocffi.LINE_CAP_SQUARE, "round": cairocffi.LINE_CAP_ROUND}
+_JOINS = {"round": cairocffi.LINE_JOIN_ROUND, "bevel": cairocffi.LINE_JOIN_BEVEL}
 _HEX = re.compile("#[0-9a-f]{6}|#[0-9a-f]{3}")
 _URL = re.compile(r"url\(#([A-Za-z_][A-Za-z0-9_.:-]*)\)")
 _MM = re.compile(r"\d+(?:\.\d*)?mm")
@@ -98,6 +101,8 @@ class _Element:
     # patterns only
     size: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)   # x, y, width, height
     pattern_matrix: Any = None
+    # text placeholders only: which of the face's texts it stands for
+    n: str = ""
 
 
 @dataclass(eq=False, slots=True)
@@ -181,8 +186,11 @@ def _colour(value: str, opacity: float) -> tuple[float, float, float, float] | N
     return rgba if rgba[3] else None
 
 
-def _dash(props: dict[str, str]) -> Any:
-    values = normalize(props.get("stroke-dasharray", "")).split()
+@functools.lru_cache(maxsize=256)
+def _dash(array: str, offset: str) -> Any:
+    """cairosvg's dash setting: (cffi array, count, offset), or None for a solid line
+    (no dashes, ``none``, or lengths that add up to nothing)."""
+    values = normalize(array).split()
     if values == ["none"]:
         return None
     dashes = [_number(v, "stroke-dasharray") for v in values]
@@ -190,7 +198,7 @@ def _dash(props: dict[str, str]) -> Any:
         raise _fail("a negative dash")
     if not sum(dashes):
         return None
-    return _ffi.new("double[]", dashes), len(dashes), _length(props, "stroke-dashoffset")
+    return _ffi.new("double[]", dashes), len(dashes), _number(offset, "stroke-dashoffset") if offset else 0.0
 
 
 # -- paths -------------------------------------------------------------------------------
@@ -436,6 +444,11 @@ def _shape_ops(tag: str, props: dict[str, str]) -> tuple:
 
 # -- reading the document ----------------------------------------------------------------
 
+def _heritage(props: dict[str, str]) -> dict[str, str]:
+    """What an element's children inherit of its properties (as cairosvg's ``Node``)."""
+    return {name: value for name, value in props.items() if name not in NOT_INHERITED_ATTRIBUTES}
+
+
 class _Reader:
     """Reads a face's element tree into :class:`_Element` s, refusing what it cannot draw
     exactly as cairosvg does. References (``clip-path``, ``fill="url(#…)"``) are resolved
@@ -447,33 +460,39 @@ class _Reader:
         self.ids: set[str] = set()
         self.referring: list[_Element] = []
 
-    def element(self, xml: ET.Element, parent: dict[str, str], context: str) -> _Element:
-        """``context``: '' (drawn), 'clip' (inside a clip path) or 'pattern' (inside a pattern)."""
-        tag = xml.tag
-        ident = xml.get("id")
+    def element(self, xml: ET.Element, parent: dict[str, str], inherited: dict[str, str],
+                context: str) -> _Element:
+        """``parent``: the parent's properties, ``inherited`` those of them its children
+        inherit; ``context``: '' (drawn), 'clip' (inside a clip path) or 'pattern'."""
+        tag, attrib = xml.tag, xml.attrib
+        if tag == _TEXT:
+            if len(xml) or len(attrib) > 1 or attrib and "n" not in attrib:
+                raise _fail("a text placeholder with attributes or children")
+            if context == "pattern":
+                raise _fail("text inside a pattern")
+            if inherited.get("stroke", "none") != "none":
+                raise _fail("text with a stroke")
+            # its properties are what it inherits ('n' is read by cardgen alone)
+            return _Element("text", inherited, n=attrib.get("n", ""))
+        ident = attrib.get("id")
         if ident is not None:
             if ident in self.ids:
                 raise _fail(f"id {ident!r} used twice")
             self.ids.add(ident)
-        if tag == _TEXT:
-            if set(xml.attrib) - {"n"} or len(xml):
-                raise _fail("a text placeholder with attributes or children")
-            if context == "pattern":
-                raise _fail("text inside a pattern")
-            props = self._props(xml, parent)
-            if props.get("stroke", "none") != "none":
-                raise _fail("text with a stroke")
-            return _Element("text", props)
         if not isinstance(tag, str) or not tag.startswith(_SVG) and tag[:1] == "{":
             raise _fail(f"element {tag!r}")
         tag = tag.removeprefix(_SVG)
-        allowed = _GEOMETRY.get(tag)
+        allowed = _ALLOWED.get(tag)
         if allowed is None:
             raise _fail(f"element <{tag}>")
-        for name in xml.attrib:
-            if not (name in _PRESENTATION or name in allowed or name in _INERT or name.startswith(("aria-", "data-"))):
+        own = {}
+        for name, value in attrib.items():
+            if name in _INERT or name.startswith(("aria-", "data-")):
+                continue   # left out of the properties: nothing reads them
+            if name not in allowed:
                 raise _fail(f"attribute {name!r} of <{tag}>")
-        props = self._props(xml, parent)
+            own[name] = value
+        props = self._props(own, parent, inherited) if own else inherited
         if tag == "defs":
             return self._defs(xml, props, context)
         el = _Element(tag, props)
@@ -489,12 +508,12 @@ class _Reader:
         el.matrix = _matrix(transform) if transform else None
         el.opacity = _number(props["opacity"], "opacity") if "opacity" in props else 1.0
         el.x, el.y = _length(props, "x"), _length(props, "y")
-        el.cap = {"square": cairocffi.LINE_CAP_SQUARE, "round": cairocffi.LINE_CAP_ROUND}.get(
-            props.get("stroke-linecap", ""))
-        el.join = {"round": cairocffi.LINE_JOIN_ROUND, "bevel": cairocffi.LINE_JOIN_BEVEL}.get(
-            props.get("stroke-linejoin", ""))
-        el.dash = _dash(props)
-        el.miter = _number(props.get("stroke-miterlimit", "4"), "stroke-miterlimit")
+        el.cap = _CAPS.get(props.get("stroke-linecap", ""))
+        el.join = _JOINS.get(props.get("stroke-linejoin", ""))
+        if "stroke-dasharray" in props:
+            el.dash = _dash(props["stroke-dasharray"], props.get("stroke-dashoffset", ""))
+        if "stroke-miterlimit" in props:
+            el.miter = _number(props["stroke-miterlimit"], "stroke-miterlimit")
         el.display = props.get("display", "inline") != "none"
         el.visible = el.display and props.get("visibility", "visible") != "hidden"
         if context == "clip" and not el.visible:
@@ -512,7 +531,9 @@ class _Reader:
         if tag == "pattern":
             self._pattern(el, xml)
         inner = "clip" if tag == "clipPath" else "pattern" if tag == "pattern" else context
-        el.children = [self.element(child, props, inner) for child in xml]
+        if len(xml):
+            heritage = _heritage(props) if own else inherited
+            el.children = [self.element(child, props, heritage, inner) for child in xml]
         if tag in _SHAPES and el.children:
             raise _fail(f"<{tag}> with children")   # cairosvg's opacity for shapes assumes none
         return el
@@ -525,17 +546,21 @@ class _Reader:
         for child in xml:
             if child.tag not in (_SVG + "clipPath", _SVG + "pattern"):
                 raise _fail(f"<{str(child.tag).removeprefix(_SVG)}> inside <defs>")
-            el = self.element(child, props, "")
+            el = self.element(child, props, _heritage(props), "")
             ident = child.get("id")
             if ident:
                 (self.clips if el.tag == "clipPath" else self.patterns)[ident] = el
         return _Element("defs", props, skip=True)
 
-    def _props(self, xml: ET.Element, parent: dict[str, str]) -> dict[str, str]:
-        """cairosvg's node properties: the parent's (but those SVG does not inherit), then
-        the element's own, ``currentColor`` and ``inherit`` resolved as it resolves them."""
-        props = {k: v for k, v in parent.items() if k not in NOT_INHERITED_ATTRIBUTES}
-        props.update(xml.attrib)
+    @staticmethod
+    def _props(own: dict[str, str], parent: dict[str, str], inherited: dict[str, str]) -> dict[str, str]:
+        """cairosvg's node properties: the parent's it inherits, then the element's own,
+        ``currentColor`` and ``inherit`` resolved as it resolves them (inherited values
+        were resolved in the parent already)."""
+        props = dict(inherited)
+        props.update(own)
+        if "currentColor" not in own.values() and "inherit" not in own.values():
+            return props
         for name in COLOR_ATTRIBUTES:
             if props.get(name) == "currentColor":
                 props[name] = props.get("color", "black")
@@ -620,8 +645,9 @@ def read(body: str) -> Drawing:
             or float(xml.get("width")[:-2]) <= 0 or float(xml.get("height")[:-2]) <= 0:
         raise _fail("a root without a usable size and viewBox")
     reader = _Reader()
-    root_props = reader._props(xml, {})
-    children = [reader.element(child, root_props, "") for child in xml]
+    root_props = reader._props(dict(xml.attrib), {}, {})
+    heritage = _heritage(root_props)
+    children = [reader.element(child, root_props, heritage, "") for child in xml]
     reader.resolve()
     root = tuple((name, xml.get(name)) for name in _ROOT if xml.get(name) is not None)
     return Drawing(root, [el for el in children if el.tag != "defs"])
@@ -666,7 +692,7 @@ class _Painter:
 
     def text(self, ctx: Any, el: _Element, paint: bool) -> None:
         try:
-            placed = self.texts[int(el.props.get("n", ""))]
+            placed = self.texts[int(el.n)]
         except (ValueError, IndexError):
             return   # a placeholder copied by hand draws nothing, as in the SVG document
         self.surface.stroke_and_fill = paint
