@@ -64,7 +64,6 @@ _HEX = re.compile("#[0-9a-f]{6}|#[0-9a-f]{3}")
 _URL = re.compile(r"url\(#([A-Za-z_][A-Za-z0-9_.:-]*)\)")
 _MM = re.compile(r"\d+(?:\.\d*)?mm")
 _TRANSFORM = re.compile(r"(\w+) ?\( ?(.*?) ?\)")
-_DEF_KINDS = ("marker", "gradient", "pattern", "path", "mask", "filter", "image")
 
 
 class Unsupported(Exception):
@@ -90,9 +89,10 @@ class _Element:
     join: int | None = None
     dash: Any = None                    # (cffi double array, count, offset)
     miter: float = 4.0
-    clip: _Element | None = None        # the <clipPath> it is clipped by
+    clip: _Element | str | None = None  # the <clipPath> it is clipped by (its id until resolved)
     ops: tuple = ()                     # the shape's path operations: (cairo function, arguments)
     fill: Any = None                    # (r, g, b, a), (pattern, opacity) or None: nothing to fill
+                                        # (a pattern's id until resolved)
     evenodd: bool = False
     stroke: Any = None
     stroke_width: float = 1.0
@@ -113,19 +113,15 @@ class Drawing:
     children: list[_Element]
 
 
-def _fail(what: str) -> Unsupported:
-    return Unsupported(what)
-
-
 def _number(value: str, what: str) -> float:
     """A plain number, as cairosvg's ``size`` reads one (``float`` first); anything needing
     units or percentages is not drawn here."""
     try:
         number = float(value)
     except ValueError:
-        raise _fail(f"{what}={value!r} is not a plain number") from None
+        raise Unsupported(f"{what}={value!r} is not a plain number") from None
     if not math.isfinite(number):
-        raise _fail(f"{what}={value!r} is not finite")
+        raise Unsupported(f"{what}={value!r} is not finite")
     return number
 
 
@@ -141,7 +137,7 @@ def _matrix(value: str) -> Any:
     cairo matrix operations, the same double inversion), or None for an identity list."""
     string = normalize(value)
     if _TRANSFORM.sub("", string).strip():
-        raise _fail(f"transform {value!r}")
+        raise Unsupported(f"transform {value!r}")
     matrix = cairocffi.Matrix()
     found = False
     for kind, args in _TRANSFORM.findall(string):
@@ -164,13 +160,13 @@ def _matrix(value: str) -> Any:
         elif kind == "scale" and len(values) in (1, 2):
             matrix.scale(*(2 * values if len(values) == 1 else values))
         else:
-            raise _fail(f"transform {value!r}")
+            raise Unsupported(f"transform {value!r}")
     if not found:
         return None
     try:
         matrix.invert()
     except cairocffi.CairoError:
-        raise _fail(f"transform {value!r} cannot be inverted") from None
+        raise Unsupported(f"transform {value!r} cannot be inverted") from None
     matrix.invert()
     return matrix
 
@@ -181,7 +177,7 @@ def _colour(value: str, opacity: float) -> tuple[float, float, float, float] | N
     ``#rrggbb``; empty is none), with ``opacity``; None when it paints nothing."""
     string = value.strip().lower()
     if string and string not in COLORS and not _HEX.fullmatch(string):
-        raise _fail(f"colour {value!r}")
+        raise Unsupported(f"colour {value!r}")
     rgba = color(string or None, opacity)
     return rgba if rgba[3] else None
 
@@ -195,7 +191,7 @@ def _dash(array: str, offset: str) -> Any:
         return None
     dashes = [_number(v, "stroke-dasharray") for v in values]
     if any(d < 0 for d in dashes):
-        raise _fail("a negative dash")
+        raise Unsupported("a negative dash")
     if not sum(dashes):
         return None
     return _ffi.new("double[]", dashes), len(dashes), _number(offset, "stroke-dashoffset") if offset else 0.0
@@ -219,7 +215,7 @@ def _commands(d: str) -> list[tuple[str, list[float]]]:
     while i < len(tokens):
         letter = tokens[i]
         if letter not in _ARITY:
-            raise _fail(f"path data {d[:40]!r}")
+            raise Unsupported(f"path data {d[:40]!r}")
         i += 1
         start = i
         while i < len(tokens) and tokens[i] not in _ARITY:
@@ -228,16 +224,16 @@ def _commands(d: str) -> list[tuple[str, list[float]]]:
         arity = _ARITY[letter]
         if arity == 0:
             if args:
-                raise _fail("numbers after a closepath")
+                raise Unsupported("numbers after a closepath")
             commands.append((letter, []))
             continue
         if not args or len(args) % arity:
-            raise _fail(f"path data {d[:40]!r}")
+            raise Unsupported(f"path data {d[:40]!r}")
         for k in range(0, len(args), arity):
             group = args[k:k + arity]
             if letter in "Aa":
                 if group[3] not in ("0", "1") or group[4] not in ("0", "1"):
-                    raise _fail("arc flags")
+                    raise Unsupported("arc flags")
             commands.append((letter, [_number(v, "d") for v in group]))
             letter = {"M": "L", "m": "l"}.get(letter, letter)
     return commands
@@ -251,7 +247,7 @@ def _path_ops(d: str) -> tuple:
     if not commands:
         return ()
     if commands[0][0] != "M":
-        raise _fail("path data that does not start with 'M'")
+        raise Unsupported("path data that does not start with 'M'")
     lib = _lib
     ops: list[tuple[Any, tuple]] = []
     current = (0.0, 0.0)
@@ -268,7 +264,7 @@ def _path_ops(d: str) -> tuple:
         if letter in "aA":
             rx, ry, rotation, large, sweep, ex, ey = v
             if rx < 0 or ry < 0:
-                raise _fail("an arc with a negative radius")
+                raise Unsupported("an arc with a negative radius")
             ops.append((lib.cairo_set_tolerance, (0.00001,)))
             ax, ay = current
             if letter == "A":
@@ -357,7 +353,7 @@ def _path_ops(d: str) -> tuple:
             if last is None or last not in "QqTt":
                 x2, y2, x3, y3 = ax, ay, ax, ay
             elif last in "qt":
-                raise _fail("a smooth quadratic after a relative one")
+                raise Unsupported("a smooth quadratic after a relative one")
             x2, y2 = ax + (x3 - x2), ay + (y3 - y2)
             x1, y1 = ax, ay
             x3, y3 = v
@@ -379,7 +375,7 @@ def _path_ops(d: str) -> tuple:
 def _points(value: str) -> list[tuple[float, float]]:
     tokens = normalize(value).split()
     if len(tokens) % 2:
-        raise _fail("an odd number of point coordinates")
+        raise Unsupported("an odd number of point coordinates")
     numbers = [_number(t, "points") for t in tokens]
     return list(zip(numbers[::2], numbers[1::2]))
 
@@ -400,7 +396,7 @@ def _shape_ops(tag: str, props: dict[str, str]) -> tuple:
         rx = _number(rx_value, "rx") if rx_value else 0.0
         ry = _number(ry_value, "ry") if ry_value else 0.0
         if min(width, height, rx, ry) < 0:
-            raise _fail("a negative rectangle size")
+            raise Unsupported("a negative rectangle size")
         if rx == 0 or ry == 0:
             return ((lib.cairo_rectangle, (x, y, width, height)),)
         rx, ry = min(rx, width / 2), min(ry, height / 2)
@@ -416,7 +412,7 @@ def _shape_ops(tag: str, props: dict[str, str]) -> tuple:
     if tag == "circle":
         r = _length(props, "r")
         if r < 0:
-            raise _fail("a negative radius")
+            raise Unsupported("a negative radius")
         if not r:
             return ()
         return ((lib.cairo_new_sub_path, ()),
@@ -425,7 +421,7 @@ def _shape_ops(tag: str, props: dict[str, str]) -> tuple:
     if tag == "ellipse":
         rx, ry = _length(props, "rx"), _length(props, "ry")
         if rx < 0 or ry < 0:
-            raise _fail("a negative radius")
+            raise Unsupported("a negative radius")
         if not rx or not ry:
             return ()
         ratio = ry / rx
@@ -467,30 +463,30 @@ class _Reader:
         tag, attrib = xml.tag, xml.attrib
         if tag == _TEXT:
             if len(xml) or len(attrib) > 1 or attrib and "n" not in attrib:
-                raise _fail("a text placeholder with attributes or children")
+                raise Unsupported("a text placeholder with attributes or children")
             if context == "pattern":
-                raise _fail("text inside a pattern")
+                raise Unsupported("text inside a pattern")
             if inherited.get("stroke", "none") != "none":
-                raise _fail("text with a stroke")
+                raise Unsupported("text with a stroke")
             # its properties are what it inherits ('n' is read by cardgen alone)
             return _Element("text", inherited, n=attrib.get("n", ""))
         ident = attrib.get("id")
         if ident is not None:
             if ident in self.ids:
-                raise _fail(f"id {ident!r} used twice")
+                raise Unsupported(f"id {ident!r} used twice")
             self.ids.add(ident)
         if not isinstance(tag, str) or not tag.startswith(_SVG) and tag[:1] == "{":
-            raise _fail(f"element {tag!r}")
+            raise Unsupported(f"element {tag!r}")
         tag = tag.removeprefix(_SVG)
         allowed = _ALLOWED.get(tag)
         if allowed is None:
-            raise _fail(f"element <{tag}>")
+            raise Unsupported(f"element <{tag}>")
         own = {}
         for name, value in attrib.items():
             if name in _INERT or name.startswith(("aria-", "data-")):
                 continue   # left out of the properties: nothing reads them
             if name not in allowed:
-                raise _fail(f"attribute {name!r} of <{tag}>")
+                raise Unsupported(f"attribute {name!r} of <{tag}>")
             own[name] = value
         props = self._props(own, parent, inherited) if own else inherited
         if tag == "defs":
@@ -500,10 +496,10 @@ class _Reader:
             if name in xml.attrib and _length(props, name) == 0:
                 el.skip = True
         if context and (xml.get("clip-path") or tag in ("clipPath", "pattern")):
-            raise _fail(f"<{tag}> with a clip path or definition inside a {context}")
+            raise Unsupported(f"<{tag}> with a clip path or definition inside a {context}")
         if tag == "clipPath" and (xml.get("clipPathUnits", "userSpaceOnUse") != "userSpaceOnUse"
                                   or "clip-path" in xml.attrib):
-            raise _fail("a clip path in object units or itself clipped")
+            raise Unsupported("a clip path in object units or itself clipped")
         transform = props.get("transform")
         el.matrix = _matrix(transform) if transform else None
         el.opacity = _number(props["opacity"], "opacity") if "opacity" in props else 1.0
@@ -517,12 +513,12 @@ class _Reader:
         el.display = props.get("display", "inline") != "none"
         el.visible = el.display and props.get("visibility", "visible") != "hidden"
         if context == "clip" and not el.visible:
-            raise _fail("a hidden element inside a clip path")
+            raise Unsupported("a hidden element inside a clip path")
         clip = props.get("clip-path")
         if clip and clip != "none":
             match = _URL.fullmatch(clip.strip())
             if match is None:
-                raise _fail(f"clip-path {clip!r}")
+                raise Unsupported(f"clip-path {clip!r}")
             el.clip = match.group(1)   # resolved in resolve()
             self.referring.append(el)
         if tag in _SHAPES:
@@ -535,17 +531,17 @@ class _Reader:
             heritage = _heritage(props) if own else inherited
             el.children = [self.element(child, props, heritage, inner) for child in xml]
         if tag in _SHAPES and el.children:
-            raise _fail(f"<{tag}> with children")   # cairosvg's opacity for shapes assumes none
+            raise Unsupported(f"<{tag}> with children")   # cairosvg's opacity for shapes assumes none
         return el
 
     def _defs(self, xml: ET.Element, props: dict[str, str], context: str) -> _Element:
         """``<defs>``: cairosvg draws nothing of it, and takes the clip paths and patterns
         inside it as definitions (the only things it may hold here)."""
         if context:
-            raise _fail(f"<defs> inside a {context}")
+            raise Unsupported(f"<defs> inside a {context}")
         for child in xml:
             if child.tag not in (_SVG + "clipPath", _SVG + "pattern"):
-                raise _fail(f"<{str(child.tag).removeprefix(_SVG)}> inside <defs>")
+                raise Unsupported(f"<{str(child.tag).removeprefix(_SVG)}> inside <defs>")
             el = self.element(child, props, _heritage(props), "")
             ident = child.get("id")
             if ident:
@@ -582,7 +578,7 @@ class _Reader:
         el.stroke = self._paint(el, props.get("stroke", ""), stroke_opacity, context)
         el.stroke_width = _number(props.get("stroke-width", "1"), "stroke-width")
         if el.stroke_width < 0:
-            raise _fail("a negative stroke width")
+            raise Unsupported("a negative stroke width")
 
     def _paint(self, el: _Element, value: str, opacity: float, context: str) -> Any:
         value = value.strip()
@@ -590,7 +586,7 @@ class _Reader:
             return _colour(value, opacity)
         match = _URL.fullmatch(value)
         if match is None or context:
-            raise _fail(f"paint {value!r}")
+            raise Unsupported(f"paint {value!r}")
         self.referring.append(el)
         return match.group(1), opacity   # resolved in resolve()
 
@@ -598,10 +594,10 @@ class _Reader:
         """The one kind of pattern drawn here: a tile in user space (``patternUnits=
         "userSpaceOnUse"``, no viewBox), as cairosvg's ``draw_pattern`` draws it."""
         if xml.get("patternUnits") != "userSpaceOnUse" or "clip-path" in xml.attrib or "transform" in xml.attrib:
-            raise _fail("a pattern other than a user-space tile")
+            raise Unsupported("a pattern other than a user-space tile")
         width, height = _length(el.props, "width"), _length(el.props, "height")
         if width <= 0 or height <= 0:
-            raise _fail("an empty pattern")
+            raise Unsupported("an empty pattern")
         el.size = (el.x, el.y, width, height)
         transform = xml.get("patternTransform")
         el.pattern_matrix = _matrix(transform) if transform else None
@@ -612,14 +608,14 @@ class _Reader:
             if isinstance(el.clip, str):
                 clip = self.clips.get(el.clip)
                 if clip is None:
-                    raise _fail(f"clip-path to {el.clip!r}, not a <clipPath> in <defs>")
+                    raise Unsupported(f"clip-path to {el.clip!r}, not a <clipPath> in <defs>")
                 el.clip = clip
             for name in ("fill", "stroke"):
                 paint = getattr(el, name)
                 if paint is not None and isinstance(paint[0], str):
                     pattern = self.patterns.get(paint[0])
                     if pattern is None:
-                        raise _fail(f"{name} from {paint[0]!r}, not a <pattern> in <defs>")
+                        raise Unsupported(f"{name} from {paint[0]!r}, not a <pattern> in <defs>")
                     setattr(el, name, (pattern, paint[1]))
 
 
@@ -627,23 +623,23 @@ def read(body: str) -> Drawing:
     """Read a face's SVG for drawing, or raise :class:`Unsupported` saying what it uses
     that this module does not draw (cairosvg then draws the face)."""
     if "<!DOCTYPE" in body or "<!ENTITY" in body:
-        raise _fail("a DOCTYPE or entity declaration")
+        raise Unsupported("a DOCTYPE or entity declaration")
     try:
         xml = ET.fromstring(body)
     except ET.ParseError as exc:
-        raise _fail(f"malformed XML ({exc})") from None
+        raise Unsupported(f"malformed XML ({exc})") from None
     if xml.tag != _SVG + "svg":
-        raise _fail("a root other than <svg>")
+        raise Unsupported("a root other than <svg>")
     for name in xml.attrib:
         if not (name in _ROOT or name in _INERT - {"id"}
                 or name in _PRESENTATION and name not in NOT_INHERITED_ATTRIBUTES):
-            raise _fail(f"attribute {name!r} of the root")
+            raise Unsupported(f"attribute {name!r} of the root")
     if not _MM.fullmatch(xml.get("width", "")) or not _MM.fullmatch(xml.get("height", "")):
-        raise _fail("a root not sized in mm")
+        raise Unsupported("a root not sized in mm")
     view = [_number(v, "viewBox") for v in re.sub("[ \n\r\t,]+", " ", xml.get("viewBox", "")).split()]
     if len(view) != 4 or view[2] <= 0 or view[3] <= 0 \
             or float(xml.get("width")[:-2]) <= 0 or float(xml.get("height")[:-2]) <= 0:
-        raise _fail("a root without a usable size and viewBox")
+        raise Unsupported("a root without a usable size and viewBox")
     reader = _Reader()
     root_props = reader._props(dict(xml.attrib), {}, {})
     heritage = _heritage(root_props)
