@@ -63,7 +63,24 @@ _JOINS = {"round": cairocffi.LINE_JOIN_ROUND, "bevel": cairocffi.LINE_JOIN_BEVEL
 _HEX = re.compile("#[0-9a-f]{6}|#[0-9a-f]{3}")
 _URL = re.compile(r"url\(#([A-Za-z_][A-Za-z0-9_.:-]*)\)")
 _MM = re.compile(r"\d+(?:\.\d*)?mm")
+_ASPECT = re.compile(r"(none|x(Min|Mid|Max)Y(Min|Mid|Max))( (meet|slice))?")
 _TRANSFORM = re.compile(r"(\w+) ?\( ?(.*?) ?\)")
+
+
+def _remembered(size: int, longest: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``functools.lru_cache`` of ``size`` entries for calls whose first argument (a string
+    from the face) has at most ``longest`` characters; longer ones are worked out each time.
+    A face may hold 40 million characters of SVG: this keeps the caches small whatever a
+    template writes, while the strings faces repeat (frames, marks, rotations) are read once."""
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        cached = functools.lru_cache(maxsize=size)(fn)
+
+        @functools.wraps(fn)
+        def remembered(*args: Any) -> Any:
+            return cached(*args) if len(args[0]) <= longest else fn(*args)
+        remembered.cache_info = cached.cache_info   # type: ignore[attr-defined]
+        return remembered
+    return wrap
 
 
 class Unsupported(Exception):
@@ -131,7 +148,7 @@ def _length(props: dict[str, str], name: str) -> float:
     return _number(value, name) if value else 0.0
 
 
-@functools.lru_cache(maxsize=4096)
+@_remembered(1024, 200)
 def _matrix(value: str) -> Any:
     """A ``transform`` attribute as cairosvg's ``helpers.transform`` composes it (the same
     cairo matrix operations, the same double inversion), or None for an identity list."""
@@ -171,7 +188,7 @@ def _matrix(value: str) -> Any:
     return matrix
 
 
-@functools.lru_cache(maxsize=4096)
+@_remembered(256, 40)
 def _colour(value: str, opacity: float) -> tuple[float, float, float, float] | None:
     """A colour cairosvg's ``color`` reads exactly (a name of its table, ``#rgb``,
     ``#rrggbb``; empty is none), with ``opacity``; None when it paints nothing."""
@@ -182,7 +199,7 @@ def _colour(value: str, opacity: float) -> tuple[float, float, float, float] | N
     return rgba if rgba[3] else None
 
 
-@functools.lru_cache(maxsize=256)
+@_remembered(256, 200)
 def _dash(array: str, offset: str) -> Any:
     """cairosvg's dash setting: (cffi array, count, offset), or None for a solid line
     (no dashes, ``none``, or lengths that add up to nothing)."""
@@ -239,7 +256,7 @@ def _commands(d: str) -> list[tuple[str, list[float]]]:
     return commands
 
 
-@functools.lru_cache(maxsize=4096)
+@_remembered(512, 2048)
 def _path_ops(d: str) -> tuple:
     """The cairo calls cairosvg's ``path.path`` makes for ``d`` (same order, same arithmetic),
     for path data that starts with an absolute moveto (so no earlier current point counts)."""
@@ -640,6 +657,9 @@ def read(body: str) -> Drawing:
     if len(view) != 4 or view[2] <= 0 or view[3] <= 0 \
             or float(xml.get("width")[:-2]) <= 0 or float(xml.get("height")[:-2]) <= 0:
         raise Unsupported("a root without a usable size and viewBox")
+    aspect = xml.get("preserveAspectRatio")
+    if aspect is not None and not _ASPECT.fullmatch(aspect) or sum(len(xml.get(n, "")) for n in _ROOT) > 200:
+        raise Unsupported("a root sized in an unusual way")
     reader = _Reader()
     root_props = reader._props(dict(xml.attrib), {}, {})
     heritage = _heritage(root_props)

@@ -188,6 +188,16 @@ def test_text_placeholders_under_transform_opacity_and_as_a_clip_path(tmp_path, 
     assert_same_pixels(got, reference, "text against the full SVG document")
 
 
+def test_long_path_data_is_drawn_but_not_remembered(monkeypatch):
+    """A path of 60,000 characters is drawn as cairosvg draws it, and the drawer's caches
+    (bounded for strings faces repeat) do not keep it."""
+    zigzag = "M1 10" + "".join(f"L{1 + i * 0.01:.3f} {10 + (i % 7) * 0.9:.3f}" for i in range(4800)) + "Z"
+    assert len(zigzag) > 60_000
+    before = directdraw._path_ops.cache_info().currsize
+    assert_direct_like_cairosvg(face(f'<path d="{zigzag}" fill="#06c" stroke="#000" stroke-width="0.05"/>'), monkeypatch)
+    assert directdraw._path_ops.cache_info().currsize == before
+
+
 # -- what the subset refuses -------------------------------------------------------------
 
 REFUSED = {
