@@ -24,7 +24,7 @@ import functools
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -636,9 +636,13 @@ class _Reader:
                     setattr(el, name, (pattern, paint[1]))
 
 
-def read(body: str) -> Drawing:
+def read(body: str, text_fills: Iterable[str] = ()) -> Drawing:
     """Read a face's SVG for drawing, or raise :class:`Unsupported` saying what it uses
-    that this module does not draw (cairosvg then draws the face)."""
+    that this module does not draw (cairosvg then draws the face). ``text_fills``: the
+    fills of the texts its placeholders stand for; one painted from a pattern or gradient
+    (``url(…)``) is left to cairosvg, which finds the definition in its tree."""
+    if any("url(" in fill for fill in text_fills):
+        raise Unsupported("text painted from a url()")
     if "<!DOCTYPE" in body or "<!ENTITY" in body:
         raise Unsupported("a DOCTYPE or entity declaration")
     try:
@@ -669,10 +673,10 @@ def read(body: str) -> Drawing:
     return Drawing(root, [el for el in children if el.tag != "defs"])
 
 
-def plan(body: str) -> Drawing | None:
+def plan(body: str, text_fills: Iterable[str] = ()) -> Drawing | None:
     """:func:`read`, or None when cairosvg must draw the face."""
     try:
-        return read(body)
+        return read(body, text_fills)
     except (Unsupported, RecursionError, ValueError, OverflowError, ZeroDivisionError):
         return None
 

@@ -319,7 +319,7 @@ def direct_drawing(face: Face) -> directdraw.Drawing | None:
     (cairo driven straight from the SVG, no cairosvg tree) when its SVG keeps to what that
     module draws and this installation has the internals both drawers use; None: cairosvg
     draws it, as it draws any SVG."""
-    return directdraw.plan(face.body) if internals_supported() else None
+    return directdraw.plan(face.body, (t.fill for t in face.texts)) if internals_supported() else None
 
 
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:

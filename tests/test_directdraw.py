@@ -246,6 +246,20 @@ def test_outside_the_subset_falls_back_to_cairosvg_before_drawing(name, monkeypa
     assert got == want, "refused: cairosvg draws the face"
 
 
+def test_text_painted_from_a_pattern_is_left_to_cairosvg(tmp_path, monkeypatch):
+    """The pattern a text's fill names is found in cairosvg's tree: such a face is not
+    drawn directly, and prints as the cairosvg path prints it."""
+    body = ('<defs><pattern id="p" patternUnits="userSpaceOnUse" width="2" height="2"><rect width="1" height="2" '
+            'fill="#c00"/></pattern></defs>{{ text(card.title, 2, 30, size=12, fill="url(#p)") }}')
+    template = '{% extends "base.svg.j2" %}\n{% block artwork %}\n' + body + "\n{% endblock %}\n"
+    f = face_of(make_game(tmp_path, template, "  - {id: one, title: Quark Gluon}"))[0]
+    directdraw.read(f.body)   # the SVG alone is within the subset
+    assert draw.direct_drawing(f) is None
+    got, want = both_ways(f, monkeypatch)
+    assert got == want
+    assert ImageChops.difference(got, Image.new("RGBA", got.size)).getbbox() is not None
+
+
 def test_refusal_is_decided_from_the_whole_document(monkeypatch):
     """A gap at the very end refuses the face whole: nothing of it was drawn directly."""
     drawn = []
