@@ -33,6 +33,7 @@ from . import cairoffi
 cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
 
 from . import svgtree  # noqa: E402 — before cairosvg: it defers cairosvg's raster-image module
+from . import directdraw  # noqa: E402
 
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
@@ -171,31 +172,39 @@ class _GlyphDrawing:
             placed = self.texts[int(node.element.etree_element.get("n", ""))]
         except (ValueError, IndexError):
             return   # a placeholder copied by hand draws nothing, as in the SVG document
-        if node.get("stroke", "none") != "none":
-            raise _NeedsFullSvg
-        ctx: cairocffi.Context = self.context  # type: ignore[attr-defined]
-        ptr, outlines = ctx._pointer, _outlines()
-        for g in placed.glyphs:
-            _lib.cairo_save(ptr)
-            _lib.cairo_translate(ptr, g.x, g.y)
-            _lib.cairo_scale(ptr, g.scale, -g.scale)
-            _lib.cairo_append_path(ptr, outlines.get(g.face, g.gid))
-            _lib.cairo_restore(ptr)
-        if not self.stroke_and_fill:  # type: ignore[attr-defined]
-            return   # inside a clip path: the outlines stay as the path to clip with
-        visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
-        if not visible:
-            ctx.new_path()
-            return
-        ctx.save()
-        if node.get("fill-rule") == "evenodd":
-            ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
-        opacity = float(node.get("fill-opacity", 1))
-        source, colour = paint(placed.fill)
-        if not gradient_or_pattern(self, node, source, opacity):
-            ctx.set_source_rgba(*self.map_color(colour, opacity))  # type: ignore[attr-defined]
-        ctx.fill()
-        ctx.restore()
+        draw_placed_text(self.context, placed, node, self)  # type: ignore[attr-defined]
+
+
+def draw_placed_text(ctx: cairocffi.Context, placed: PlacedText, node: Any, surface: Any) -> None:
+    """Draw one text placeholder's glyphs into ``ctx``: ``node`` is the placeholder's
+    properties as cairosvg resolves them (a mapping: own attributes over inherited ones),
+    ``surface`` the cairosvg surface drawn on (whether it fills or builds a clip path, its
+    colour mapping and paint servers). Both drawers call this: the cairosvg surfaces here
+    and :mod:`cardgen.directdraw`."""
+    if node.get("stroke", "none") != "none":
+        raise _NeedsFullSvg
+    ptr, outlines = ctx._pointer, _outlines()
+    for g in placed.glyphs:
+        _lib.cairo_save(ptr)
+        _lib.cairo_translate(ptr, g.x, g.y)
+        _lib.cairo_scale(ptr, g.scale, -g.scale)
+        _lib.cairo_append_path(ptr, outlines.get(g.face, g.gid))
+        _lib.cairo_restore(ptr)
+    if not surface.stroke_and_fill:
+        return   # inside a clip path: the outlines stay as the path to clip with
+    visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
+    if not visible:
+        ctx.new_path()
+        return
+    ctx.save()
+    if node.get("fill-rule") == "evenodd":
+        ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
+    opacity = float(node.get("fill-opacity", 1))
+    source, colour = paint(placed.fill)
+    if not gradient_or_pattern(surface, node, source, opacity):
+        ctx.set_source_rgba(*surface.map_color(colour, opacity))
+    ctx.fill()
+    ctx.restore()
 
 
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
@@ -305,7 +314,19 @@ def _describe(node: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "...>"
 
 
+def direct_drawing(face: Face) -> directdraw.Drawing | None:
+    """The one place that chooses the drawer: the face read for :mod:`cardgen.directdraw`
+    (cairo driven straight from the SVG, no cairosvg tree) when its SVG keeps to what that
+    module draws and this installation has the internals both drawers use; None: cairosvg
+    draws it, as it draws any SVG."""
+    return directdraw.plan(face.body, (t.fill for t in face.texts)) if internals_supported() else None
+
+
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+    drawing = direct_drawing(face)
+    if drawing is not None:
+        directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text).finish()
+        return
     if not internals_supported():
         _draw_svg(face, surface_class, dpi, output)
         return
@@ -351,11 +372,11 @@ def render_svg_pdf(svg: str) -> bytes:
 
 @functools.cache
 def drawing_fingerprint() -> str:
-    """What decides whether a face's SVG can be drawn besides the SVG itself: this module's
-    and :mod:`cardgen.svgtree`'s code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
+    """What decides whether a face's SVG can be drawn besides the SVG itself: this module's,
+    :mod:`cardgen.svgtree`'s and :mod:`cardgen.directdraw`'s code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
     import hashlib
 
-    code = Path(__file__).read_bytes() + Path(svgtree.__file__).read_bytes()
+    code = b"".join(Path(file).read_bytes() for file in (__file__, svgtree.__file__, directdraw.__file__))
     return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
 
 
