@@ -38,6 +38,7 @@ import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
 
+from . import glyphprocs  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
@@ -146,11 +147,59 @@ def _outlines() -> _Outlines:
     return _Outlines()
 
 
+class _UserFonts:
+    """One cairo user font per font file, drawing each glyph from its outline path.
+
+    cairo's PDF writer stores the glyphs a user font shows as Type 3 fonts: each outline
+    once, each occurrence a code (see :mod:`cardgen.glyphprocs`). cairocffi has no wrapper
+    for user fonts, so they are made through cairo's C API (``cairo_user_font_face_*``, with
+    one C callback); ``internals_supported`` checks that it is there."""
+
+    def __init__(self) -> None:
+        self._faces: dict[str, Any] = {}
+        self._fonts: dict[int, FontFace] = {}
+        self._render = _ffi.callback("cairo_user_scaled_font_render_glyph_func_t", self._render_glyph)
+
+    def face(self, font: FontFace) -> Any:
+        key = str(font.path)
+        face = self._faces.get(key)
+        if face is None:
+            face = _ffi.gc(_lib.cairo_user_font_face_create(), _lib.cairo_font_face_destroy)
+            _lib.cairo_user_font_face_set_render_glyph_func(face, self._render)
+            self._faces[key] = face
+            self._fonts[int(_ffi.cast("uintptr_t", face))] = font
+        return face
+
+    def _render_glyph(self, scaled_font: Any, gid: int, cr: Any, extents: Any) -> int:
+        """A glyph in font space (1 = the em, y down): its outline, and the font's advance."""
+        try:
+            font = self._fonts[int(_ffi.cast("uintptr_t", _lib.cairo_scaled_font_get_font_face(scaled_font)))]
+            _lib.cairo_scale(cr, 1 / font.upem, -1 / font.upem)
+            _lib.cairo_append_path(cr, _outlines().get(font, gid))
+            _lib.cairo_fill(cr)
+            extents.x_advance = glyphprocs.advance(font, gid) / 1000
+            return _lib.CAIRO_STATUS_SUCCESS
+        except Exception:  # noqa: BLE001 — an exception cannot cross the C callback: cairo reports the error
+            return _lib.CAIRO_STATUS_USER_FONT_ERROR
+
+
+@functools.cache
+def _user_fonts() -> _UserFonts:
+    """This process's user fonts (created on first use, after any fork)."""
+    return _UserFonts()
+
+
 class _GlyphDrawing:
     """Mixin for cairosvg surfaces: draws placeholder elements from a face's glyph placements."""
 
+    #: Whether text is shown as glyphs of user fonts (PDF: Type 3 fonts) rather than filled
+    #: as outlines (PNG: cairo's glyph rasteriser would snap glyphs to its own grid).
+    as_glyphs = False
+
     def __init__(self, *args: Any, texts: tuple[PlacedText, ...] = (), **kwargs: Any) -> None:
         self.texts = texts
+        #: The font faces glyphs were shown from, numbered as :func:`cardgen.glyphprocs.tag` names them.
+        self.fonts: dict[FontFace, int] = {}
         super().__init__(*args, **kwargs)  # draws the whole tree
 
     def draw(self, node: Any) -> None:
@@ -174,6 +223,16 @@ class _GlyphDrawing:
         if node.get("stroke", "none") != "none":
             raise _NeedsFullSvg
         ctx: cairocffi.Context = self.context  # type: ignore[attr-defined]
+        visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
+        opacity = float(node.get("fill-opacity", 1))
+        source, colour = paint(placed.fill)
+        if (self.as_glyphs and self.stroke_and_fill and visible  # type: ignore[attr-defined]
+                and node.get("fill-rule") != "evenodd" and not source):
+            ctx.save()
+            ctx.set_source_rgba(*self.map_color(colour, opacity))  # type: ignore[attr-defined]
+            self._show_glyphs(ctx._pointer, placed)
+            ctx.restore()
+            return
         ptr, outlines = ctx._pointer, _outlines()
         for g in placed.glyphs:
             _lib.cairo_save(ptr)
@@ -183,22 +242,49 @@ class _GlyphDrawing:
             _lib.cairo_restore(ptr)
         if not self.stroke_and_fill:  # type: ignore[attr-defined]
             return   # inside a clip path: the outlines stay as the path to clip with
-        visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
         if not visible:
             ctx.new_path()
             return
         ctx.save()
         if node.get("fill-rule") == "evenodd":
             ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
-        opacity = float(node.get("fill-opacity", 1))
-        source, colour = paint(placed.fill)
         if not gradient_or_pattern(self, node, source, opacity):
             ctx.set_source_rgba(*self.map_color(colour, opacity))  # type: ignore[attr-defined]
         ctx.fill()
         ctx.restore()
 
 
+    def _show_glyphs(self, ptr: Any, placed: PlacedText) -> None:
+        """Show the placed glyphs with the user font of their face, a run of glyphs of one
+        face and size at a time, each tagged with its (font, glyph id) text (see
+        :mod:`cardgen.glyphprocs`). The font matrix maps the em to the placement's scale; the
+        outline's y flip is the user font's (it draws y down, as cairo's glyph space is)."""
+        fonts, glyphs = _user_fonts(), placed.glyphs
+        matrix = _ffi.new("cairo_matrix_t *")
+        start = 0
+        while start < len(glyphs):
+            face, scale = glyphs[start].face, glyphs[start].scale
+            end = start + 1
+            while end < len(glyphs) and glyphs[end].face is face and glyphs[end].scale == scale:
+                end += 1
+            number = self.fonts.setdefault(face, len(self.fonts))
+            run = glyphs[start:end]
+            cglyphs = _ffi.new("cairo_glyph_t[]", len(run))
+            clusters = _ffi.new("cairo_text_cluster_t[]", len(run))
+            text = "".join(glyphprocs.tag(number, g.gid) for g in run).encode("utf-8")
+            for i, g in enumerate(run):
+                cglyphs[i].index, cglyphs[i].x, cglyphs[i].y = g.gid, g.x, g.y
+                clusters[i].num_bytes, clusters[i].num_glyphs = 8, 1
+            _lib.cairo_set_font_face(ptr, fonts.face(face))
+            _lib.cairo_matrix_init_scale(matrix, scale * face.upem, scale * face.upem)
+            _lib.cairo_set_font_matrix(ptr, matrix)
+            _lib.cairo_show_text_glyphs(ptr, text, len(text), cglyphs, len(run), clusters, len(run), 0)
+            start = end
+
+
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
+    as_glyphs = True
+
     def _create_surface(self, width: float, height: float) -> tuple[Any, float, float]:
         """cairo dates every PDF with the wall clock: here the date is fixed, so that a face
         drawn twice is the same bytes (cached once; imposition drops the date anyway)."""
@@ -265,12 +351,13 @@ _MARKUP_ERRORS = (ET.ParseError, ValueError, TypeError, KeyError, IndexError, At
                   RecursionError, cairocffi.CairoError)
 
 
-def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> dict[FontFace, int]:
     """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
     be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
-    template, the card and the element."""
+    template, the card and the element. Returns the font faces whose glyphs were shown as
+    tagged glyphs, by number (see :mod:`cardgen.glyphprocs`)."""
     try:
-        _draw_face(face, surface_class, dpi, output)
+        return _draw_face(face, surface_class, dpi, output)
     except CardgenError:
         raise
     except _MARKUP_ERRORS as exc:
@@ -305,20 +392,21 @@ def _describe(node: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "...>"
 
 
-def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> dict[FontFace, int]:
     if not internals_supported():
         _draw_svg(face, surface_class, dpi, output)
-        return
+        return {}
     tree = _parse(face.body.encode("utf-8"))
     if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
         _draw_svg(face, surface_class, dpi, output)
-        return
+        return {}
     try:
         surface = surface_class(tree, output, dpi, texts=face.texts)
     except _NeedsFullSvg:
         _draw_svg(face, surface_class, dpi, output)
-        return
+        return {}
     surface.finish()
+    return surface.fonts
 
 
 def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> None:
@@ -334,8 +422,10 @@ def render_pdf(face: Face) -> bytes:
     (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
     faces."""
     out = io.BytesIO()
-    _draw(face, _PDFSurface, 96, out)
-    return out.getvalue()
+    fonts = _draw(face, _PDFSurface, 96, out)
+    if not fonts:
+        return out.getvalue()
+    return glyphprocs.canonical_face(out.getvalue(), sorted(fonts, key=fonts.__getitem__))
 
 
 def render_svg_pdf(svg: str) -> bytes:

@@ -58,6 +58,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
+    from .glyphprocs import share
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -99,6 +100,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
         info.CreationDate = pikepdf.String(stamp)
     pdf.trailer.Info = pdf.make_indirect(info)
     pdf.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"))
+    share(pdf)   # a glyph its pages show is stored once
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True, compress_streams=True,
              object_stream_mode=pikepdf.ObjectStreamMode.generate, fix_metadata_version=False)

@@ -126,7 +126,12 @@ def test_pdf_is_vector_and_has_the_bleed_box_size(tmp_path):
         assert not page.get_images(), "text is vector outlines, not an image"
         page.contents_coalesce()
         ops = [op for _operands, op in pikepdf.parse_content_stream(page)]
-        assert ops.count(pikepdf.Operator("c")) > 50, "glyph curves are in the page content"
+        assert {pikepdf.Operator("Tj"), pikepdf.Operator("TJ")} & set(ops), "the text is shown as glyphs"
+        fonts = list(page.obj.Resources.Font.values())
+        assert fonts and all(f.Subtype == "/Type3" for f in fonts)
+        curves = sum(op == pikepdf.Operator("c") for f in fonts for proc in f.CharProcs.values()
+                     for _operands, op in pikepdf.parse_content_stream(proc))
+        assert curves > 50, "the glyphs are vector outlines (Type 3 procedures), not images"
 
 
 def test_pdf_rasterises_like_the_svg(tmp_path):
