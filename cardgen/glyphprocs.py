@@ -159,8 +159,11 @@ def canonical_face(data: bytes, fonts: Sequence[Any]) -> bytes:
     """A face PDF cairo drew with tagged glyphs (``fonts``: the font faces by the numbers
     :func:`tag` was given), its Type 3 fonts rewritten as the module describes: procedures
     from :func:`glyph_proc`, stored once per face and uncompressed, in 1/1000-em glyph space,
-    widths and boxes from the font, a ToUnicode map that extracts nothing. Saved without
-    object streams or timestamps: the same drawing gives the same bytes."""
+    widths and boxes from the font, a ToUnicode map that extracts nothing. Its drawing
+    operators are stored uncompressed (images stay as cairo wrote them): the face cache
+    compresses a face against another of its component, which shares most of its operators,
+    and every writer compresses them anyway. Saved without object streams or timestamps:
+    the same drawing gives the same bytes."""
     pdf = pikepdf.open(io.BytesIO(data))
     procs: dict[tuple[str, int], pikepdf.Object] = {}
     cmaps: dict[tuple[int, int], pikepdf.Object] = {}
@@ -190,6 +193,10 @@ def canonical_face(data: bytes, fonts: Sequence[Any]) -> bytes:
         obj.Encoding = Dictionary(Type=Name.Encoding, Differences=Array([first, *names]))
         obj.Widths = Array([round(advance(*glyphs[c]), 2) for c in range(first, last + 1)])
         obj.ToUnicode = cmaps[(first, last)]
+    for obj in pdf.objects:   # drawing operators stored as they are: see the docstring
+        if (isinstance(obj, pikepdf.Stream) and obj.get("/Filter") == Name.FlateDecode and "/DecodeParms" not in obj
+                and obj.get("/Subtype") != Name.Image):
+            obj.write(obj.read_bytes())
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True, compress_streams=False, object_stream_mode=pikepdf.ObjectStreamMode.disable,
              fix_metadata_version=False)
