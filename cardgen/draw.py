@@ -293,6 +293,12 @@ class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
         return surface, width, height
 
 
+class _PDFOutlineSurface(_PDFSurface):
+    """A PDF page whose text is filled as outlines (see :func:`render_pdf`)."""
+
+    as_glyphs = False
+
+
 #: The face PDFs' creation date (ISO 8601, as cairo takes it): the epoch.
 _FIXED_DATE = "1970-01-01T00:00:00Z"
 
@@ -425,7 +431,12 @@ def render_pdf(face: Face) -> bytes:
     fonts = _draw(face, _PDFSurface, 96, out)
     if not fonts:
         return out.getvalue()
-    return glyphprocs.canonical_face(out.getvalue(), sorted(fonts, key=fonts.__getitem__))
+    try:
+        return glyphprocs.canonical_face(out.getvalue(), sorted(fonts, key=fonts.__getitem__))
+    except glyphprocs.Unconvertible:   # text cairo wrote another way than it does today: outlines
+        out = io.BytesIO()
+        _draw(face, _PDFOutlineSurface, 96, out)
+        return out.getvalue()
 
 
 def render_svg_pdf(svg: str) -> bytes:

@@ -127,8 +127,8 @@ class GlyphFonts:
     A Type 3 font's glyphs are drawing procedures stored in the file itself: the outlines of
     the bundled Noto faces, whatever face (Latin, Arabic, CJK) each glyph came from, 255 to a
     font. A ToUnicode map gives each code its characters, so text extracts and searches. The
-    procedures are :func:`cardgen.glyphprocs.glyph_proc`'s, the same bytes as the faces'
-    glyphs: a document keeps one copy of a glyph its footers and faces both show."""
+    procedures are :func:`cardgen.glyphprocs.glyph_proc`'s, the outlines the faces' glyph
+    forms draw (see :func:`cardgen.glyphprocs.share`)."""
 
     PER_FONT = 255
 
