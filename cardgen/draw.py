@@ -10,6 +10,13 @@ and then appended under the right transform. The geometry is the same the SVG do
 describes (same outlines, same rounded positions), so the PDF and PNG match what cairosvg
 draws from :attr:`Face.svg <cardgen.render.Face.svg>`; a test compares the pixels.
 
+On a PDF page, filled text is shown instead as glyphs of a cairo user font whose glyphs are
+those same paths: cairo stores each glyph once and each occurrence as a code, and
+:mod:`cardgen.glyphprocs` turns that into one form per glyph (a page of rules went from
+270 KB to 35 KB). Text used as a clip path, with a gradient or pattern fill or the even-odd
+rule, is appended as paths as before, and so is every glyph of a PNG (cairo's glyph
+rasteriser would snap glyphs to its own grid).
+
 Where the shortcut cannot be exact — text inside a ``<mask>`` or ``<pattern>`` (cairosvg
 draws those on surfaces of its own) or text that inherits a stroke — the face is drawn from
 its full SVG instead.
@@ -330,8 +337,10 @@ def _text_in_own_surface(node: Any, inside: bool = False) -> bool:
 @functools.cache
 def internals_supported() -> bool:
     """Whether the installed cairosvg and cairocffi still have the internals this module
-    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, and a cairocffi context exposing its
-    C pointer (``_pointer``, which the glyph shortcut draws through). pyproject.toml bounds
+    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, a cairocffi context exposing its
+    C pointer (``_pointer``, which the glyph shortcut draws through) and cairocffi's
+    declarations of cairo's user-font API (``cairo_user_font_face_*``, the render-glyph
+    callback type and ``cairo_show_text_glyphs``, which :class:`_UserFonts` calls). pyproject.toml bounds
     both libraries to the releases this was checked with; should one still change, faces
     are parsed and drawn through cairosvg's public API instead — slower, never wrong — and
     tests/test_draw_internals.py fails to say so. Checked once per process (a millisecond)."""
@@ -339,6 +348,10 @@ def internals_supported() -> bool:
         if not svgtree.parses_like_cairosvg():
             return False
         ctx = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
+        _ffi.typeof("cairo_user_scaled_font_render_glyph_func_t")
+        for name in ("cairo_user_font_face_create", "cairo_user_font_face_set_render_glyph_func",
+                     "cairo_show_text_glyphs", "cairo_scaled_font_get_font_face"):
+            getattr(_lib, name)
         return _ffi.typeof(ctx._pointer) is _ffi.typeof("cairo_t *")
     except Exception:  # noqa: BLE001 — any change of those internals: use the public API
         return False

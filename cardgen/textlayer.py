@@ -1,6 +1,7 @@
 """The invisible text layer of a sheet PDF, and the PDF assembled from the drawn pages.
 
-Each page of a rule sheet is drawn to PDF like a card face (its text as outlines); this
+Each page of a rule sheet is drawn to PDF like a card face (its glyphs as shapes, see
+:mod:`cardgen.glyphprocs`, each stored once per sheet); this
 module adds on top of it, in PDF text render mode 3 (invisible), every string at its place,
 so a sheet can be searched, copied and read aloud, and tests can read the tables back with
 pdfplumber. The layer's font has only blank glyphs and a ToUnicode map, and is embedded, as
