@@ -230,3 +230,19 @@ def test_an_altered_glyph_piece_is_a_miss(tmp_path):
 def test_the_same_face_drawn_twice_is_the_same_bytes(tmp_path):
     face = one_card(tmp_path, '{{ text("Quark gluon ∞", 2, 20, size=5) }}')
     assert render_pdf(face) == render_pdf(face)
+
+
+def test_text_cairo_writes_another_way_is_drawn_as_outlines(tmp_path, monkeypatch):
+    """Should cairo write text operators canonical_face does not read, the face is drawn
+    with its text as outlines in the page content: the same picture, never a broken one."""
+    face = one_card(tmp_path, '{{ text("Quark gluon", 2, 20, size=6) }}')
+
+    def refuse(data, fonts):
+        raise glyphprocs.Unconvertible("text operator '")
+
+    monkeypatch.setattr(glyphprocs, "canonical_face", refuse)
+    with pikepdf.open(io.BytesIO(render_pdf(face))) as pdf:
+        page = pdf.pages[0]
+        ops = [op for _o, op in pikepdf.parse_content_stream(page)]
+        assert "/Font" not in page.Resources and not glyph_forms(page.Resources)
+    assert ops.count(pikepdf.Operator("c")) > 50 and pikepdf.Operator("Do") not in ops
