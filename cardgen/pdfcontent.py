@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from .glyphprocs import FONT_MATRIX, advance, glyph_proc
+from .glyphprocs import FONT_MATRIX, GLYPH_PREFIX, advance, type3_glyph
 from .imposition import Affine, Polygon, Rect, compose
 from .paper import PT_PER_MM
 
@@ -127,8 +127,9 @@ class GlyphFonts:
     A Type 3 font's glyphs are drawing procedures stored in the file itself: the outlines of
     the bundled Noto faces, whatever face (Latin, Arabic, CJK) each glyph came from, 255 to a
     font. A ToUnicode map gives each code its characters, so text extracts and searches. The
-    procedures are :func:`cardgen.glyphprocs.glyph_proc`'s, the outlines the faces' glyph
-    forms draw (see :func:`cardgen.glyphprocs.share`)."""
+    procedures draw the glyphs' forms (:func:`cardgen.glyphprocs.type3_glyph`), the same the
+    faces draw: a document stores a glyph its footers and faces both show once (see
+    :func:`cardgen.glyphprocs.share`)."""
 
     PER_FONT = 255
 
@@ -137,7 +138,7 @@ class GlyphFonts:
         self.fonts: dict[str, pikepdf.Object] = {}
         self.used_on_page: set[str] = set()
         self._codes: dict[tuple[int, int], tuple[str, int]] = {}
-        self._glyphs: dict[str, list[tuple[str, bytes, float, str]]] = {}   # name → (glyph name, proc, width, text)
+        self._glyphs: dict[str, list[tuple[str, tuple, float, str]]] = {}   # name → (glyph name, (face, gid), width, text)
 
     def show(self, item: TextItem, page_h: float) -> bytes:
         """Content-stream operators drawing ``item``: one positioned glyph at a time."""
@@ -181,7 +182,7 @@ class GlyphFonts:
         name = list(self.fonts)[-1]
         glyphs = self._glyphs[name]
         code = len(glyphs) + 1
-        glyphs.append((f"g{face.index}-{gid}", glyph_proc(face, gid), advance(face, gid), chars))
+        glyphs.append((f"g{face.index}-{gid}", (face, gid), advance(face, gid), chars))
         self._codes[key] = (name, code)
         return name, code
 
@@ -191,8 +192,14 @@ class GlyphFonts:
             glyphs = self._glyphs[name]
             font.FontMatrix = Array(FONT_MATRIX)
             font.FontBBox = Array([-1000, -1000, 2000, 2000])
-            font.Resources = Dictionary()
-            font.CharProcs = Dictionary({f"/{g}": self.pdf.make_stream(proc) for g, proc, _w, _t in glyphs})
+            procs, forms = Dictionary(), Dictionary()
+            for i, (g, (face, gid), _w, _t) in enumerate(glyphs):
+                proc, form = type3_glyph(self.pdf, face, gid, f"/{GLYPH_PREFIX}{i}")
+                procs[f"/{g}"] = self.pdf.make_stream(proc)
+                if form is not None:
+                    forms[f"/{GLYPH_PREFIX}{i}"] = form
+            font.Resources = Dictionary(XObject=forms)
+            font.CharProcs = procs
             font.Encoding = Dictionary(Type=Name.Encoding,
                                        Differences=Array([1] + [Name(f"/{g}") for g, _p, _w, _t in glyphs]))
             font.FirstChar, font.LastChar = 1, len(glyphs)

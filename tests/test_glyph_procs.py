@@ -114,13 +114,17 @@ def test_every_shipped_pdf_embeds_its_fonts_and_stores_each_glyph_once(shipped):
 
 
 def test_a_document_draws_each_glyph_from_one_form_whatever_its_faces(shipped):
-    """Every face of a card sheet that shows a glyph draws the document's one form of it."""
+    """Every face of a card sheet that shows a glyph draws the document's one form of it, and
+    so does the footer's font."""
     with pikepdf.open(shipped / "qcd/en/cards.pdf") as pdf:
         page = pdf.pages[0].obj
         by_face = [{objgen for objgen in glyph_forms(x.get("/Resources", {}))} for x in forms(pdf).values()]
         shared = set.intersection(*[f for f in by_face if f])
         assert len([f for f in by_face if f]) > 10 and shared   # one form object, used by every face
-        assert page.Resources.Font   # the footer: real text, a Type 3 font
+        # the footer is real text, a Type 3 font whose procedures draw the same forms
+        footer = {x.objgen for f in page.Resources.Font.values() for x in f.Resources.XObject.values()}
+        assert footer & set.union(*by_face) and all(b" Do" in p.read_bytes() or p.read_bytes().endswith(b" d1")
+                                       for f in page.Resources.Font.values() for p in f.CharProcs.values())
 
 
 def test_a_face_keeps_each_glyph_once_whatever_its_sizes(tmp_path):
