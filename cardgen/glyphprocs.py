@@ -21,9 +21,9 @@ To know which glyph each of cairo's codes stands for, the drawing shows every gl
 made-up text of two private-use characters, (font number, glyph id) (:func:`tag`), which cairo
 writes into the font's ToUnicode map; :func:`canonical_face` reads it back (and drops the font).
 
-A document keeps each glyph form once (:func:`share`): the faces' forms point at one copy,
-and its own text's Type 3 procedures (footers, :class:`cardgen.pdfcontent.GlyphFonts`, built
-from the same :func:`glyph_proc`) at one copy each. The forms are stored uncompressed in a
+A document keeps each glyph form once (:func:`share`): the faces and the Type 3 procedures of
+its own text (footers, :class:`cardgen.pdfcontent.GlyphFonts`, which draw the same forms, see
+:func:`type3_glyph`) point at one copy of each. The forms are stored uncompressed in a
 face's PDF, so that the face cache keeps each one once for all faces (:func:`proc_spans`,
 :mod:`cardgen.store`).
 """
