@@ -21,9 +21,7 @@ does not even re-impose it (see ``inputs_digest``).
 
 Entries live in one SQLite file (see :mod:`cardgen.store`), authenticated with the user's
 own key: the face PDF and a small JSON record of what rendering it reported — plain data
-that is parsed only once its authenticity is proven, never pickles or code. A face's glyph
-procedures (:mod:`cardgen.glyphprocs`) are kept once for all faces: the cache stays smaller
-than the PDFs it serves, each of which keeps them once per document.
+that is parsed only once its authenticity is proven, never pickles or code.
 """
 
 from __future__ import annotations
@@ -235,13 +233,11 @@ class FaceCache:
         they belong to (one component in one language, see :meth:`keep_only`)."""
         if self.store is None:
             return
-        from .glyphprocs import proc_spans   # here: a no-change rebuild stores nothing
-
         self.store.put("faces", ((key, json.dumps({
             "svg_key": face.svg_key, "issues": [i.__dict__ for i in face.issues],
             "missing": [list(m) for m in face.missing], "reads": [list(r) for r in face.reads],
             "template": face.template, "texts": list(face.texts)},
-            sort_keys=True), face.pdf) for key, face in faces), scope, shared=proc_spans)
+            sort_keys=True), face.pdf) for key, face in faces), scope)
 
     def keep_only(self, scopes: dict[str, Iterable[str]]) -> None:
         """Evict the faces of each scope that the latest build of it did not use."""

@@ -10,13 +10,6 @@ and then appended under the right transform. The geometry is the same the SVG do
 describes (same outlines, same rounded positions), so the PDF and PNG match what cairosvg
 draws from :attr:`Face.svg <cardgen.render.Face.svg>`; a test compares the pixels.
 
-On a PDF page, filled text is shown instead as glyphs of a cairo user font whose glyphs are
-those same paths: cairo stores each glyph once and each occurrence as a code, and
-:mod:`cardgen.glyphprocs` turns that into one form per glyph (a page of rules went from
-270 KB to 35 KB). Text used as a clip path, with a gradient or pattern fill or the even-odd
-rule, is appended as paths as before, and so is every glyph of a PNG (cairo's glyph
-rasteriser would snap glyphs to its own grid).
-
 Where the shortcut cannot be exact — text inside a ``<mask>`` or ``<pattern>`` (cairosvg
 draws those on surfaces of its own) or text that inherits a stroke — the face is drawn from
 its full SVG instead.
@@ -46,7 +39,6 @@ import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
 
-from . import glyphprocs  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
@@ -155,59 +147,11 @@ def _outlines() -> _Outlines:
     return _Outlines()
 
 
-class _UserFonts:
-    """One cairo user font per font file, drawing each glyph from its outline path.
-
-    cairo's PDF writer stores the glyphs a user font shows as Type 3 fonts: each outline
-    once, each occurrence a code (see :mod:`cardgen.glyphprocs`). cairocffi has no wrapper
-    for user fonts, so they are made through cairo's C API (``cairo_user_font_face_*``, with
-    one C callback); ``internals_supported`` checks that it is there."""
-
-    def __init__(self) -> None:
-        self._faces: dict[str, Any] = {}
-        self._fonts: dict[int, FontFace] = {}
-        self._render = _ffi.callback("cairo_user_scaled_font_render_glyph_func_t", self._render_glyph)
-
-    def face(self, font: FontFace) -> Any:
-        key = str(font.path)
-        face = self._faces.get(key)
-        if face is None:
-            face = _ffi.gc(_lib.cairo_user_font_face_create(), _lib.cairo_font_face_destroy)
-            _lib.cairo_user_font_face_set_render_glyph_func(face, self._render)
-            self._faces[key] = face
-            self._fonts[int(_ffi.cast("uintptr_t", face))] = font
-        return face
-
-    def _render_glyph(self, scaled_font: Any, gid: int, cr: Any, extents: Any) -> int:
-        """A glyph in font space (1 = the em, y down): its outline, and the font's advance."""
-        try:
-            font = self._fonts[int(_ffi.cast("uintptr_t", _lib.cairo_scaled_font_get_font_face(scaled_font)))]
-            _lib.cairo_scale(cr, 1 / font.upem, -1 / font.upem)
-            _lib.cairo_append_path(cr, _outlines().get(font, gid))
-            _lib.cairo_fill(cr)
-            extents.x_advance = glyphprocs.advance(font, gid) / 1000
-            return _lib.CAIRO_STATUS_SUCCESS
-        except Exception:  # noqa: BLE001 — an exception cannot cross the C callback: cairo reports the error
-            return _lib.CAIRO_STATUS_USER_FONT_ERROR
-
-
-@functools.cache
-def _user_fonts() -> _UserFonts:
-    """This process's user fonts (created on first use, after any fork)."""
-    return _UserFonts()
-
-
 class _GlyphDrawing:
     """Mixin for cairosvg surfaces: draws placeholder elements from a face's glyph placements."""
 
-    #: Whether text is shown as glyphs of user fonts (PDF: Type 3 fonts) rather than filled
-    #: as outlines (PNG: cairo's glyph rasteriser would snap glyphs to its own grid).
-    as_glyphs = False
-
     def __init__(self, *args: Any, texts: tuple[PlacedText, ...] = (), **kwargs: Any) -> None:
         self.texts = texts
-        #: The font faces glyphs were shown from, numbered as :func:`cardgen.glyphprocs.tag` names them.
-        self.fonts: dict[FontFace, int] = {}
         super().__init__(*args, **kwargs)  # draws the whole tree
 
     def draw(self, node: Any) -> None:
@@ -230,52 +174,15 @@ class _GlyphDrawing:
             return   # a placeholder copied by hand draws nothing, as in the SVG document
         draw_placed_text(self.context, placed, node, self)  # type: ignore[attr-defined]
 
-    def _show_glyphs(self, ptr: Any, placed: PlacedText) -> None:
-        """Show the placed glyphs with the user font of their face, a run of glyphs of one
-        face and size at a time, each tagged with its (font, glyph id) text (see
-        :mod:`cardgen.glyphprocs`). The font matrix maps the em to the placement's scale; the
-        outline's y flip is the user font's (it draws y down, as cairo's glyph space is)."""
-        fonts, glyphs = _user_fonts(), placed.glyphs
-        matrix = _ffi.new("cairo_matrix_t *")
-        start = 0
-        while start < len(glyphs):
-            face, scale = glyphs[start].face, glyphs[start].scale
-            end = start + 1
-            while end < len(glyphs) and glyphs[end].face is face and glyphs[end].scale == scale:
-                end += 1
-            number = self.fonts.setdefault(face, len(self.fonts))
-            run = glyphs[start:end]
-            cglyphs = _ffi.new("cairo_glyph_t[]", len(run))
-            clusters = _ffi.new("cairo_text_cluster_t[]", len(run))
-            text = "".join(glyphprocs.tag(number, g.gid) for g in run).encode("utf-8")
-            for i, g in enumerate(run):
-                cglyphs[i].index, cglyphs[i].x, cglyphs[i].y = g.gid, g.x, g.y
-                clusters[i].num_bytes, clusters[i].num_glyphs = 8, 1
-            _lib.cairo_set_font_face(ptr, fonts.face(face))
-            _lib.cairo_matrix_init_scale(matrix, scale * face.upem, scale * face.upem)
-            _lib.cairo_set_font_matrix(ptr, matrix)
-            _lib.cairo_show_text_glyphs(ptr, text, len(text), cglyphs, len(run), clusters, len(run), 0)
-            start = end
-
 
 def draw_placed_text(ctx: cairocffi.Context, placed: PlacedText, node: Any, surface: Any) -> None:
     """Draw one text placeholder's glyphs into ``ctx``: ``node`` is the placeholder's
     properties as cairosvg resolves them (a mapping: own attributes over inherited ones),
-    ``surface`` the cairosvg surface drawn on (whether it fills or builds a clip path, shows
-    glyphs of user fonts, its colour mapping and paint servers). Both drawers call this: the
-    cairosvg surfaces here and :mod:`cardgen.directdraw`."""
+    ``surface`` the cairosvg surface drawn on (whether it fills or builds a clip path, its
+    colour mapping and paint servers). Both drawers call this: the cairosvg surfaces here
+    and :mod:`cardgen.directdraw`."""
     if node.get("stroke", "none") != "none":
         raise _NeedsFullSvg
-    visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
-    opacity = float(node.get("fill-opacity", 1))
-    source, colour = paint(placed.fill)
-    if (surface.as_glyphs and surface.stroke_and_fill and visible
-            and node.get("fill-rule") != "evenodd" and not source):
-        ctx.save()
-        ctx.set_source_rgba(*surface.map_color(colour, opacity))
-        surface._show_glyphs(ctx._pointer, placed)
-        ctx.restore()
-        return
     ptr, outlines = ctx._pointer, _outlines()
     for g in placed.glyphs:
         _lib.cairo_save(ptr)
@@ -285,61 +192,28 @@ def draw_placed_text(ctx: cairocffi.Context, placed: PlacedText, node: Any, surf
         _lib.cairo_restore(ptr)
     if not surface.stroke_and_fill:
         return   # inside a clip path: the outlines stay as the path to clip with
+    visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
     if not visible:
         ctx.new_path()
         return
     ctx.save()
     if node.get("fill-rule") == "evenodd":
         ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
+    opacity = float(node.get("fill-opacity", 1))
+    source, colour = paint(placed.fill)
     if not gradient_or_pattern(surface, node, source, opacity):
         ctx.set_source_rgba(*surface.map_color(colour, opacity))
     ctx.fill()
     ctx.restore()
 
 
-    def _show_glyphs(self, ptr: Any, placed: PlacedText) -> None:
-        """Show the placed glyphs with the user font of their face, a run of glyphs of one
-        face and size at a time, each tagged with its (font, glyph id) text (see
-        :mod:`cardgen.glyphprocs`). The font matrix maps the em to the placement's scale; the
-        outline's y flip is the user font's (it draws y down, as cairo's glyph space is)."""
-        fonts, glyphs = _user_fonts(), placed.glyphs
-        matrix = _ffi.new("cairo_matrix_t *")
-        start = 0
-        while start < len(glyphs):
-            face, scale = glyphs[start].face, glyphs[start].scale
-            end = start + 1
-            while end < len(glyphs) and glyphs[end].face is face and glyphs[end].scale == scale:
-                end += 1
-            number = self.fonts.setdefault(face, len(self.fonts))
-            run = glyphs[start:end]
-            cglyphs = _ffi.new("cairo_glyph_t[]", len(run))
-            clusters = _ffi.new("cairo_text_cluster_t[]", len(run))
-            text = "".join(glyphprocs.tag(number, g.gid) for g in run).encode("utf-8")
-            for i, g in enumerate(run):
-                cglyphs[i].index, cglyphs[i].x, cglyphs[i].y = g.gid, g.x, g.y
-                clusters[i].num_bytes, clusters[i].num_glyphs = 8, 1
-            _lib.cairo_set_font_face(ptr, fonts.face(face))
-            _lib.cairo_matrix_init_scale(matrix, scale * face.upem, scale * face.upem)
-            _lib.cairo_set_font_matrix(ptr, matrix)
-            _lib.cairo_show_text_glyphs(ptr, text, len(text), cglyphs, len(run), clusters, len(run), 0)
-            start = end
-
-
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
-    as_glyphs = True
-
     def _create_surface(self, width: float, height: float) -> tuple[Any, float, float]:
         """cairo dates every PDF with the wall clock: here the date is fixed, so that a face
         drawn twice is the same bytes (cached once; imposition drops the date anyway)."""
         surface, width, height = super()._create_surface(width, height)
         surface.set_metadata(cairocffi.PDF_METADATA_CREATE_DATE, _FIXED_DATE)
         return surface, width, height
-
-
-class _PDFOutlineSurface(_PDFSurface):
-    """A PDF page whose text is filled as outlines (see :func:`render_pdf`)."""
-
-    as_glyphs = False
 
 
 #: The face PDFs' creation date (ISO 8601, as cairo takes it): the epoch.
@@ -373,10 +247,8 @@ def _text_in_own_surface(node: Any, inside: bool = False) -> bool:
 @functools.cache
 def internals_supported() -> bool:
     """Whether the installed cairosvg and cairocffi still have the internals this module
-    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, a cairocffi context exposing its
-    C pointer (``_pointer``, which the glyph shortcut draws through) and cairocffi's
-    declarations of cairo's user-font API (``cairo_user_font_face_*``, the render-glyph
-    callback type and ``cairo_show_text_glyphs``, which :class:`_UserFonts` calls). pyproject.toml bounds
+    uses: :func:`cardgen.svgtree.parses_like_cairosvg`, and a cairocffi context exposing its
+    C pointer (``_pointer``, which the glyph shortcut draws through). pyproject.toml bounds
     both libraries to the releases this was checked with; should one still change, faces
     are parsed and drawn through cairosvg's public API instead — slower, never wrong — and
     tests/test_draw_internals.py fails to say so. Checked once per process (a millisecond)."""
@@ -384,10 +256,6 @@ def internals_supported() -> bool:
         if not svgtree.parses_like_cairosvg():
             return False
         ctx = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_ALPHA, None))
-        _ffi.typeof("cairo_user_scaled_font_render_glyph_func_t")
-        for name in ("cairo_user_font_face_create", "cairo_user_font_face_set_render_glyph_func",
-                     "cairo_show_text_glyphs", "cairo_scaled_font_get_font_face"):
-            getattr(_lib, name)
         return _ffi.typeof(ctx._pointer) is _ffi.typeof("cairo_t *")
     except Exception:  # noqa: BLE001 — any change of those internals: use the public API
         return False
@@ -406,13 +274,12 @@ _MARKUP_ERRORS = (ET.ParseError, ValueError, TypeError, KeyError, IndexError, At
                   RecursionError, cairocffi.CairoError)
 
 
-def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> dict[FontFace, int]:
+def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> None:
     """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
     be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
-    template, the card and the element. Returns the font faces whose glyphs were shown as
-    tagged glyphs, by number (see :mod:`cardgen.glyphprocs`)."""
+    template, the card and the element."""
     try:
-        return _draw_face(face, surface_class, dpi, output)
+        _draw_face(face, surface_class, dpi, output)
     except CardgenError:
         raise
     except _MARKUP_ERRORS as exc:
@@ -455,26 +322,24 @@ def direct_drawing(face: Face) -> directdraw.Drawing | None:
     return directdraw.plan(face.body, (t.fill for t in face.texts)) if internals_supported() else None
 
 
-def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> dict[FontFace, int]:
+def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
     drawing = direct_drawing(face)
     if drawing is not None:
-        surface = directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text)
-        surface.finish()
-        return surface.fonts
+        directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text).finish()
+        return
     if not internals_supported():
         _draw_svg(face, surface_class, dpi, output)
-        return {}
+        return
     tree = _parse(face.body.encode("utf-8"))
     if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
         _draw_svg(face, surface_class, dpi, output)
-        return {}
+        return
     try:
         surface = surface_class(tree, output, dpi, texts=face.texts)
     except _NeedsFullSvg:
         _draw_svg(face, surface_class, dpi, output)
-        return {}
+        return
     surface.finish()
-    return surface.fonts
 
 
 def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> None:
@@ -490,15 +355,8 @@ def render_pdf(face: Face) -> bytes:
     (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
     faces."""
     out = io.BytesIO()
-    fonts = _draw(face, _PDFSurface, 96, out)
-    if not fonts:
-        return out.getvalue()
-    try:
-        return glyphprocs.canonical_face(out.getvalue(), sorted(fonts, key=fonts.__getitem__))
-    except glyphprocs.Unconvertible:   # text cairo wrote another way than it does today: outlines
-        out = io.BytesIO()
-        _draw(face, _PDFOutlineSurface, 96, out)
-        return out.getvalue()
+    _draw(face, _PDFSurface, 96, out)
+    return out.getvalue()
 
 
 def render_svg_pdf(svg: str) -> bytes:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from .glyphprocs import FONT_MATRIX, GLYPH_PREFIX, advance, type3_glyph
 from .imposition import Affine, Polygon, Rect, compose
 from .paper import PT_PER_MM
 
@@ -126,10 +125,7 @@ class GlyphFonts:
 
     A Type 3 font's glyphs are drawing procedures stored in the file itself: the outlines of
     the bundled Noto faces, whatever face (Latin, Arabic, CJK) each glyph came from, 255 to a
-    font. A ToUnicode map gives each code its characters, so text extracts and searches. The
-    procedures draw the glyphs' forms (:func:`cardgen.glyphprocs.type3_glyph`), the same the
-    faces draw: a document stores a glyph its footers and faces both show once (see
-    :func:`cardgen.glyphprocs.share`)."""
+    font. A ToUnicode map gives each code its characters, so text extracts and searches."""
 
     PER_FONT = 255
 
@@ -138,7 +134,7 @@ class GlyphFonts:
         self.fonts: dict[str, pikepdf.Object] = {}
         self.used_on_page: set[str] = set()
         self._codes: dict[tuple[int, int], tuple[str, int]] = {}
-        self._glyphs: dict[str, list[tuple[str, tuple, float, str]]] = {}   # name → (glyph name, (face, gid), width, text)
+        self._glyphs: dict[str, list[tuple[str, bytes, float, str]]] = {}   # name → (glyph name, proc, width, text)
 
     def show(self, item: TextItem, page_h: float) -> bytes:
         """Content-stream operators drawing ``item``: one positioned glyph at a time."""
@@ -158,7 +154,7 @@ class GlyphFonts:
                 for glyph in run.glyphs:
                     chars = "" if glyph.cluster in seen else text[glyph.cluster:ends[glyph.cluster]]
                     seen.add(glyph.cluster)
-                    name, code = self._code(run.face, glyph.gid, chars)
+                    name, code = self._code(run.face, glyph.gid, glyph.advance / result.size, chars)
                     if name != current:
                         ops.append(f"/{name} 1 Tf")
                         current = name
@@ -171,7 +167,7 @@ class GlyphFonts:
         ops.append("ET Q")
         return " ".join(ops).encode("ascii")
 
-    def _code(self, face, gid: int, chars: str) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+    def _code(self, face, gid: int, advance_em: float, chars: str) -> tuple[str, int]:  # type: ignore[no-untyped-def]
         key = (face.index, gid)
         if key in self._codes:
             return self._codes[key]
@@ -182,7 +178,8 @@ class GlyphFonts:
         name = list(self.fonts)[-1]
         glyphs = self._glyphs[name]
         code = len(glyphs) + 1
-        glyphs.append((f"g{face.index}-{gid}", (face, gid), advance(face, gid), chars))
+        width = advance_em * 1000
+        glyphs.append((f"g{face.index}-{gid}", _glyph_proc(face, gid, width), width, chars))
         self._codes[key] = (name, code)
         return name, code
 
@@ -190,21 +187,44 @@ class GlyphFonts:
         """Complete every font dictionary (they grow as pages are added)."""
         for name, font in self.fonts.items():
             glyphs = self._glyphs[name]
-            font.FontMatrix = Array(FONT_MATRIX)
+            font.FontMatrix = Array([0.001, 0, 0, 0.001, 0, 0])
             font.FontBBox = Array([-1000, -1000, 2000, 2000])
-            procs, forms = Dictionary(), Dictionary()
-            for i, (g, (face, gid), _w, _t) in enumerate(glyphs):
-                proc, form = type3_glyph(self.pdf, face, gid, f"/{GLYPH_PREFIX}{i}")
-                procs[f"/{g}"] = self.pdf.make_stream(proc)
-                if form is not None:
-                    forms[f"/{GLYPH_PREFIX}{i}"] = form
-            font.Resources = Dictionary(XObject=forms)
-            font.CharProcs = procs
+            font.Resources = Dictionary()
+            font.CharProcs = Dictionary({f"/{g}": self.pdf.make_stream(proc) for g, proc, _w, _t in glyphs})
             font.Encoding = Dictionary(Type=Name.Encoding,
                                        Differences=Array([1] + [Name(f"/{g}") for g, _p, _w, _t in glyphs]))
             font.FirstChar, font.LastChar = 1, len(glyphs)
             font.Widths = Array([round(w, 2) for _g, _p, w, _t in glyphs])
             font.ToUnicode = self.pdf.make_stream(_to_unicode([t for _g, _p, _w, t in glyphs]))
+
+
+def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyped-def]
+    """A Type 3 glyph procedure: the glyph's outline in 1/1000 em, filled in the current colour."""
+    from fontTools.pens.basePen import BasePen
+
+    scale = 1000.0 / face.upem
+    ops = [f"{num(width)} 0 d0"]
+
+    class Pen(BasePen):
+        def _pt(self, p: tuple[float, float]) -> str:
+            return f"{num(p[0] * scale)} {num(p[1] * scale)}"
+
+        def _moveTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} m")
+
+        def _lineTo(self, p):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p)} l")
+
+        def _curveToOne(self, p1, p2, p3):  # type: ignore[no-untyped-def]
+            ops.append(f"{self._pt(p1)} {self._pt(p2)} {self._pt(p3)} c")
+
+        def _closePath(self) -> None:
+            ops.append("h")
+
+    if face.has_outline(gid):   # a space has none: it is still a glyph, so text keeps its spaces
+        face.draw_glyph(gid, Pen(face.glyph_set))   # the glyph set resolves composite glyphs
+        ops.append("f")
+    return " ".join(ops).encode("ascii")
 
 
 def _to_unicode(texts: list[str]) -> bytes:

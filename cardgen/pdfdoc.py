@@ -20,7 +20,6 @@ from typing import BinaryIO
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from .glyphprocs import share
 from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
@@ -211,7 +210,6 @@ class Doc:
         """The finished document's bytes; with ``to``, written to that file instead (as qpdf
         writes it: a document of thousands of faces is never held whole) and b"" returned."""
         self.fonts.finish()
-        share(self.pdf)
         prefs = Dictionary(PrintScaling=Name("/None"))
         if duplex == "long":
             prefs.Duplex = Name.DuplexFlipLongEdge

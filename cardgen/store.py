@@ -19,9 +19,7 @@ skipped (the next build renders again), and a file that is not a database — da
 left by something else — is replaced by an empty one.
 
 It stays small: entries' bytes are kept once however many keys name them (every card of a
-deck shares its back), compressed against their scope's first entry (:func:`_pack`); parts
-that many entries repeat — the glyph procedures of every face's text — are kept once for all
-of them (``pieces``, see :meth:`Store.put`); metadata is compressed;
+deck shares its back), compressed against their scope's first entry (:func:`_pack`);
 :meth:`Store.keep_only` drops what the latest build of a
 scope (one component in one language) no longer uses, and :meth:`Store.finish` folds the
 write-ahead log back into the file and truncates it.
@@ -37,7 +35,6 @@ import secrets
 import sqlite3
 import weakref
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Iterable
 
@@ -53,7 +50,7 @@ except ImportError:  # pragma: no cover - platforms without ISA-L
 #: ``pdg-values`` rule read from a template source).
 KINDS = ("faces", "templates", "drawn", "template_facts")
 #: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
-SCHEMA = 5
+SCHEMA = 4
 #: Errors saying the file is no usable database: it is replaced by an empty one.
 _BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
@@ -147,73 +144,6 @@ def _unpack(packed: bytes, base: bytes) -> bytes:
     return bytes(out)
 
 
-def _varints(numbers: Iterable[int]) -> bytes:
-    out = bytearray()
-    for n in numbers:
-        while n >= 0x80:
-            out.append(n & 0x7F | 0x80)
-            n >>= 7
-        out.append(n)
-    return bytes(out)
-
-
-def _numbers(data: bytes) -> list[int]:
-    out, n, shift = [], 0, 0
-    for byte in data:
-        n |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            out.append(n)
-            n, shift = 0, 0
-    return out
-
-
-def _refs(packed: bytes) -> list[tuple[int, int]]:
-    """A blob's shared pieces: (bytes kept before it, piece id) each, in order."""
-    numbers = _numbers(_zlib.decompress(packed))
-    return list(zip(numbers[::2], numbers[1::2]))
-
-
-def _cut(conn: sqlite3.Connection, data: bytes,
-         shared: Callable[[bytes], list[tuple[int, int]]] | None) -> tuple[bytes, bytes | None]:
-    """``data`` without its shared spans, and where they go back (compressed varints of
-    (bytes kept since the previous piece, piece id)); each piece stored in ``pieces`` once."""
-    spans = shared(data) if shared is not None else []
-    if not spans:
-        return data, None
-    rest, refs, at = bytearray(), [], 0
-    for start, end in spans:
-        if start < at or end <= start:
-            continue
-        piece = data[start:end]
-        digest = hashlib.sha256(piece).digest()[:16]
-        conn.execute("INSERT OR IGNORE INTO pieces (digest, data) VALUES (?, ?)", (digest, _zlib.compress(piece, LEVEL)))
-        (number,) = conn.execute("SELECT id FROM pieces WHERE digest = ?", (digest,)).fetchone()
-        rest += data[at:start]
-        refs += [start - at, number]
-        at = end
-    rest += data[at:]
-    return bytes(rest), _zlib.compress(_varints(refs), LEVEL)
-
-
-def _splice(db: sqlite3.Connection, rest: bytes, refs: list[tuple[int, int]]) -> bytes:
-    """The inverse of :func:`_cut`: the pieces put back where they were cut out. (A piece
-    that is missing or altered makes the whole differ from its digest: a miss.)"""
-    ids = sorted({i for _gap, i in refs})
-    found: dict[int, bytes] = {}
-    for i in range(0, len(ids), 500):   # SQLite binds at most 999 values per statement
-        part = ids[i:i + 500]
-        found.update((n, _zlib.decompress(d)) for n, d in db.execute(
-            f"SELECT id, data FROM pieces WHERE id IN ({','.join('?' * len(part))})", part))
-    out, at = bytearray(), 0
-    for gap, number in refs:
-        out += rest[at:at + gap]
-        out += found[number]   # KeyError: a piece gone, see the caller
-        at += gap
-    out += rest[at:]
-    return bytes(out)
-
-
 def _tag(kind: str, key: str, meta: str, digest: str) -> str:
     """The entry's HMAC: binds its bytes (by digest) and metadata to its kind and key."""
     message = "\0".join((kind, key, meta, digest)).encode("utf-8")
@@ -282,13 +212,12 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
-            # 1 KiB pages: a face's entry is compressed to ~2 KB (its glyphs kept apart, see
-            # put), and a blob's last page is on average half empty — with 4 KiB pages the
-            # file was 70 % larger than its contents, with 1 KiB pages 40 % (measured on the
-            # shipped build: 0.78 MB, not 0.93 MB). Incremental auto-vacuum: pages freed by
+            # 4 KiB pages (SQLite's default, set for clarity): entries are compressed to ~13 KB,
+            # and a blob's last overflow page is on average half empty — 16 KiB pages made the
+            # file a fifth larger than its contents. Incremental auto-vacuum: pages freed by
             # evicting entries are given back to the file system (see finish()); it must be
             # chosen before the first table.
-            conn.execute("PRAGMA page_size=1024")
+            conn.execute("PRAGMA page_size=4096")
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             # WAL: readers never block the writer, and a commit appends to one log file.
             # synchronous=OFF: no fsync, neither per commit nor when finish() folds the log
@@ -305,16 +234,11 @@ class Store:
                     conn.execute(f"PRAGMA user_version = {SCHEMA}")
                 for kind in KINDS:
                     # scope: what a build keeps or evicts together (see keep_only)
-                    # meta: the metadata text, compressed (a face's printed texts are kilobytes)
-                    conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta BLOB NOT NULL, "
+                    conn.execute(f"CREATE TABLE IF NOT EXISTS {kind} (key TEXT PRIMARY KEY, meta TEXT NOT NULL, "
                                  "digest TEXT NOT NULL, scope TEXT NOT NULL, tag TEXT NOT NULL) WITHOUT ROWID")
                 # base: the blob whose first bytes were the preset dictionary of this one's
-                # compression (see put); pieces: where the shared pieces go back into its
-                # bytes (see _splice); a plain rowid table: big rows are what it is for
+                # compression (see put); a plain rowid table: big rows are what it is for
                 conn.execute("CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, base TEXT, "
-                             "data BLOB NOT NULL, pieces BLOB)")
-                # pieces of bytes several blobs hold (glyph procedures), each kept once
-                conn.execute("CREATE TABLE IF NOT EXISTS pieces (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, "
                              "data BLOB NOT NULL)")
         except BaseException:
             conn.close()
@@ -328,27 +252,22 @@ class Store:
         try:
             db = self._db()
             row = db.execute(f"SELECT meta, digest, tag FROM {kind} WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            meta = _zlib.decompress(row[0]).decode("utf-8")
-            if not hmac.compare_digest(row[2], _tag(kind, key, meta, row[1])):
+            if row is None or not hmac.compare_digest(row[2], _tag(kind, key, row[0], row[1])):
                 return None
             if not read:
-                return meta, b""
+                return row[0], b""
             data = self._bytes(db, row[1])
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
             return None
-        except (_zlib.error, zlib.error, TypeError, UnicodeDecodeError):
-            return None
-        return None if data is None else (meta, data)
+        return None if data is None else (row[0], data)
 
     def _bytes(self, db: sqlite3.Connection, digest: str, depth: int = 0) -> bytes | None:
         """A blob's bytes, or None if it is missing or no longer what was stored."""
-        row = db.execute("SELECT base, data, pieces FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        row = db.execute("SELECT base, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
         if row is None or depth > 1:
             return None
-        base, packed, pieces = row
+        base, packed = row
         try:
             if base is None:
                 data = _zlib.decompress(packed)
@@ -357,9 +276,7 @@ class Store:
                 if prime is None:
                     return None
                 data = _unpack(packed, prime)
-            if pieces is not None:
-                data = _splice(db, data, _refs(pieces))
-        except (_zlib.error, zlib.error, TypeError, ValueError, IndexError, KeyError):
+        except (_zlib.error, zlib.error, TypeError):
             return None
         return data if hashlib.sha256(data).hexdigest() == digest else None   # damaged since it was stored
 
@@ -386,21 +303,16 @@ class Store:
             self._failed(exc)
         return found
 
-    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "",
-            shared: Callable[[bytes], list[tuple[int, int]]] | None = None) -> None:
+    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "") -> None:
         """Store (key, meta, data) entries in one transaction; best effort (see the module).
 
         Bytes already stored under another key are not stored again (every card of a deck
-        shares its back). ``shared`` gives the (start, end) spans of an entry's bytes that
-        other entries are likely to hold too (a face's glyph procedures): each such piece is
-        kept once in ``pieces``, whichever entries hold it. The rest is compressed against
-        the scope's first entry, its base (see :func:`_pack`). An entry's digest is that of
-        its whole bytes, pieces put back: what the tag authenticates and a read checks."""
+        shares its back). The rest is compressed against the scope's first entry, its base
+        (see :func:`_pack`)."""
         rows, blobs = [], {}
         for key, meta, data in entries:
             digest = hashlib.sha256(data).hexdigest()
-            rows.append((key, _zlib.compress(meta.encode("utf-8"), LEVEL), digest, scope,
-                         _tag(kind, key, meta, digest)))
+            rows.append((key, meta, digest, scope, _tag(kind, key, meta, digest)))
             blobs.setdefault(digest, data)
         if not rows:
             return
@@ -410,19 +322,18 @@ class Store:
                 # the base is looked for under the write lock: workers storing faces of one
                 # component at the same moment then share one
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany("INSERT OR IGNORE INTO blobs (digest, base, data, pieces) VALUES (?, ?, ?, ?)",
-                                 self._packed(conn, kind, scope, blobs, shared))
+                conn.executemany("INSERT OR IGNORE INTO blobs (digest, base, data) VALUES (?, ?, ?)",
+                                 self._packed(conn, kind, scope, blobs))
                 conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, digest, scope, tag) "
                                  "VALUES (?, ?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
 
-    def _packed(self, conn: sqlite3.Connection, kind: str, scope: str, blobs: dict[str, bytes],
-                shared: Callable[[bytes], list[tuple[int, int]]] | None
-                ) -> list[tuple[str, str | None, bytes, bytes | None]]:
-        """(digest, base, compressed bytes, pieces) of the blobs not stored yet, their shared
-        pieces cut out (see :meth:`put`). A blob, once stored, never changes (the same digest
-        is the same bytes): a base cannot turn into a blob that needs a base of its own."""
+    def _packed(self, conn: sqlite3.Connection, kind: str, scope: str,
+                blobs: dict[str, bytes]) -> list[tuple[str, str | None, bytes]]:
+        """(digest, base, compressed bytes) of the blobs not stored yet. A blob, once stored,
+        never changes (the same digest is the same bytes): a base cannot turn into a blob
+        that needs a base of its own."""
         wanted, have = list(blobs), set()
         for i in range(0, len(wanted), 500):   # SQLite binds at most 999 values per statement
             part = wanted[i:i + 500]
@@ -439,12 +350,9 @@ class Store:
         if scope and prime is None:   # the scope's first entry: it becomes the base of the others
             (base, data), todo = todo[0], todo[1:]
             prime = data
-            rest, pieces = _cut(conn, data, shared)
-            packed.append((base, None, _zlib.compress(rest, LEVEL), pieces))
+            packed.append((base, None, _zlib.compress(data, LEVEL)))
         for digest, data in todo:
-            rest, pieces = _cut(conn, data, shared)
-            packed.append((digest, base, _pack(rest, prime), pieces) if prime
-                          else (digest, None, _zlib.compress(rest, LEVEL), pieces))
+            packed.append((digest, base, _pack(data, prime)) if prime else (digest, None, _zlib.compress(data, LEVEL)))
         return packed
 
     def keep_only(self, kind: str, scopes: dict[str, Iterable[str]]) -> None:
@@ -465,14 +373,6 @@ class Store:
                     conn.execute("DELETE FROM blobs WHERE digest NOT IN ("
                                  + " UNION ".join(f"SELECT digest FROM {k}" for k in KINDS)
                                  + " UNION SELECT base FROM blobs WHERE base IS NOT NULL)")
-                # and the pieces no blob holds any more
-                conn.execute("CREATE TEMP TABLE IF NOT EXISTS held (id INTEGER PRIMARY KEY)")
-                conn.execute("DELETE FROM held")
-                conn.executemany("INSERT OR IGNORE INTO held VALUES (?)",
-                                 ((i,) for (refs,) in conn.execute("SELECT pieces FROM blobs WHERE pieces IS NOT NULL")
-                                  for _gap, i in _refs(refs)))
-                conn.execute("DELETE FROM pieces WHERE id NOT IN (SELECT id FROM held)")
-                conn.execute("DELETE FROM held")
         except (sqlite3.Error, OSError) as exc:
             self._failed(exc)
 

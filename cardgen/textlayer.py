@@ -1,7 +1,6 @@
 """The invisible text layer of a sheet PDF, and the PDF assembled from the drawn pages.
 
-Each page of a rule sheet is drawn to PDF like a card face (its glyphs as shapes, see
-:mod:`cardgen.glyphprocs`, each stored once per sheet); this
+Each page of a rule sheet is drawn to PDF like a card face (its text as outlines); this
 module adds on top of it, in PDF text render mode 3 (invisible), every string at its place,
 so a sheet can be searched, copied and read aloud, and tests can read the tables back with
 pdfplumber. The layer's font has only blank glyphs and a ToUnicode map, and is embedded, as
@@ -59,7 +58,6 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
-    from .glyphprocs import share
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -101,7 +99,6 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
         info.CreationDate = pikepdf.String(stamp)
     pdf.trailer.Info = pdf.make_indirect(info)
     pdf.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"))
-    share(pdf)   # a glyph its pages show is stored once
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True, compress_streams=True,
              object_stream_mode=pikepdf.ObjectStreamMode.generate, fix_metadata_version=False)

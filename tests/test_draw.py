@@ -126,11 +126,7 @@ def test_pdf_is_vector_and_has_the_bleed_box_size(tmp_path):
         assert not page.get_images(), "text is vector outlines, not an image"
         page.contents_coalesce()
         ops = [op for _operands, op in pikepdf.parse_content_stream(page)]
-        glyphs = [x for name, x in page.obj.Resources.XObject.items() if name.startswith("/cg")]
-        assert ops.count(pikepdf.Operator("Do")) >= len("Quark Gluon") - 1 > len(glyphs) > 0, "each glyph drawn once"
-        curves = sum(op == pikepdf.Operator("c") for x in glyphs for _operands, op in pikepdf.parse_content_stream(x))
-        assert curves > 50, "the glyphs are vector outlines (one form each), not images"
-        assert "/Font" not in page.obj.Resources, "drawn text is not text to extract (see cardgen.glyphprocs)"
+        assert ops.count(pikepdf.Operator("c")) > 50, "glyph curves are in the page content"
 
 
 def test_pdf_rasterises_like_the_svg(tmp_path):
@@ -149,15 +145,14 @@ def test_pdf_rasterises_like_the_svg(tmp_path):
 
 
 def test_pdf_is_written_whole_to_a_stream_with_a_fixed_date(tmp_path):
-    """cairo writes a face to an in-memory stream, dated with the fixed epoch; its drawing
-    operators are then stored uncompressed (cardgen.glyphprocs.canonical_face, for the face
-    cache): the same face drawn twice is the same bytes."""
+    """cairo writes a face to an in-memory stream, compressed as cairo always does, dated
+    with the fixed epoch: the same face drawn twice is the same bytes."""
     face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5) }}')
     first, second = render_pdf(face), render_pdf(face)
     assert first == second
     assert first.startswith(b"%PDF-") and first.rstrip().endswith(b"%%EOF")
     with pikepdf.open(io.BytesIO(first)) as pdf:
-        assert "/Filter" not in pdf.pages[0].Contents and b" Do" in pdf.pages[0].Contents.read_raw_bytes()
+        assert pdf.pages[0].Contents.Filter == pikepdf.Name.FlateDecode
         assert str(pdf.docinfo.CreationDate).startswith("19700101")
 
 
@@ -174,8 +169,8 @@ def test_build_workers_draw_faces_as_the_callers_process_does(tmp_path):
         in_worker, in_caller = (FaceCache(tmp_path / run / ".cache").get(key) for run in ("two", "one"))
         assert in_worker is not None and in_caller is not None
         assert in_worker.pdf == in_caller.pdf
-        with pikepdf.open(io.BytesIO(in_worker.pdf)) as pdf:   # as canonical_face stores it, by either
-            assert "/Filter" not in pdf.pages[0].Contents and b" Do" in pdf.pages[0].Contents.read_raw_bytes()
+        with pikepdf.open(io.BytesIO(in_worker.pdf)) as pdf:
+            assert pdf.pages[0].Contents.Filter == pikepdf.Name.FlateDecode
     assert (tmp_path / "one/qcd/en/cards.pdf").read_bytes() == (tmp_path / "two/qcd/en/cards.pdf").read_bytes()
 
 

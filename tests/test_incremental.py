@@ -228,10 +228,10 @@ def test_the_cache_says_which_faces_it_holds_in_one_query(tmp_path):
 
 
 def test_a_new_cache_file_has_small_pages(tmp_path):
-    """Entries are compressed to about two kilobytes (their glyphs kept apart): with 4 KiB
-    pages the half-empty last page of each made the file 70 % larger than its contents."""
+    """Entries are compressed to a few kilobytes: with 16 KiB pages the half-empty last page
+    of each made the file a fifth larger than its contents."""
     cache = FaceCache(tmp_path / ".cache")
     cache.put([("k", CachedFace("svg", b"%PDF-1.5 face", (), ()))])
     with sqlite3.connect(tmp_path / ".cache/cache.sqlite") as conn:
-        assert conn.execute("PRAGMA page_size").fetchone()[0] == 1024
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
     conn.close()
