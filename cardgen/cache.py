@@ -87,7 +87,7 @@ def _content_digest(paths: Iterable[Path], root: Path) -> str:
     return h.hexdigest()
 
 
-def _files(folder: Path) -> list[Path]:
+def files_under(folder: Path) -> list[Path]:
     """Every file under ``folder`` but Python's byte-compiled copies."""
     found = []
     for parent, dirs, files in os.walk(folder):
@@ -98,7 +98,7 @@ def _files(folder: Path) -> list[Path]:
 
 def code_digest() -> str:
     """Every file of the cardgen package: code, fonts, declarations (found, not listed)."""
-    return _content_digest(_files(PACKAGE), PACKAGE)
+    return _content_digest(files_under(PACKAGE), PACKAGE)
 
 
 @functools.cache
@@ -137,7 +137,7 @@ def game_files(game: Game, lang: str) -> list[Path]:
     cards = {c.file for c in game.components.values()}
     catalogs = [i18n.po_path(game, lang), i18n.po_path(None, lang)] if lang != i18n.SOURCE_LANG else []
     return [*(f for f in game.files if f not in cards), *game.physics.source_files,
-            *(p for p in catalogs if p.is_file()), *_files(game.templates_dir), *_files(SHARED_TEMPLATES),
+            *(p for p in catalogs if p.is_file()), *files_under(game.templates_dir), *files_under(SHARED_TEMPLATES),
             *game.fonts]
 
 

@@ -49,29 +49,29 @@ def default_folder() -> Path:
     return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / "verdicts"
 
 
-def _under(folder: Path) -> list[Path]:
-    """Every file under ``folder`` but Python's byte-compiled copies."""
-    found = []
-    for parent, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        found += [Path(parent, f) for f in files]
-    return found
-
-
-def game_digest(game: Game, loaded_ns: int, kind: str = GATE) -> str | None:
-    """A digest of everything the rules of ``game`` may read: every file of its data and
+def game_digests(games: Iterable[Game], loaded_ns: int, kind: str = GATE) -> list[str | None]:
+    """For each game, a digest of everything its rules may read: every file of its data and
     templates folders, its catalogs, fonts and physics data, the shared templates, cardgen's
-    code (fonts and declarations included) and every installed library's version. None when
-    one of those files changed at or after ``loaded_ns`` (less :data:`RACY_NS`): the game in
-    memory may then not be what the files say, and nothing may be taken or kept for it."""
+    code (fonts and declarations included) and every installed library's version (those
+    shared by all games found once). None for a game one of whose files changed at or after
+    ``loaded_ns`` (less :data:`RACY_NS`): the game in memory may then not be what the files
+    say, and nothing may be taken or kept for it."""
     from . import __version__
-    from .cache import code_digest, file_digest, library_versions
-    from .i18n import locale_dir
+    from .cache import code_digest, files_under, library_versions
     from .loader import SHARED_TEMPLATES
 
-    files = {*game.files, *game.physics.source_files, *game.fonts, *_under(game.data_dir),
-             *_under(game.templates_dir), *_under(SHARED_TEMPLATES), *_under(locale_dir(game))}
-    h = hashlib.sha256(f"{kind}\0{__version__}\0{code_digest()}\0{library_versions()}\0{game.id}".encode())
+    common = f"{kind}\0{__version__}\0{code_digest()}\0{library_versions()}".encode()
+    shared = files_under(SHARED_TEMPLATES)
+    return [_game_digest(game, common, shared, loaded_ns) for game in games]
+
+
+def _game_digest(game: Game, common: bytes, shared: list[Path], loaded_ns: int) -> str | None:
+    from .cache import file_digest, files_under
+    from .i18n import locale_dir
+
+    files = {*game.files, *game.physics.source_files, *game.fonts, *files_under(game.data_dir),
+             *files_under(game.templates_dir), *shared, *files_under(locale_dir(game))}
+    h = hashlib.sha256(common + f"\0{game.id}".encode())
     for path in sorted(files):
         try:
             if path.stat().st_mtime_ns >= loaded_ns - RACY_NS:
@@ -83,7 +83,7 @@ def game_digest(game: Game, loaded_ns: int, kind: str = GATE) -> str | None:
 
 
 class Verdicts:
-    """Passes in ``folder`` (default: :func:`default_folder`), by :func:`game_digest`."""
+    """Passes in ``folder`` (default: :func:`default_folder`), by :func:`game_digests`."""
 
     def __init__(self, folder: Path | None = None, limit: int = LIMIT) -> None:
         self.folder = folder or default_folder()
@@ -148,4 +148,4 @@ def keep_passes(games: Iterable[Game], loaded_ns: int) -> None:
     """Keep the pass of games whose rules all passed (``cardgen check`` found nothing wrong;
     its rules are the gate's, with the faces measured too), loaded from their files after
     ``loaded_ns``."""
-    Verdicts().remember(d for d in (game_digest(g, loaded_ns) for g in games) if d is not None)
+    Verdicts().remember(d for d in game_digests(games, loaded_ns) if d is not None)

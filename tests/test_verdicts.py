@@ -82,15 +82,15 @@ def test_a_file_changed_as_the_build_read_it_is_neither_trusted_nor_kept(game_co
     game = g.load()
     loaded = time.time_ns() - verdicts.RACY_NS // 2   # the game.yaml below was written after this
     g.edit("game.yaml", "name:", "name: ", 1)
-    assert verdicts.game_digest(game, loaded) is None
+    assert verdicts.game_digests([game], loaded) == [None]
     _settle(g.path)
-    assert verdicts.game_digest(game, time.time_ns()) is not None
+    assert verdicts.game_digests([game], time.time_ns())[0] is not None
 
 
 def test_a_forged_or_damaged_pass_is_no_pass(game_copy, tmp_path, checked):
     g = game_copy("particles-in-circle")
     _settle(g.path)
-    digest = verdicts.game_digest(g.load(), time.time_ns())
+    digest, = verdicts.game_digests([g.load()], time.time_ns())
     folder = verdicts.default_folder()
     folder.mkdir(parents=True)
     (folder / digest).write_bytes(b"\0" * 32)   # anyone may write a file; only this user's key tags it

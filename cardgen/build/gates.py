@@ -52,10 +52,10 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
     loaded, which may differ from their files): a game whose files this machine has already
     seen pass is taken as proved, and a game that passes is kept so (:mod:`cardgen.verdicts`)."""
     from ..check import check
-    from ..verdicts import Verdicts, game_digest
+    from ..verdicts import Verdicts, game_digests
 
     kept = Verdicts()
-    digests = [game_digest(g, loaded_ns) if loaded_ns is not None else None for g in games]
+    digests = game_digests(games, loaded_ns) if loaded_ns is not None else [None] * len(games)
     todo = [(g, d) for g, d in zip(games, digests) if d is None or not kept.passed(d)]
     if not todo:
         return
