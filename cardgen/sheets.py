@@ -19,6 +19,7 @@ somewhat more than 400 lines rather than being split by sheet.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 from dataclasses import asdict, dataclass
@@ -434,9 +435,9 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
 
 def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
                  translate: Any, level: int | None, title: str, epoch: int | None,
-                 bytecode_db: Path | None = None, previous: Path | None = None, drawing: str = "") -> SheetResult:
+                 bytecode_db: Path | None = None, previous: bytes | None = None, drawing: str = "") -> SheetResult:
     """Lay out, render, draw and assemble one sheet into a PDF. ``previous``: the same sheet as
-    the last build wrote it (checked intact): when every page comes out the same, its bytes
+    the last build wrote it (checked intact): when every page comes out the same, those bytes
     are the result, and no page is drawn (see :func:`content_digest`; ``drawing``: a digest
     of what drawing depends on besides the pages, :func:`cardgen.cache.game_fingerprint`)."""
     from .draw import render_pdf
@@ -451,7 +452,7 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     report = {"issues": [asdict(i) for i in issues], "missing": missing}
     content = content_digest(drawing, faces, [width, height, title, epoch, report])
     if previous is not None and _content_of(previous) == content:
-        return SheetResult(kind, previous.read_bytes(), len(faces), issues, missing)
+        return SheetResult(kind, previous, len(faces), issues, missing)
     notes = json.dumps({**report, "content": content}, ensure_ascii=False, sort_keys=True)
     pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch, notes)
     return SheetResult(kind, pdf, len(faces), issues, missing)
@@ -470,14 +471,14 @@ def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
     return h.hexdigest()
 
 
-def _content_of(path: Path) -> str | None:
-    """The content digest a sheet cardgen wrote records (None for any other file)."""
+def _content_of(data: bytes) -> str | None:
+    """The content digest a sheet cardgen wrote records (None for any other PDF)."""
     import pikepdf
 
     try:
-        with pikepdf.open(path) as pdf:
+        with pikepdf.open(io.BytesIO(data)) as pdf:
             return str(json.loads(str(pdf.trailer.Info[NOTES_KEY]))["content"])
-    except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
+    except (KeyError, ValueError, TypeError, pikepdf.PdfError):
         return None
 
 

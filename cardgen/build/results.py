@@ -71,7 +71,13 @@ def previous_files(folder: Path) -> dict[str, BuiltFile]:
 
 def intact(path: Path, built: BuiltFile) -> bool:
     """The file is still the one the manifest describes (not edited, truncated or deleted)."""
+    return intact_bytes(path, built) is not None
+
+
+def intact_bytes(path: Path, built: BuiltFile) -> bytes | None:
+    """The file's bytes when it is still the one the manifest describes, else None."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() == built.sha256
+        data = path.read_bytes()
     except OSError:
-        return False
+        return None
+    return data if hashlib.sha256(data).hexdigest() == built.sha256 else None

@@ -17,7 +17,7 @@ from ..model import Game
 from ..output import source_date_epoch, stage
 from ..render import TextIssue
 from .options import BuildOptions
-from .results import BuiltFile, GameBuild, intact
+from .results import BuiltFile, GameBuild, intact, intact_bytes
 from .workers import bench
 
 #: What a sheet to render weighs against one face to render, for balancing the workers.
@@ -96,8 +96,7 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     paper = options.sheet()
     path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
-    same = options.out / previous.path if previous is not None and intact(options.out / previous.path, previous) \
-        else None
+    same = intact_bytes(options.out / previous.path, previous) if previous is not None else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
                                 options.cache_root and cache_file(options.cache_root), same,
