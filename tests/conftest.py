@@ -80,3 +80,22 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> sub
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def compiled(monkeypatch) -> list[str]:
+    """The templates Jinja compiles from now on, by name, in a process with nothing compiled yet."""
+    import jinja2
+
+    from cardgen import render
+
+    names: list[str] = []
+    original = jinja2.Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
+        names.append(name)
+        return original(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    monkeypatch.setattr(render, "_COMPILED", {})
+    return names

@@ -185,22 +185,9 @@ def test_qcd_golden_faces():
     assert_matches_golden(qcd_face("wild-w")[0], "qcd/wild-w-front")
 
 
-def test_shared_templates_compile_once_per_process(monkeypatch, tmp_path):
+def test_shared_templates_compile_once_per_process(compiled, tmp_path):
     """The shared frame and macros are compiled once for all games; an edited template is
     compiled again (entries are checked against the source)."""
-    import jinja2
-
-    from cardgen import render
-
-    compiled: list[str] = []
-    original = jinja2.Environment.compile
-
-    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
-        compiled.append(name)
-        return original(self, source, name, filename, raw, defer_init)
-
-    monkeypatch.setattr(jinja2.Environment, "compile", counting)
-    monkeypatch.setattr(render, "_COMPILED", {})
     for gid in ("qcd", "particles-in-circle"):
         game = cardgen.load_game(gid)
         comp = game.components["cards"]

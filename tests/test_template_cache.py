@@ -11,28 +11,12 @@ import os
 from pathlib import Path
 
 import jinja2
-import pytest
 
 import cardgen
 from cardgen import render, store, templatecache
 from cardgen.build import BuildOptions, build
 from cardgen.render import Renderer
 from cardgen.templatecache import MachineTemplates, default_folder
-
-
-@pytest.fixture
-def compiled(monkeypatch) -> list[str]:
-    """The templates Jinja compiles from now on, by name, in a process with nothing compiled yet."""
-    names: list[str] = []
-    original = jinja2.Environment.compile
-
-    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
-        names.append(name)
-        return original(self, source, name, filename, raw, defer_init)
-
-    monkeypatch.setattr(jinja2.Environment, "compile", counting)
-    monkeypatch.setattr(render, "_COMPILED", {})
-    return names
 
 
 def _front(game, db: Path) -> str:
