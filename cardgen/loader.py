@@ -20,11 +20,12 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
+import functools
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import schema as S
+from . import loadapart, schema as S
 from .errors import InputError, Location, did_you_mean, display_path
 from .fields import parse_field_specs, read_record_fields
 from .fontfiles import user_fonts
@@ -193,6 +194,12 @@ def _template_name(value: Any, loc: Location, raw: Any = None) -> str:
 
 
 def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = ()) -> Game:
+    """One game, read in a child process when its data is large (see :mod:`cardgen.loadapart`)."""
+    return loadapart.load(functools.partial(_read_game, src, physics, font_dirs), physics,
+                          loadapart.data_bytes(src.data_dir))
+
+
+def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = ()) -> Game:
     gpath = src.data_dir / "game.yaml"
     doc = load_yaml(gpath)
     f = S.Fields(doc, "game.yaml", Location.of_file(gpath))
