@@ -109,9 +109,20 @@ def texts_as_data(texts: Iterable[Printed]) -> list[dict[str, Any]]:
 _PRINTED_FIELDS = tuple(f.name for f in fields(Printed))
 
 
-def texts_from_data(data: Iterable[dict[str, Any]]) -> tuple[Printed, ...]:
-    """:func:`texts_as_data` read back; raises TypeError or KeyError for data that is not."""
-    return tuple(Printed(**d) for d in data)
+def texts_from_data(data: Iterable[dict[str, Any]], memo: dict[tuple, Printed] | None = None) -> tuple[Printed, ...]:
+    """:func:`texts_as_data` read back; raises TypeError or KeyError for data that is not.
+    ``memo``: records read before, so that the same text printed the same way on many faces
+    is one object (a build's gate reads every face of a deck of thousands of cards)."""
+    if memo is None:
+        return tuple(Printed(**d) for d in data)
+    out = []
+    for d in data:
+        key = tuple(d.items())
+        printed = memo.get(key)
+        if printed is None:
+            printed = memo[key] = Printed(**d)
+        out.append(printed)
+    return tuple(out)
 
 
 def hex_colour(c: fg.RGB) -> str:

@@ -257,6 +257,7 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
         return None
     built = _BuiltFaces(game, i18n.SOURCE_LANG, cache_root)
     tally = FaceTally()
+    records: dict = {}
     try:
         for comp in game.components.values():
             for card in comp.cards:
@@ -264,7 +265,7 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
                     hit = built.get(comp, card, side, pdf=False)
                     if hit is not None:
                         tally.add(FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key, hit.template),
-                                  lambda hit=hit: texts_from_data(hit.texts))
+                                  lambda hit=hit: texts_from_data(hit.texts, records))
                     else:
                         face = faces_of(game).face(comp, card, side)
                         tally.add(FaceRef.of(face), lambda face=face: tuple(printed_texts(face)))

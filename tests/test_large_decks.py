@@ -289,3 +289,60 @@ def test_the_face_file_renumbers_references_and_leaves_strings_alone():
     text = text[:-2] + b"/D 3 0 R /E [4 0 R 5 0 R] /F 1.5 >>"
     assert pdfdoc._renumbered(lambda n: n + 100, text) == (
         b"<< /A (x\\(y\\) 1 0 R) /B <00ff203220302052> /C [ 1 0 2 ] /D 103 0 R /E [104 0 R 105 0 R] /F 1.5 >>")
+
+
+TWO_TEXTS = """{% extends "base.svg.j2" %}
+{% block artwork %}
+<rect x="0" y="0" width="50" height="12" fill="#123456"/>
+{{ text(card.title, 2, 8, size=5, width=46, field="title") }}
+{{ text(card.serial, 2, 60, size=4, width=46, field="serial") }}
+{% endblock %}
+"""
+
+
+def test_the_measures_stay_in_the_builds_process_each_text_record_shared(monkeypatch, tmp_path):
+    """A chunk carries each face's measured texts for the legibility gate, a text printed the
+    same way on many faces as one record; the task that writes the PDF is handed the faces'
+    order and spool, not the measures (a chunk of 1,667 cards carried 12 MB of them there)."""
+    import cardgen.build as build_module
+
+    lines = "\n".join(f"  - {{id: c{i}, title: Same title, serial: '#{i}'}}" for i in range(30))
+    game = cardgen.load_game(make_game(tmp_path, TWO_TEXTS, lines, "  title: {type: text}\n  serial: {type: text}"))
+    chunks, handed = [], []
+    real_render, real_write = build_module.render_chunk, build_module.write_job
+
+    def render(*args):
+        chunks.append(real_render(*args))
+        return chunks[-1]
+
+    def write(game_ref, job_id, parts, *rest):
+        handed.extend(parts)
+        return real_write(game_ref, job_id, parts, *rest)
+
+    monkeypatch.setattr(build_module, "render_chunk", render)
+    monkeypatch.setattr(build_module, "write_job", write)
+    (res,) = build([game], BuildOptions(out=tmp_path / "out", duplex="none"), jobs=1)
+    assert [f.distinct_faces for f in res.files if f.component == "cards"] == [30]
+
+    faces = [texts for chunk in chunks for _template, texts in chunk.measured.values()]
+    assert len(faces) == 30
+    titles = [t for texts in faces for t in texts if t["field"] == "title"]
+    serials = [t for texts in faces for t in texts if t["field"] == "serial"]
+    assert len(titles) == len(serials) == 30
+    assert len({id(t) for t in titles}) == len(chunks)          # one record per chunk for the same title
+    assert len({t["text"] for t in serials}) == 30              # each serial its own
+    assert handed and all(not c.measured and not c.issues for c in handed)
+    assert [c.order for c in handed] == [c.order for c in chunks]
+
+
+def test_the_gate_reads_a_text_printed_the_same_way_on_many_faces_once():
+    from cardgen.legibility import texts_as_data, texts_from_data, Printed
+
+    one = Printed("Same", "title", 0, 14.0, "#ffffff", "#123456", 9.4, 0.0, "", False, 0)
+    other = Printed("#7", "serial", 1, 11.0, "#000000", "#ffffff", 21.0, 0.0, "", False, 1)
+    memo: dict = {}
+    first = texts_from_data(texts_as_data([one, other]), memo)
+    second = texts_from_data(texts_as_data([one]), memo)
+    assert first == (one, other) and second == (one,)
+    assert second[0] is first[0]
+    assert texts_from_data(texts_as_data([one])) == (one,)

@@ -215,7 +215,7 @@ class _Run:
         self.pending[(gid, job_id)] -= 1
         if self.pending[(gid, job_id)]:
             return []
-        parts = [chunk for _seq, chunk in sorted(self.chunks[(gid, job_id)], key=lambda p: p[0])]
+        parts = [chunk.for_writer() for _seq, chunk in sorted(self.chunks[(gid, job_id)], key=lambda p: p[0])]
         return [Task(write_job, (self.ref[gid], job_id, parts, self.options, self.digests[(gid, job_id)]),
                      group=gid, tag=(gid, job_id))]
 

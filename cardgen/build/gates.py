@@ -5,7 +5,7 @@ wrong, not the command."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import i18n
 from ..errors import CardgenError, Location, display_path
@@ -96,10 +96,11 @@ def measured_faces(game: Game, result: GameBuild, options: BuildOptions, jobs: l
                if (i.kind == "overflow" and options.allow_overflow)
                or (i.kind == "missing-glyphs" and options.allow_missing_glyphs)}
     tally = FaceTally()
+    records: dict[tuple, Any] = {}
 
     def note(comp_id: str, card_id: str, side: str, mark, key: str, template: str, texts: tuple) -> None:
         tally.add(FaceRef(comp_id, card_id, side, options.lang, key, template, mark),
-                  lambda: tuple(t for t in texts_from_data(texts) if (comp_id, card_id, side, t.field) not in allowed))
+                  lambda: tuple(t for t in texts_from_data(texts, records) if (comp_id, card_id, side, t.field) not in allowed))
 
     for jp in jobs:
         if jp.reused:   # the job's notes are its faces from the cache, in face_sides order
