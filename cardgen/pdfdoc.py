@@ -5,13 +5,17 @@ Part of the print stage (:mod:`cardgen.pdfwrite`).
 
 from __future__ import annotations
 
+import array
+import contextlib
 import functools
 import hashlib
 import io
+import itertools
 import re
+import shutil
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,8 +34,8 @@ FACE_SIZE_TOLERANCE = 0.5
 
 IN_MEMORY_FACES = 1000
 """Distinct faces a document keeps in memory (qpdf's copy of a face: ~17 KB, measured on
-the synthetic deck of bench/bench_build.py, so ~17 MB); a document of more reads them from a
-file (see :class:`Doc`)."""
+the synthetic deck of bench/bench_build.py, so ~17 MB); a document of more is written to a
+file as it goes (see :class:`Doc`)."""
 
 try:
     from isal import isal_zlib as _flate   # Intel ISA-L's deflate, where it has wheels
@@ -61,22 +65,24 @@ class Form:
     """A Form XObject in the output and the affine map from its space to artwork mm."""
 
     name: str
-    obj: pikepdf.Object
+    obj: pikepdf.Object | None   # in a document written as it goes: None, and ``number``
     to_art: Affine
+    number: int = 0
 
 
 class Doc:
     """The output PDF: faces imported once each, pages appended, saved deterministically.
 
-    Its memory does not grow with the number of faces. qpdf holds every stream made in
-    memory until it saves (and copies a face's streams into memory when it imports them),
-    but reads a stream of a PDF it opened from a file only while saving. So the faces are
-    read and prepared first (:meth:`prepare`); up to :data:`IN_MEMORY_FACES` of them are
-    kept in memory and imported as pages first draw them, and more are written one by one
-    to a PDF file in a temporary folder (:class:`_FaceFile`) which becomes the document,
-    pages then added to it. A document is the same bytes each time it is written, whichever
-    process drew its faces; one of more than :data:`IN_MEMORY_FACES` faces numbers its
-    objects in another order than one made in memory would, and prints the same.
+    Its memory does not grow with the number of faces. The faces are read and prepared
+    first (:meth:`prepare`); up to :data:`IN_MEMORY_FACES` of them are kept in memory,
+    imported as pages first draw them, and qpdf writes the document when it is saved. A
+    document of more is written as it goes instead (:class:`_DocumentFile`, in a temporary
+    folder, copied out when saved): each face as it is read, then each page as it is added,
+    its fonts last. qpdf keeps a few kilobytes of every object it has read or made until it
+    saves — 58 MB for 10,000 faces, measured — where the file written as it goes keeps an
+    offset. A document is the same bytes each time it is written, whichever process drew its
+    faces; one of more than :data:`IN_MEMORY_FACES` faces is laid out in another order than
+    one made in memory (no object streams), and prints the same.
 
     Use it as a context manager (or call :meth:`close`): that removes the temporary folder.
     """
@@ -91,7 +97,10 @@ class Doc:
         self._by_key: dict[str, Form] = {}
         self._by_digest: dict[bytes, Form] = {}
         self._folder: tempfile.TemporaryDirectory[str] | None = None
-        self.fonts = GlyphFonts(self.pdf)
+        self._file: _DocumentFile | None = None   # the document written as it goes (many faces)
+        self._pages: list[int] = []               # its pages' object numbers
+        self._font_numbers: dict[str, int] = {}   # its fonts' object numbers, written when saved
+        self.fonts = GlyphFonts(self.pdf)   # written as it goes: self.pdf holds only the fonts
 
     def __enter__(self) -> "Doc":
         return self
@@ -105,6 +114,9 @@ class Doc:
         for src in self._sources:
             src.close()
         self._sources.clear()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
@@ -113,7 +125,7 @@ class Doc:
         """Read and check the faces pages will draw: (key or None, artwork width and height
         in mm) each; ``faces`` is read one face at a time (it may read them from disk). Once,
         before anything is drawn."""
-        if self._prepared or self._forms or len(self.pdf.pages):
+        if self._prepared or self._forms or len(self.pdf.pages) or self._pages:
             raise PdfWriteError("a document's faces are prepared once, before any page")
         keys = {key: (w, h) for key, w, h in wanted if key is not None}
         if len(keys) <= IN_MEMORY_FACES:
@@ -123,22 +135,28 @@ class Doc:
                 self._prepared[key] = _Prepared(digest, w, h, xobj)
             return
         self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
-        path = Path(self._folder.name) / "faces.pdf"
-        numbers: dict[bytes, int] = {}
+        self._file = _DocumentFile(Path(self._folder.name) / "document.pdf").__enter__()
+        numbers: dict[bytes, tuple[int, tuple[float, float, float, float]]] = {}
+        boxes: dict[tuple[float, float, float, float], tuple[float, float, float, float]] = {}   # one of each
+        with self._writing():
+            for key, (w, h) in keys.items():
+                digest, src, xobj = _checked_face(key, faces[key], w, h)
+                if digest not in numbers:
+                    box = _form_box(xobj)
+                    numbers[digest] = (self._file.add(xobj), boxes.setdefault(box, box))
+                src.close()
+                number, box = numbers[digest]
+                self._prepared[key] = _Prepared(digest, w, h, number=number, box=box)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Writing the document's temporary file: a full disk is the user's to fix."""
         try:
-            with _FaceFile(path, self.pdf.pdf_version) as file:
-                for key, (w, h) in keys.items():
-                    digest, src, xobj = _checked_face(key, faces[key], w, h)
-                    if digest not in numbers:
-                        numbers[digest] = file.add(xobj)
-                    src.close()
-                    self._prepared[key] = _Prepared(digest, w, h, number=numbers[digest])
+            yield
         except OSError as exc:
-            raise PdfWriteError(f"cannot write the faces to a temporary file in {self._folder.name} ({exc}); "
+            folder = self._folder.name if self._folder is not None else tempfile.gettempdir()
+            raise PdfWriteError(f"cannot write the document to a temporary file in {folder} ({exc}); "
                                 "free some disk space, or set TMPDIR to a folder with room") from None
-        self.pdf.close()
-        self.pdf = pikepdf.open(path, access_mode=pikepdf.AccessMode.stream)   # not mapped: read as written
-        self.fonts = GlyphFonts(self.pdf)
 
     def face(self, key: str) -> Form:
         """A prepared face as a form of this document (by key, and by content so identical
@@ -150,8 +168,13 @@ class Doc:
             raise PdfWriteError(f"no rendered face for {key!r}; every face a page draws must be prepared first")
         form = self._by_digest.get(face.digest)
         if form is None:
-            obj = self.pdf.copy_foreign(face.xobj) if face.xobj is not None else self.pdf.get_object((face.number, 0))
-            form = self._by_digest[face.digest] = self._form(obj, face.art_w, face.art_h)
+            if face.xobj is not None:
+                obj = self.pdf.copy_foreign(face.xobj)
+                form = self._form(_form_box(obj), face.art_w, face.art_h, obj)
+            else:
+                assert face.box is not None
+                form = self._form(face.box, face.art_w, face.art_h, number=face.number)
+            self._by_digest[face.digest] = form
         self._by_key[key] = form
         return form
 
@@ -176,35 +199,70 @@ class Doc:
         self._sources.append(src)
         xobj = _page_form(src)
         _strip_metadata(xobj)
-        return self._form(self.pdf.copy_foreign(xobj), card.art_width, card.art_height)
+        if self._file is not None:
+            with self._writing():
+                return self._form(_form_box(xobj), card.art_width, card.art_height, number=self._file.add(xobj))
+        obj = self.pdf.copy_foreign(xobj)
+        return self._form(_form_box(obj), card.art_width, card.art_height, obj)
 
-    def _form(self, obj: pikepdf.Object, art_w: float, art_h: float) -> Form:
-        """A form of this document, named in the order pages first draw forms."""
-        x0, y0, x1, y1 = _form_box(obj)
+    def _form(self, box: tuple[float, float, float, float], art_w: float, art_h: float,
+              obj: pikepdf.Object | None = None, number: int = 0) -> Form:
+        """A form of this document (``box``: its visible box), named in the order pages
+        first draw forms."""
+        x0, y0, x1, y1 = box
         sx, sy = art_w / (x1 - x0), art_h / (y1 - y0)
         # Form space (pt, y up) -> artwork mm (origin top-left, y down).
         to_art = (sx, 0.0, 0.0, -sy, -x0 * sx, y1 * sy)
         self._forms += 1
-        return Form(f"/Fx{self._forms - 1}", obj, to_art)
+        return Form(f"/Fx{self._forms - 1}", obj, to_art, number)
 
-    def add_page(self, canvas: Canvas) -> pikepdf.Page:
+    def add_page(self, canvas: Canvas, trim: tuple[float, float, float, float] | None = None) -> None:
+        """Append a page drawn on ``canvas``; ``trim``: its TrimBox (pt), the page itself
+        then its BleedBox (one piece per page)."""
+        content = canvas.content(self.fonts)
+        fonts = sorted(self.fonts.used_on_page)
+        self.fonts.used_on_page.clear()
+        media = Array([0, 0, canvas.w * K, canvas.h * K])
+        if self._file is not None:
+            self._add_written_page(canvas, content, fonts, media, trim)
+            return
         resources = Dictionary()
         if canvas.forms:
             resources.XObject = Dictionary({f.name: f.obj for f in canvas.forms.values()})
-        content = canvas.content(self.fonts)
-        if self.fonts.used_on_page:
-            resources.Font = Dictionary({f"/{name}": self.fonts.fonts[name] for name in sorted(self.fonts.used_on_page)})
-            self.fonts.used_on_page.clear()
-        page = pikepdf.Page(
-            Dictionary(
-                Type=Name.Page,
-                MediaBox=Array([0, 0, canvas.w * K, canvas.h * K]),
-                Resources=resources,
-                Contents=self.pdf.make_stream(content),
-            )
-        )
-        self.pdf.pages.append(page)
-        return self.pdf.pages[-1]
+        if fonts:
+            resources.Font = Dictionary({f"/{name}": self.fonts.fonts[name] for name in fonts})
+        page = Dictionary(Type=Name.Page, MediaBox=media, Resources=resources, Contents=self.pdf.make_stream(content))
+        if trim is not None:
+            page.BleedBox, page.TrimBox = Array(media), Array(list(trim))
+        self.pdf.pages.append(pikepdf.Page(page))
+
+    def _add_written_page(self, canvas: Canvas, content: bytes, fonts: list[str], media: pikepdf.Array,
+                          trim: tuple[float, float, float, float] | None) -> None:
+        """A page of the document written as it goes: its content stream and its dictionary,
+        as qpdf would write them (the fonts it uses are numbered now and written when saved)."""
+        assert self._file is not None
+        resources = b""
+        if fonts:
+            refs = b" ".join(b"/%s %d 0 R" % (name.encode(), self._font_number(name)) for name in fonts)
+            resources += b"/Font << %s >> " % refs
+        if canvas.forms:
+            refs = b" ".join(b"%s %d 0 R" % (f.name.encode(), f.number) for f in canvas.forms.values())
+            resources += b"/XObject << %s >> " % refs
+        boxes = b""
+        if trim is not None:
+            boxes = b"/BleedBox %s /TrimBox %s " % (media.unparse(), Array(list(trim)).unparse())
+        with self._writing():
+            data = deflate(content)
+            contents = self._file.stream(b"<< /Filter /FlateDecode /Length %d >>" % len(data), data)
+            self._pages.append(self._file.object(
+                b"<< %s/Contents %d 0 R /MediaBox %s /Parent 2 0 R /Resources << %s>> /Type /Page >>"
+                % (boxes, contents, media.unparse(), resources)))
+
+    def _font_number(self, name: str) -> int:
+        assert self._file is not None
+        if name not in self._font_numbers:
+            self._font_numbers[name] = self._file.reserve()
+        return self._font_numbers[name]
 
     def save(self, duplex: Duplex, to: BinaryIO | None = None) -> bytes:
         """The finished document's bytes; with ``to``, written to that file instead (as qpdf
@@ -215,7 +273,6 @@ class Doc:
             prefs.Duplex = Name.DuplexFlipLongEdge
         elif duplex == "short":
             prefs.Duplex = Name.DuplexFlipShortEdge
-        self.pdf.Root.ViewerPreferences = prefs
         info = Dictionary(Producer=pikepdf.String("cardgen"))
         if self.title:
             info.Title = pikepdf.String(self.title)
@@ -223,6 +280,9 @@ class Doc:
             stamp = datetime.fromtimestamp(self.epoch, tz=timezone.utc).strftime("D:%Y%m%d%H%M%SZ")
             info.CreationDate = pikepdf.String(stamp)
             info.ModDate = pikepdf.String(stamp)
+        if self._file is not None:
+            return self._save_written(prefs, info, to)
+        self.pdf.Root.ViewerPreferences = prefs
         self.pdf.trailer.Info = self.pdf.make_indirect(info)
         out = io.BytesIO() if to is None else to
         self.pdf.save(
@@ -234,17 +294,35 @@ class Doc:
         )
         return out.getvalue() if to is None else b""
 
+    def _save_written(self, prefs: pikepdf.Dictionary, info: pikepdf.Dictionary, to: BinaryIO | None) -> bytes:
+        """The document written as it goes, finished: its fonts, page tree, catalog and
+        information; then copied to ``to`` (or returned)."""
+        assert self._file is not None and self._file.fh is not None
+        with self._writing():
+            for name, number in self._font_numbers.items():
+                self._file.add(self.fonts.fonts[name], number)
+            self._file.finish(self._pages, b"/ViewerPreferences %s " % prefs.unparse(), info.unparse())
+            fh = self._file.fh
+            fh.flush()
+            fh.seek(0)
+            if to is None:
+                return fh.read()
+            shutil.copyfileobj(fh, to, 1 << 20)
+            return b""
+
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A face read and checked: in memory (``xobj``, its prepared form) or in the document's
-    face file (``number``, its form's object there); drawn at ``art_w`` × ``art_h`` mm."""
+    """A face read and checked: in memory (``xobj``, its prepared form) or written in the
+    document's file (``number``, its form's object there, and ``box``); drawn at ``art_w`` ×
+    ``art_h`` mm."""
 
     digest: bytes
     art_w: float
     art_h: float
     xobj: pikepdf.Object | None = None
     number: int = 0
+    box: tuple[float, float, float, float] | None = None   # the form's visible box (when written)
 
 
 def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object]:
@@ -262,73 +340,111 @@ def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[by
     return hashlib.sha256(data).digest(), src, xobj
 
 
-class _FaceFile:
-    """A PDF file written one face at a time, for a document of many faces to be opened from.
+class _DocumentFile:
+    """A PDF file written object by object, for a document of many faces: its memory is the
+    objects' offsets, whatever the number of faces and pages.
 
-    Each face's form is copied into a new, empty document — as it would be into the output —
-    and the copied objects written out as they are, stream data as stored, renumbered to
-    follow the faces before them; nothing is compressed or decoded on the way. Only the
-    object offsets stay in memory: the document opened from the file then holds the same
-    objects it would have copied from each face's own PDF."""
+    Each face's form is copied into a new, empty document — as it would be into one made in
+    memory — and the copied objects written out renumbered to follow what came before, stream
+    data as stored (a stream left uncompressed, as :func:`_decode_nested_streams` leaves a
+    face's, is compressed here as qpdf would at save). Pages and the document's fonts follow
+    as they are added; :meth:`finish` writes the page tree, catalog, information, the
+    cross-reference table and an ID derived from every byte before it."""
 
-    def __init__(self, path: Path, version: str) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.version = version
-        self.offsets: list[int] = [0, 0, 0]   # by object number; 1 and 2: the catalog and page tree
+        self.offsets = array.array("q", [0, 0, 0])   # by object number; 1 and 2: the catalog and page tree
         self.fh: BinaryIO | None = None
+        self._digest = hashlib.sha256()
 
-    def __enter__(self) -> "_FaceFile":
-        self.fh = open(self.path, "wb")
-        self.fh.write(f"%PDF-{self.version}\n%\xe2\xe3\xcf\xd3\n".encode("latin-1"))
+    def __enter__(self) -> "_DocumentFile":
+        self.fh = open(self.path, "w+b")
+        self._out(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
         return self
 
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        assert self.fh is not None
-        try:
-            if exc_type is None:
-                self._finish()
-        finally:
-            self.fh.close()
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-    def add(self, xobj: pikepdf.Object) -> int:
-        """Write a face's form and the objects it uses; the form's object number here."""
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
+
+    def _out(self, data: bytes) -> None:
+        assert self.fh is not None
+        self.fh.write(data)
+        self._digest.update(data)
+
+    def reserve(self) -> int:
+        """A number for an object written later (:meth:`add` with ``number``)."""
+        self.offsets.append(0)
+        return len(self.offsets) - 1
+
+    def add(self, obj: pikepdf.Object, number: int | None = None) -> int:
+        """Write an object of another PDF (a face's form, a font) and every object it uses;
+        its number here (``number``: one :meth:`reserve` gave)."""
         scratch = pikepdf.new()
-        first = scratch.copy_foreign(xobj).objgen[0]   # the copies follow the catalog and page tree
+        first = scratch.copy_foreign(obj).objgen[0]   # the copies follow the catalog and page tree
         base = len(self.offsets)
-        renumber = functools.partial(_renumbered, lambda n: base + n - first)
-        number = first
-        while (obj := scratch.get_object((number, 0))) is not None:
-            self._write(base + number - first, obj, renumber)
-            number += 1
+        count = 0
+        while scratch.get_object((first + count, 0)) is not None:
+            count += 1
+        mine = number if number is not None else base
+
+        def where(n: int) -> int:
+            return mine if n == first else base + n - first - (number is not None)
+
+        renumber = functools.partial(_renumbered, where)
+        self.offsets.extend(itertools.repeat(0, count - (number is not None)))
+        for n in range(first, first + count):
+            self._write(where(n), scratch.get_object((n, 0)), renumber)
         scratch.close()
-        return base
+        return mine
 
     def _write(self, number: int, obj: pikepdf.Object, renumber: Callable[[bytes], bytes]) -> None:
-        assert self.fh is not None
-        if number == len(self.offsets):
-            self.offsets.append(0)
-        self.offsets[number] = self.fh.tell()
         if isinstance(obj, pikepdf.Stream):
             raw = obj.read_raw_bytes()
             head = obj.stream_dict
+            if "/Filter" not in head:
+                raw = deflate(raw)
+                head.Filter = Name.FlateDecode
             head.Length = len(raw)
-            self.fh.write(b"%d 0 obj\n%s\nstream\n" % (number, renumber(head.unparse(resolved=True))))
-            self.fh.write(raw)
-            self.fh.write(b"\nendstream\nendobj\n")
+            self.stream(renumber(head.unparse(resolved=True)), raw, number)
         else:
-            self.fh.write(b"%d 0 obj\n%s\nendobj\n" % (number, renumber(obj.unparse(resolved=True))))
+            self.object(renumber(obj.unparse(resolved=True)), number)
 
-    def _finish(self) -> None:
-        """The catalog and page tree (empty: the document adds its pages), the
-        cross-reference table, the trailer."""
+    def object(self, text: bytes, number: int | None = None) -> int:
+        """Write an object given as PDF text; its number."""
+        number = self.reserve() if number is None else number
         assert self.fh is not None
-        for number, text in ((1, b"<< /Pages 2 0 R /Type /Catalog >>"), (2, b"<< /Count 0 /Kids [ ] /Type /Pages >>")):
-            self.offsets[number] = self.fh.tell()
-            self.fh.write(b"%d 0 obj\n%s\nendobj\n" % (number, text))
+        self.offsets[number] = self.fh.tell()
+        self._out(b"%d 0 obj\n%s\nendobj\n" % (number, text))
+        return number
+
+    def stream(self, head: bytes, data: bytes, number: int | None = None) -> int:
+        """Write a stream: its dictionary as PDF text (with its /Length) and its data."""
+        number = self.reserve() if number is None else number
+        assert self.fh is not None
+        self.offsets[number] = self.fh.tell()
+        self._out(b"%d 0 obj\n%s\nstream\n" % (number, head))
+        self._out(data)
+        self._out(b"\nendstream\nendobj\n")
+        return number
+
+    def finish(self, pages: Sequence[int], catalog: bytes, info: bytes) -> None:
+        """The page tree, the catalog (``catalog``: its entries besides the page tree), the
+        document information, the cross-reference table and the trailer."""
+        kids = b" ".join(b"%d 0 R" % n for n in pages)
+        self.object(b"<< /Count %d /Kids [ %s ] /Type /Pages >>" % (len(pages), kids), 2)
+        self.object(b"<< /Pages 2 0 R %s/Type /Catalog >>" % catalog, 1)
+        info_number = self.object(info)
+        ident = self._digest.hexdigest()[:32].encode()
+        assert self.fh is not None
         start = self.fh.tell()
-        self.fh.write(b"xref\n0 %d\n0000000000 65535 f \n" % len(self.offsets))
-        self.fh.write(b"".join(b"%010d 00000 n \n" % offset for offset in self.offsets[1:]))
-        self.fh.write(b"trailer\n<< /Root 1 0 R /Size %d >>\nstartxref\n%d\n%%%%EOF\n" % (len(self.offsets), start))
+        self._out(b"xref\n0 %d\n0000000000 65535 f \n" % len(self.offsets))
+        self._out(b"".join(b"%010d 00000 n \n" % offset for offset in self.offsets[1:]))
+        self._out(b"trailer\n<< /ID [ <%s> <%s> ] /Info %d 0 R /Root 1 0 R /Size %d >>\nstartxref\n%d\n%%%%EOF\n"
+                  % (ident, ident, info_number, len(self.offsets), start))
 
 
 #: In qpdf's writing of an object: a string (literal, its parentheses escaped, or hex) or an

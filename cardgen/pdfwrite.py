@@ -23,7 +23,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from pikepdf import Array
 
 from .imposition import CardGeometry, Duplex, GridPlan, Placement, Rect, apply, plan_tiles, sheet_flip
 from .pdfcontent import K, Canvas
@@ -222,16 +221,14 @@ def write_single(
         aw, ah, b = card.art_width, card.art_height, card.bleed
         art = Rect(0.0, 0.0, aw, ah)
         any_back = any(p.back is not None for p in placements)
-        trim_box = Array([b * K, b * K, (b + card.width) * K, (b + card.height) * K])
+        trim_box = (b * K, b * K, (b + card.width) * K, (b + card.height) * K)
         for placement in placements:
             keys = [placement.front] + ([placement.back] if any_back else [])
             for key in keys:
                 canvas = Canvas(aw, ah)
                 if key is not None:
                     canvas.form(doc.face(key), (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), art)
-                page = doc.add_page(canvas)
-                page.obj.BleedBox = Array(page.obj.MediaBox)
-                page.obj.TrimBox = trim_box
+                doc.add_page(canvas, trim_box)
         return doc.save("none", to)
 
 

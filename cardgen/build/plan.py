@@ -27,10 +27,10 @@ from .results import BuiltFile, previous_files, intact
 
 #: Distinct cards one PDF may hold, each set of ``--sets`` counted (a marked set's faces are
 #: its own). A face's bytes are not held in memory on their way to the PDF (they go through
-#: files: see :mod:`.spool` and :class:`cardgen.pdfdoc.Doc`), but qpdf keeps ~5 KB of
-#: bookkeeping per distinct face while it writes a file (measured: 43 MB for 8,000 faces), so
-#: this bounds the writer's memory — ~250 MB, ~500 MB if every card has its own back — and
-#: the disk the faces and the file take (~40 KB a face). Copies of a card cost nothing.
+#: files: see :mod:`.spool` and :class:`cardgen.pdfdoc.Doc`), and a document of many faces is
+#: written as it goes (~1 KB of bookkeeping a face), so this bounds the writer's memory (some
+#: 50 MB above the worker's own) and the disk the faces and the file take (~40 KB a face).
+#: Copies of a card cost nothing.
 MAX_CARDS_PER_PDF = 50_000
 
 #: One card's work item: (card id, copies, front cache key, back cache key or None).
