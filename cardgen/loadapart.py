@@ -76,7 +76,7 @@ def data_bytes(folder: Path) -> int:
 def load(read: Callable[[], Game], physics: PhysicsData, size: int) -> Game:
     """The game ``read`` returns: read in a child process when its data is ``size`` bytes
     or more and a child can be forked safely, else here."""
-    if size < APART_BYTES or not hasattr(os, "fork") or threading.active_count() > 1:
+    if size < APART_BYTES or not hasattr(os, "fork") or _other_threads():
         return read()
     game = _read_apart(read, physics, REPLY_FACTOR * size + REPLY_SLACK)
     return game if game is not None else read()
@@ -101,6 +101,11 @@ class _Pickler(pickle.Pickler):
         if obj is shared:
             return _shared, (kind, key)
         return obj.__reduce_ex__(self.proto)   # not the shared one: copied as any object
+
+
+def _other_threads() -> bool:
+    """Whether a thread besides this one runs (a fork would copy its locks as they are)."""
+    return threading.active_count() > 1
 
 
 def _shared(kind: str, key: str) -> Any:

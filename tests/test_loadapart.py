@@ -28,6 +28,12 @@ def particle_deck(root: Path, cards: int, bad: int | None = None) -> Path:
 
 
 @pytest.fixture
+def alone(monkeypatch):
+    """This process runs no other thread (a test runner may leave some behind)."""
+    monkeypatch.setattr(loadapart, "_other_threads", lambda: False)
+
+
+@pytest.fixture
 def apart_calls(monkeypatch):
     """How many games were handed back by a child process."""
     calls: list[bool] = []
@@ -48,7 +54,7 @@ def read_here(path: Path):
 
 
 @pytest.mark.parametrize("gid", ["particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
-def test_every_shipped_game_read_apart_is_the_game_read_here(monkeypatch, apart_calls, gid):
+def test_every_shipped_game_read_apart_is_the_game_read_here(monkeypatch, apart_calls, alone, gid):
     monkeypatch.setattr(loadapart, "APART_BYTES", 0)
     apart = cardgen.load_game(gid)
     assert apart_calls == [True]
@@ -65,7 +71,7 @@ def test_every_shipped_game_read_apart_is_the_game_read_here(monkeypatch, apart_
                     assert value is physics.colours[value.id]
 
 
-def test_a_large_deck_is_read_apart_and_equals_the_deck_read_here(tmp_path, apart_calls):
+def test_a_large_deck_is_read_apart_and_equals_the_deck_read_here(tmp_path, apart_calls, alone):
     game = particle_deck(tmp_path, 3_000)
     assert loadapart.data_bytes(game) >= loadapart.APART_BYTES
     apart = cardgen.load_game(game)
@@ -76,13 +82,13 @@ def test_a_large_deck_is_read_apart_and_equals_the_deck_read_here(tmp_path, apar
     assert cards[10].fields["particle"] is loader.shipped_physics().particles["s"]
 
 
-def test_a_small_game_is_read_here(tmp_path, apart_calls):
+def test_a_small_game_is_read_here(tmp_path, apart_calls, alone):
     game = particle_deck(tmp_path, 20)
     assert cardgen.load_game(game).components["cards"].cards[19].fields["n"] == 19
     assert apart_calls == []
 
 
-def test_a_mistake_in_a_large_deck_is_reported_as_when_read_here(tmp_path, apart_calls):
+def test_a_mistake_in_a_large_deck_is_reported_as_when_read_here(tmp_path, apart_calls, alone):
     game = particle_deck(tmp_path, 3_000, bad=2_500)
     with pytest.raises(InputError) as here:
         read_here(game)
@@ -93,7 +99,7 @@ def test_a_mistake_in_a_large_deck_is_reported_as_when_read_here(tmp_path, apart
     assert "unknown particle 'nope'" in str(apart.value) and ":2511:47:" in str(apart.value)
 
 
-def test_a_reply_larger_than_its_bound_is_not_taken(monkeypatch, tmp_path, apart_calls):
+def test_a_reply_larger_than_its_bound_is_not_taken(monkeypatch, tmp_path, apart_calls, alone):
     game = particle_deck(tmp_path, 3_000)
     monkeypatch.setattr(loadapart, "REPLY_FACTOR", 0)
     monkeypatch.setattr(loadapart, "REPLY_SLACK", 1_000)
@@ -107,6 +113,7 @@ def test_no_child_is_forked_while_other_threads_run(tmp_path, apart_calls):
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
+        assert loadapart._other_threads()
         assert cardgen.load_game(game) == read_here(game)
     finally:
         stop.set()
