@@ -285,3 +285,30 @@ def test_a_colour_cannot_break_out_of_its_attribute(tmp_path):
                 '{% endblock %}')
     face, _ = face_of(make_game(tmp_path, template, "  - {id: one, title: '\"/><script>alert(1)</script>'}"))
     assert "<script>" not in face.svg and "&#34;/&gt;&lt;script&gt;" in face.svg
+
+
+class _CountedCards(tuple):
+    """A component's cards that count how often they are gone through."""
+
+    walks = 0
+
+    def __iter__(self):
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_rendering_a_face_does_not_go_through_the_whole_deck(tmp_path):
+    """What a face needs of its component (its card by id, the piece count templates read)
+    is found once per component, not once per face: a 10,000-card deck summed 10,000 counts
+    and searched thousands of cards for every face it rendered."""
+    import dataclasses
+
+    lines = "\n".join(f"  - {{id: c{i}, title: 'Card {i}'}}" for i in range(60))
+    game = cardgen.load_game(make_game(tmp_path, HELLO.replace("{% block artwork %}", '{% block artwork %}<g data-total="{{ component.total }}"/>'), lines))
+    comp = dataclasses.replace(game.components["cards"], cards=_CountedCards(game.components["cards"].cards))
+    renderer = Renderer(game)
+    _CountedCards.walks = 0
+    for i in range(60):
+        result = renderer.face(comp, comp.card(f"c{i}"), "front")
+        assert result.face.card == f"c{i}" and 'data-total="60"' in result.face.svg
+    assert _CountedCards.walks <= 2, _CountedCards.walks
