@@ -135,10 +135,10 @@ class Doc:
                 self._prepared[key] = _Prepared(digest, w, h, xobj)
             return
         self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
-        self._file = _DocumentFile(Path(self._folder.name) / "document.pdf").__enter__()
         numbers: dict[bytes, tuple[int, tuple[float, float, float, float]]] = {}
         boxes: dict[tuple[float, float, float, float], tuple[float, float, float, float]] = {}   # one of each
         with self._writing():
+            self._file = _DocumentFile(Path(self._folder.name) / "document.pdf")
             for key, (w, h) in keys.items():
                 digest, src, xobj = _checked_face(key, faces[key], w, h)
                 if digest not in numbers:
@@ -352,18 +352,11 @@ class _DocumentFile:
     cross-reference table and an ID derived from every byte before it."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        """Create the file (in a folder of its own: it is read back when the document is saved)."""
         self.offsets = array.array("q", [0, 0, 0])   # by object number; 1 and 2: the catalog and page tree
-        self.fh: BinaryIO | None = None
         self._digest = hashlib.sha256()
-
-    def __enter__(self) -> "_DocumentFile":
-        self.fh = open(self.path, "w+b")
+        self.fh: BinaryIO | None = open(path, "w+b")
         self._out(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def close(self) -> None:
         if self.fh is not None:

@@ -361,3 +361,32 @@ def test_the_gate_reads_a_text_printed_the_same_way_on_many_faces_once():
     assert first == (one, other) and second == (one,)
     assert second[0] is first[0]
     assert texts_from_data(texts_as_data([one])) == (one,)
+
+
+@pytest.mark.parametrize("at", ["first", "middle", "last"])
+def test_a_full_disk_while_writing_a_large_document_is_a_clear_error(monkeypatch, at):
+    """The temporary file a document of many faces is written to runs out of room — at its
+    first write (the header), in the middle (faces and pages) or at its last (the trailer):
+    an error saying where and what to do, no traceback."""
+    import errno
+
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 4)
+    faces = {f"f{i}": render_face(POKER, i) for i in range(12)}
+    placements = [Placement(f"f{i}", None) for i in range(12)]
+    plan = plan_sheet(210, 297, POKER, margin=5, gutter=None, bleed=None, paper_label="A4", count=12)
+    calls = [0]
+    fail_at = [None]
+    real = pdfdoc._DocumentFile._out
+
+    def out(self, data):
+        calls[0] += 1
+        if calls[0] == fail_at[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(self, data)
+
+    monkeypatch.setattr(pdfdoc._DocumentFile, "_out", out)
+    write_sheets(placements, faces, POKER, plan, duplex="none", footer="Deck")
+    total, calls[0] = calls[0], 0
+    fail_at[0] = {"first": 1, "middle": total // 2, "last": total}[at]
+    with pytest.raises(pdfdoc.PdfWriteError, match="No space left on device.*free some disk space, or set TMPDIR"):
+        write_sheets(placements, faces, POKER, plan, duplex="none", footer="Deck")
