@@ -43,7 +43,7 @@ SHIPPED_GAMES = DATA_DIR / "games"
 SHIPPED_TEMPLATES = PROJECT_ROOT / "templates"
 #: The frame and macros every game's templates may extend or import.
 SHARED_TEMPLATES = SHIPPED_TEMPLATES / "_shared"
-MAX_CARDS_PER_COMPONENT = 50_000
+MAX_CARDS_PER_COMPONENT = 10_000
 
 
 @dataclass(frozen=True)
