@@ -451,9 +451,6 @@ class Renderer:
         self.direction = self.locale.direction
         self._report = _Report()   # what the face being rendered reported so far (see face)
         self._paths_shown: dict[str, str] = {}   # template file → display_path (see _shown)
-        #: component id → (the component, its geometry for templates): made once, not per face
-        #: (its card count sums every card: a deck of 10,000 cards summed 10,000 counts a face)
-        self._views: dict[str, tuple[Component, _ComponentView]] = {}
 
     # -- public API ------------------------------------------------------------------------
 
@@ -636,13 +633,6 @@ class Renderer:
                 values[name] = self._(values[name], f"{comp.id}.{name}")
         return values
 
-    def _component_view(self, comp: Component) -> _ComponentView:
-        """The component's geometry as templates read it (read-only), made once per component."""
-        cached = self._views.get(comp.id)
-        if cached is None or cached[0] is not comp:
-            cached = self._views[comp.id] = (comp, _ComponentView(comp))
-        return cached[1]
-
     def _context(self, comp: Component, card: Card, side: str, reg: GlyphRegistry,
                  watch: _Watch | None = None, mark: SetMark | None = None) -> dict[str, Any]:
         watch = watch if watch is not None else _Watch()
@@ -731,7 +721,7 @@ class Renderer:
             return comp.width - x - width if self.direction == "rtl" else x
 
         return {
-            "card": card_view, "component": self._component_view(comp), "game": {"id": self.game.id, "name": self.game.name},
+            "card": card_view, "component": _ComponentView(comp), "game": {"id": self.game.id, "name": self.game.name},
             "places": [template_view(p, self.game.physics) for p in comp.places_of(card)],
             "tables": self.tables, "particles": self.game.physics.particles, "colours": self.game.physics.colours,
             "side": side, "lang": self.lang, "dir": self.direction, "defs_marker": Markup(DEFS_MARKER),

@@ -299,8 +299,9 @@ class _CountedCards(tuple):
 
 def test_rendering_a_face_does_not_go_through_the_whole_deck(tmp_path):
     """What a face needs of its component (its card by id, the piece count templates read)
-    is found once per component, not once per face: a 10,000-card deck summed 10,000 counts
-    and searched thousands of cards for every face it rendered."""
+    is found once per component (:class:`cardgen.model.Component` keeps both), not once per
+    face: a 10,000-card deck summed 10,000 counts and searched thousands of cards for every
+    face it rendered."""
     import dataclasses
 
     lines = "\n".join(f"  - {{id: c{i}, title: 'Card {i}'}}" for i in range(60))
