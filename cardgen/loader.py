@@ -20,8 +20,7 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
-import functools
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -195,7 +194,7 @@ def _template_name(value: Any, loc: Location, raw: Any = None) -> str:
 
 def _load(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...] = ()) -> Game:
     """One game, read in a child process when its data is large (see :mod:`cardgen.loadapart`)."""
-    return loadapart.load(functools.partial(_read_game, src, physics, font_dirs), physics,
+    return loadapart.load(partial(_read_game, src, physics, font_dirs), physics,
                           loadapart.data_bytes(src.data_dir))
 
 

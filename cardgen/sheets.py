@@ -471,27 +471,34 @@ def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
     return h.hexdigest()
 
 
-def _content_of(data: bytes) -> str | None:
-    """The content digest a sheet cardgen wrote records (None for any other PDF)."""
+def _notes(source: Path | bytes) -> dict[str, Any] | None:
+    """The notes a sheet cardgen wrote keeps in its document information (what rendering it
+    reported, its content digest), from its file or bytes; None for any other PDF."""
     import pikepdf
 
     try:
-        with pikepdf.open(io.BytesIO(data)) as pdf:
-            return str(json.loads(str(pdf.trailer.Info[NOTES_KEY]))["content"])
-    except (KeyError, ValueError, TypeError, pikepdf.PdfError):
+        with pikepdf.open(io.BytesIO(source) if isinstance(source, bytes) else source) as pdf:
+            notes = json.loads(str(pdf.trailer.Info[NOTES_KEY]))
+    except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
         return None
+    return notes if isinstance(notes, dict) else None
+
+
+def _content_of(data: bytes) -> str | None:
+    """The content digest a sheet cardgen wrote records (None for any other PDF)."""
+    notes = _notes(data)
+    return str(notes["content"]) if notes is not None and "content" in notes else None
 
 
 def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
     """The text issues and untranslated strings a sheet's rendering reported, from its PDF
     (None when the file is not a sheet cardgen wrote or cannot be read)."""
-    import pikepdf
-
+    notes = _notes(path)
+    if notes is None:
+        return None
     try:
-        with pikepdf.open(path) as pdf:
-            notes = json.loads(str(pdf.trailer.Info[NOTES_KEY]))
         return [TextIssue(**i) for i in notes["issues"]], [(m, c) for m, c in notes["missing"]]
-    except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
+    except (KeyError, ValueError, TypeError):
         return None
 
 
@@ -499,8 +506,6 @@ def inputs_digest(game: Game) -> str:
     """Digest of what a sheet reads beyond the game's fingerprint: every data file of the game
     (components included: the answer key derives from the cards) and the code that makes,
     lays out and assembles sheets."""
-    import hashlib
-
     h = hashlib.sha256()
     code = (__file__, A.__file__, sheetlayout.__file__, textlayer.__file__)
     for path in (*game.files, *map(Path, code)):
