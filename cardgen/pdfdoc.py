@@ -355,6 +355,7 @@ class _DocumentFile:
         """Create the file (in a folder of its own: it is read back when the document is saved)."""
         self.offsets = array.array("q", [0, 0, 0])   # by object number; 1 and 2: the catalog and page tree
         self._digest = hashlib.sha256()
+        self.size = 0   # bytes written so far: the next object's offset (no seek to ask the file)
         self.fh: BinaryIO | None = open(path, "w+b")
         self._out(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 
@@ -367,6 +368,7 @@ class _DocumentFile:
         assert self.fh is not None
         self.fh.write(data)
         self._digest.update(data)
+        self.size += len(data)
 
     def reserve(self) -> int:
         """A number for an object written later (:meth:`add` with ``number``)."""
@@ -409,16 +411,14 @@ class _DocumentFile:
     def object(self, text: bytes, number: int | None = None) -> int:
         """Write an object given as PDF text; its number."""
         number = self.reserve() if number is None else number
-        assert self.fh is not None
-        self.offsets[number] = self.fh.tell()
+        self.offsets[number] = self.size
         self._out(b"%d 0 obj\n%s\nendobj\n" % (number, text))
         return number
 
     def stream(self, head: bytes, data: bytes, number: int | None = None) -> int:
         """Write a stream: its dictionary as PDF text (with its /Length) and its data."""
         number = self.reserve() if number is None else number
-        assert self.fh is not None
-        self.offsets[number] = self.fh.tell()
+        self.offsets[number] = self.size
         self._out(b"%d 0 obj\n%s\nstream\n" % (number, head))
         self._out(data)
         self._out(b"\nendstream\nendobj\n")
@@ -432,8 +432,7 @@ class _DocumentFile:
         self.object(b"<< /Pages 2 0 R %s/Type /Catalog >>" % catalog, 1)
         info_number = self.object(info)
         ident = self._digest.hexdigest()[:32].encode()
-        assert self.fh is not None
-        start = self.fh.tell()
+        start = self.size
         self._out(b"xref\n0 %d\n0000000000 65535 f \n" % len(self.offsets))
         self._out(b"".join(b"%010d 00000 n \n" % offset for offset in self.offsets[1:]))
         self._out(b"trailer\n<< /ID [ <%s> <%s> ] /Info %d 0 R /Root 1 0 R /Size %d >>\nstartxref\n%d\n%%%%EOF\n"
