@@ -12,35 +12,123 @@ A face a rule asked for is kept until the render pass takes it (:meth:`GameFaces
 its rendering reported (text that does not fit, characters no font covers, line wraps) is held
 with it and reported by the render pass, in the build's order, as if rendered there. Outside a
 check (a rule called by itself) :func:`faces_of` hands out a new, unshared set each time.
+
+Only the first :data:`KEPT_FACES` faces are kept whole. A rule that reads every face (the
+legibility rules) would otherwise hold the whole deck until the render pass starts: a
+50,000-card deck came to a gigabyte. A face past the bound is *settled* as soon as it is
+rendered: drawn as the render pass would draw it, then dropped, and only its key, what its
+rendering reported and the error drawing raised (if any) are kept — a few hundred bytes. The
+render pass taking it reports and raises exactly what it would have, at the same point of the
+build's order, and nothing is rendered or drawn twice. Drawing is where the two passes meet,
+so it lives here (:class:`Drawing`): each different face once per game, with the verdicts of
+an earlier check kept in the build cache.
 """
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from . import i18n
 from .model import Card, Component, Game
+from .errors import CardgenError
 from .render import Face, Rendered, Renderer, TextIssue
 
 Wrap = tuple[str, str, str, str, int]
+
+#: Faces kept whole between the rules that read them and the render pass (about 20 KB each):
+#: every shipped game fits many times over; past it a face is settled (see the module's text).
+KEPT_FACES = 2_000
+
+
+class Drawing:
+    """Draws each different face of a game once, as print draws it; with a cache file, faces
+    an earlier check drew (:class:`_DrawnFaces`) are not drawn again, and the faces drawn or
+    proven now are kept there for the next check."""
+
+    def __init__(self, db: Path | None) -> None:
+        self._verdicts = _DrawnFaces(db) if db is not None else None
+        self._drawn: set[str] = set()
+
+    def draw(self, face: Face) -> None:
+        """Raise the build's error if ``face`` cannot be drawn (once per different face)."""
+        from .draw import check_drawable  # here: cairo is needed only when faces are drawn
+
+        if face.key in self._drawn:
+            return
+        if self._verdicts is None or not self._verdicts.known(face.key):
+            check_drawable(face)
+        self._drawn.add(face.key)
+
+    def proven(self, face_key: str) -> None:
+        """A face a build drew (it is in the build cache): drawable, without drawing it."""
+        self._drawn.add(face_key)
+
+    def remember(self) -> None:
+        if self._verdicts is not None:
+            self._verdicts.remember(self._drawn)
+
+
+class _DrawnFaces:
+    """Faces an earlier check drew without error, kept in the build cache: drawing is most of a
+    check's time, and a face with the same SVG drawn by the same code draws the same. Only
+    the verdict is kept (no PDF); the key covers the face's content and the drawing code
+    (:func:`cardgen.draw.drawing_fingerprint`)."""
+
+    def __init__(self, db: Path) -> None:
+        from .draw import drawing_fingerprint
+        from .store import open_store
+
+        self._store = open_store(db)
+        self._salt = drawing_fingerprint()
+        self._known: set[str] = set()
+
+    def _key(self, face_key: str) -> str:
+        return hashlib.sha256(f"{self._salt}\0{face_key}".encode()).hexdigest()
+
+    def known(self, face_key: str) -> bool:
+        key = self._key(face_key)
+        if self._store.present("drawn", [key]):
+            self._known.add(key)
+        return key in self._known
+
+    def remember(self, face_keys: Iterable[str]) -> None:
+        """Keep the verdicts of the faces drawn now, in one transaction."""
+        self._store.put("drawn", ((k, "", b"") for k in map(self._key, face_keys) if k not in self._known))
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A face rendered for a rule past :data:`KEPT_FACES`, already drawn and dropped: what the
+    render pass needs of it when it takes it."""
+
+    key: str
+    issues: tuple[TextIssue, ...]
+    wraps: tuple[Wrap, ...]
+    error: CardgenError | None   # what drawing it raised, raised again when it is taken
 
 
 class GameFaces:
     """The faces of one game in one language, each rendered at most once."""
 
-    def __init__(self, game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None) -> None:
+    def __init__(self, game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None,
+                 drawing: Drawing | None = None) -> None:
         self.game = game
         self.lang = lang
         self.translator = i18n.translator(game, lang)
         self.renderer = Renderer(game, lang, translate=self.translator, bytecode_db=cache_db)
+        #: The game's faces drawn so far (shared by its languages within a check).
+        self.drawing = drawing if drawing is not None else Drawing(cache_db)
         #: What the faces the render pass took reported, in the order it took them (a kept
         #: face's reports join when it is taken); sheets and cached faces add theirs.
         self.issues: list[TextIssue] = []
         self.wraps: list[Wrap] = []
         self._kept: dict[tuple[str, str, str], Rendered] = {}
+        self._settled: dict[tuple[str, str, str], _Settled] = {}
 
     def face(self, comp: Component, card: Card, side: str = "front") -> Face:
         """``card``'s ``side`` as the build renders it, rendered on first request; raises the
@@ -48,21 +136,45 @@ class GameFaces:
         return self.rendered(comp, card, side).face
 
     def rendered(self, comp: Component, card: Card, side: str = "front") -> Rendered:
-        """:meth:`face` with what its rendering reported; kept for the render pass."""
+        """:meth:`face` with what its rendering reported; kept for the render pass (the first
+        :data:`KEPT_FACES` whole, the others settled)."""
         key = (comp.id, card.id, side)
         kept = self._kept.get(key)
         if kept is None:
-            kept = self._kept[key] = self.renderer.face(comp, card, side)
+            kept = self.renderer.face(comp, card, side)
+            if len(self._kept) < KEPT_FACES:
+                self._kept[key] = kept
+            elif key not in self._settled:
+                self._settled[key] = self._settle(kept)
         return kept
 
-    def take(self, comp: Component, card: Card, side: str) -> Face:
+    def _settle(self, rendered: Rendered) -> _Settled:
+        try:
+            self.drawing.draw(rendered.face)
+            error = None
+        except CardgenError as exc:
+            error = exc
+        return _Settled(rendered.face.key, rendered.issues, rendered.wraps, error)
+
+    def take(self, comp: Component, card: Card, side: str) -> str:
         """The render pass's turn at a face: a kept one is handed over (and no longer kept),
-        any other rendered now; either way what its rendering reported joins ``issues`` and
-        ``wraps`` at this point of the build's order."""
-        result = self._kept.pop((comp.id, card.id, side), None) or self.renderer.face(comp, card, side)
+        any other rendered now, and drawn (once per different face); a settled one is not
+        rendered or drawn again. Either way what its rendering reported joins ``issues`` and
+        ``wraps`` at this point of the build's order, and the error drawing it raises is
+        raised. Returns the face's key."""
+        key = (comp.id, card.id, side)
+        settled = self._settled.pop(key, None)
+        if settled is not None:
+            self.issues.extend(settled.issues)
+            self.wraps.extend(settled.wraps)
+            if settled.error is not None:
+                raise settled.error
+            return settled.key
+        result = self._kept.pop(key, None) or self.renderer.face(comp, card, side)
         self.issues.extend(result.issues)
         self.wraps.extend(result.wraps)
-        return result.face
+        self.drawing.draw(result.face)
+        return result.face.key
 
 
 _CHECK: ContextVar[dict[tuple[int, str], GameFaces] | None] = ContextVar("cardgen check faces", default=None)
@@ -89,7 +201,9 @@ def faces_of(game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = N
         return GameFaces(game, lang, cache_db)
     found = shared.get((id(game), lang))
     if found is None or found.game is not game:
-        found = shared[(id(game), lang)] = GameFaces(game, lang, _CACHE_DB.get())
+        sibling = next((f for (g, _), f in shared.items() if g == id(game) and f.game is game), None)
+        found = shared[(id(game), lang)] = GameFaces(game, lang, _CACHE_DB.get(),
+                                                     sibling.drawing if sibling is not None else None)
     return found
 
 

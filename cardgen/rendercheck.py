@@ -14,18 +14,16 @@ what it established a :class:`~cardgen.proof.Proof` for the report.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import i18n
-from .checkfaces import GameFaces, Wrap, faces_of
+from .checkfaces import Drawing, GameFaces, Wrap, faces_of
 from .errors import CardgenError, Finding
 from .fitcheck import rendering_findings
 from .model import Card, Component, Game
 from .proof import Proof
-from .render import Face
 
 if TYPE_CHECKING:
     from .cache import CachedFace
@@ -98,16 +96,17 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
     from .cache import cache_file
 
     db = cache_file(cache_root) if cache_root is not None else None
-    drawing = _Drawing(db)
     findings: list[Finding] = []
     rendered: list[Rendered] = []
     proofs: list[Proof] = []
     english_wraps: list[Wrap] = []
     wanted = wanted_languages(game, langs)
+    drawings: dict[int, Drawing] = {}
     for lang in wanted:
         faces = faces_of(game, lang, db)
+        drawings.setdefault(id(faces.drawing), faces.drawing)
         built = _BuiltFaces(game, lang, cache_root) if db is not None and db.is_file() and len(wanted) == 1 else None
-        count, keys, reused = _render_language(game, faces, built, drawing)
+        count, keys, reused = _render_language(game, faces, built)
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(faces.wraps)
         if lang != i18n.SOURCE_LANG or langs:
@@ -116,12 +115,12 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, count, len(keys), reused))
         proofs.append(Proof(RULE, claim(lang, count, len(keys), reused, found), count, game.id, game.location))
-    drawing.remember()
+    for drawing in drawings.values():
+        drawing.remember()
     return findings, rendered, proofs
 
 
-def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None,
-                     drawing: _Drawing) -> tuple[int, set[str], int]:
+def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None) -> tuple[int, set[str], int]:
     """Every side of every distinct card of ``game`` in the build's order: taken from the
     build cache where ``built`` holds it, else rendered (or handed over, if a rule rendered
     it) and drawn. Returns the sides, the different faces among them and how many came from
@@ -135,12 +134,10 @@ def _render_language(game: Game, faces: GameFaces, built: _BuiltFaces | None,
                 if hit is not None:
                     reused += 1
                     keys.add(hit.svg_key)
-                    drawing.proven(hit.svg_key)
+                    faces.drawing.proven(hit.svg_key)
                     _report_cached(faces, hit)
                     continue
-                face = faces.take(comp, card, side)
-                keys.add(face.key)
-                drawing.draw(face)
+                keys.add(faces.take(comp, card, side))
     return count, keys, reused
 
 
@@ -160,62 +157,6 @@ def _fit_sheets(game: Game, faces: GameFaces) -> None:
         for page in sheets.sheet_faces(game, kind, faces.renderer):
             faces.issues.extend(page.issues)
             faces.wraps.extend(page.wraps)
-
-
-class _Drawing:
-    """Draws each different face once, as print draws it; with a cache file, faces an
-    earlier check drew (:class:`_DrawnFaces`) are not drawn again, and the faces drawn or
-    proven now are kept there for the next check."""
-
-    def __init__(self, db: Path | None) -> None:
-        self._verdicts = _DrawnFaces(db) if db is not None else None
-        self._drawn: set[str] = set()
-
-    def draw(self, face: Face) -> None:
-        """Raise the build's error if ``face`` cannot be drawn (once per different face)."""
-        from .draw import check_drawable  # here: cairo is needed only when faces are drawn
-
-        if face.key in self._drawn:
-            return
-        if self._verdicts is None or not self._verdicts.known(face.key):
-            check_drawable(face)
-        self._drawn.add(face.key)
-
-    def proven(self, face_key: str) -> None:
-        """A face a build drew (it is in the build cache): drawable, without drawing it."""
-        self._drawn.add(face_key)
-
-    def remember(self) -> None:
-        if self._verdicts is not None:
-            self._verdicts.remember(self._drawn)
-
-
-class _DrawnFaces:
-    """Faces an earlier check drew without error, kept in the build cache: drawing is most of a
-    check's time, and a face with the same SVG drawn by the same code draws the same. Only
-    the verdict is kept (no PDF); the key covers the face's content and the drawing code
-    (:func:`cardgen.draw.drawing_fingerprint`)."""
-
-    def __init__(self, db: Path) -> None:
-        from .draw import drawing_fingerprint
-        from .store import open_store
-
-        self._store = open_store(db)
-        self._salt = drawing_fingerprint()
-        self._known: set[str] = set()
-
-    def _key(self, face_key: str) -> str:
-        return hashlib.sha256(f"{self._salt}\0{face_key}".encode()).hexdigest()
-
-    def known(self, face_key: str) -> bool:
-        key = self._key(face_key)
-        if self._store.present("drawn", [key]):
-            self._known.add(key)
-        return key in self._known
-
-    def remember(self, face_keys: Iterable[str]) -> None:
-        """Keep the verdicts of the faces drawn now, in one transaction."""
-        self._store.put("drawn", ((k, "", b"") for k in map(self._key, face_keys) if k not in self._known))
 
 
 class _BuiltFaces:

@@ -64,18 +64,35 @@ def test_every_face_is_rendered_once_though_a_rule_reads_the_fronts_first(monkey
     assert any("read from their rendered 'energy' text" in p.claim for p in report.proofs)
 
 
-def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering_reported():
+@pytest.fixture
+def renders(monkeypatch) -> Counter[tuple[str, str, str, str]]:
+    """How many times each (language, component, card, side) is rendered from now on."""
+    rendered: Counter[tuple[str, str, str, str]] = Counter()
+    original = Renderer.face
+
+    def counting(self, component, card, side="front", mark=None):
+        rendered[(self.lang, component.id, card.id, side)] += 1
+        return original(self, component, card, side, mark)
+
+    monkeypatch.setattr(Renderer, "face", counting)
+    return rendered
+
+
+def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering_reported(renders):
     game = cardgen.load_game("qcd")
     comp = game.components["cards"]
     card = comp.cards[0]
     with shared_faces():
         faces = faces_of(game)
         assert faces_of(game) is faces and faces_of(game, "de") is not faces
+        assert faces_of(game, "de").drawing is faces.drawing   # a face is drawn once per game
         read = faces.rendered(comp, card)
         assert faces.face(comp, card) is read.face and faces.wraps == []   # kept, not reported yet
-        assert faces.take(comp, card, "front") is read.face
+        assert faces.take(comp, card, "front") == read.face.key
+        assert renders[("en", "cards", card.id, "front")] == 1   # handed over, not rendered again
         assert faces.wraps == list(read.wraps) and faces.issues == list(read.issues)
-        assert faces.take(comp, card, "front") is not read.face   # handed over once: rendered again after
+        assert faces.take(comp, card, "front") == read.face.key   # handed over once: rendered again after
+        assert renders[("en", "cards", card.id, "front")] == 2
     assert faces_of(game) is not faces_of(game)   # outside a check nothing is shared
 
 
@@ -207,3 +224,89 @@ def test_a_check_after_a_build_measures_legibility_from_the_build_cache(monkeypa
     legible = ("rotated-index", "text-size", "text-contrast")
     assert [p for p in after.proofs if p.rule in legible] == [p for p in cold.proofs if p.rule in legible]
     assert [r.reused for r in after.rendered] == [sides(game)] and after.findings == cold.findings
+
+
+
+@pytest.fixture
+def kept_whole(monkeypatch) -> list[int]:
+    """Notes how many faces the check holds whole after each face a rule asks for (in this
+    process: the check is not shared with a worker)."""
+    from cardgen import checkfaces
+
+    held: list[int] = []
+    original = checkfaces.GameFaces.rendered
+
+    def noting(self, comp, card, side="front"):
+        result = original(self, comp, card, side)
+        held.append(len(self._kept))
+        return result
+
+    monkeypatch.setattr(checkfaces.GameFaces, "rendered", noting)
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})
+    return held
+
+
+@pytest.fixture
+def drawn(monkeypatch) -> Counter[str]:
+    """How many times each face (by key) is drawn from now on."""
+    from cardgen import draw
+
+    counted: Counter[str] = Counter()
+    original = draw.check_drawable
+
+    def counting(face):
+        counted[face.key] += 1
+        return original(face)
+
+    monkeypatch.setattr(draw, "check_drawable", counting)
+    return counted
+
+
+def test_a_check_holds_a_bounded_number_of_faces_and_reports_what_holding_them_all_reports(
+        game_copy, kept_whole, renders, drawn, monkeypatch):
+    """Past the faces kept whole, a face a rule read is drawn at once and dropped: the check's
+    memory does not grow with the deck, and its report (text that does not fit, in the build's
+    order, faces and drawings counted) is the one a check holding every face gives."""
+    from cardgen import checkfaces
+
+    g = game_copy("qcd")
+    g.edit(FRONT, 'size=4, width=w - 16, height=5.5, align="middle", weight="bold", min_size=2.6',
+           'size=4, width=w - 40, height=5.5, align="middle", weight="bold", min_size=4')   # long names overflow
+    game = g.load()
+    whole = cardgen.check(game, cache=None)
+    assert any(f.rule == "text-fit" for f in whole.findings)
+    assert max(kept_whole) == sides(game)   # the rules read every English face before the render pass
+    renders.clear()
+    drawn.clear()
+    kept_whole.clear()
+    monkeypatch.setattr(checkfaces, "KEPT_FACES", 3)
+    bounded = cardgen.check(g.load(), cache=None)   # loaded again: nothing measured is taken from the first
+    assert report_data(bounded) == report_data(whole)
+    assert len(kept_whole) >= sides(game) and max(kept_whole) == 3
+    # each different face drawn once, as when all are kept; the render pass renders nothing
+    # again: a face past the bound is rendered once for each rule reading it (the fronts, by
+    # flavour-energies and the legibility rules), never a third time
+    assert set(drawn.values()) == {1} and len(drawn) == sum(r.drawings for r in whole.rendered)
+    assert len(renders) == sides(game) and set(renders.values()) == {1, 2}
+    assert {side for (_, _, _, side), n in renders.items() if n == 2} == {"front"}
+
+
+@pytest.mark.parametrize("kept", [0, 3])
+def test_a_face_past_the_bound_that_cannot_be_drawn_fails_the_check_as_when_it_is_kept(
+        game_copy, kept_whole, monkeypatch, kept):
+    from cardgen import checkfaces
+
+    from .test_check_report import BROKEN_TEMPLATES
+
+    g = game_copy("qcd")
+    old, new = BROKEN_TEMPLATES[-1][1:]   # drawing refuses it, rendering does not
+    g.edit(FRONT, old, new)
+    with pytest.raises(TemplateError) as whole:
+        cardgen.check(g.load(), cache=None)
+    monkeypatch.setattr(checkfaces, "KEPT_FACES", kept)
+    kept_whole.clear()
+    with pytest.raises(TemplateError) as bounded:
+        cardgen.check(g.load(), cache=None)
+    assert max(kept_whole) == kept   # the broken faces were read, drawn and dropped by the rules' turn
+    assert str(bounded.value) == str(whole.value) and bounded.value.location == whole.value.location
+    assert "card 'u-red' of component 'cards', front" in str(bounded.value)

@@ -32,12 +32,12 @@ STAGE_OF = {
 #: Reaching forward on purpose, each with its reason (checked: an entry that is no longer
 #: needed fails the test, so the list only shrinks).
 ALLOWED = {
-    ("rendercheck", "render"): "the check renders every face in memory, as a build would, to fail where it would",
     ("rendercheck", "sheets"): "and lays out the rule sheets, whose text must fit too",
     ("fitcheck", "sheets"): "text fit on the rule sheets is measured on their laid-out pages",
     ("fitcheck", "render"): "text fit is measured on faces rendered as they print",
     ("rendercheck", "draw"): "and draws them, so markup cairo refuses fails the check as it would the build",
     ("checkfaces", "render"): "faces are rendered once per check, for every rule that reads what a card prints",
+    ("checkfaces", "draw"): "and drawn once, when the render pass takes them or, past the faces kept whole, at once",
     ("legibility", "render"): "text size, contrast and turned indices are measured on the rendered faces",
     ("legibility", "text"): "and on the text placed in them, glyph by glyph",
     ("facegeometry", "text"): "which it finds by the placeholders the text engine writes into a face",
