@@ -45,10 +45,12 @@ def column_letters(index: int) -> str:
     return letters
 
 
-def cell_location(path: Path, sheet: str | None, row: int, column: int) -> Location:
-    """Where a cell is, shown as spreadsheets name it (``cards.xlsx:Cards!C7``, ``cards.csv:C7``)."""
+def cell_location(shown: str, sheet: str | None, row: int, column: int) -> Location:
+    """Where a cell is, shown as spreadsheets name it (``cards.xlsx:Cards!C7``, ``cards.csv:C7``);
+    ``shown``: the file as messages show it (:func:`display_path`, found once per file: it
+    resolves the path, and a 50,000-row sheet has hundreds of thousands of cells)."""
     prefix = f"{sheet}!" if sheet else ""
-    return Location(display_path(path), row, column, cell=f"{prefix}{column_letters(column)}{row}")
+    return Location(shown, row, column, cell=f"{prefix}{column_letters(column)}{row}")
 
 
 def read_sheet(path: Path, sheet: str | None, where: Location, max_rows: int) -> list[list[tuple[Any, Location]]]:
@@ -87,10 +89,11 @@ def _csv_rows(path: Path, max_rows: int) -> Iterator[list[tuple[Any, Location]]]
     sample = text[:4096]
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    shown = display_path(path)
     try:
         for r, row in enumerate(reader, start=1):
-            _bound_row(path, None, r, len(row), max_rows)
-            yield [(_bounded_cell(v, path, None, r, c), cell_location(path, None, r, c))
+            _bound_row(path, shown, None, r, len(row), max_rows)
+            yield [(_bounded_cell(v, shown, None, r, c), cell_location(shown, None, r, c))
                    for c, v in enumerate(row, start=1)]
     except csv.Error as exc:
         raise InputError(f"'{path.name}' is not valid CSV: {exc}", Location(display_path(path), reader.line_num),
@@ -120,27 +123,28 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
         if name not in book.sheetnames:
             raise InputError(f"'{path.name}' has no sheet '{name}'", where,
                              f"use one of: {', '.join(book.sheetnames)}")
+        shown = display_path(path)
         for r, row in enumerate(book[name].iter_rows(values_only=True), start=1):
-            _bound_row(path, name, r, len(row), max_rows)
-            yield [(_bounded_cell(v, path, name, r, c), cell_location(path, name, r, c))
+            _bound_row(path, shown, name, r, len(row), max_rows)
+            yield [(_bounded_cell(v, shown, name, r, c), cell_location(shown, name, r, c))
                    for c, v in enumerate(row, start=1)]
     finally:
         book.close()
 
 
-def _bound_row(path: Path, sheet: str | None, row: int, columns: int, max_rows: int) -> None:
+def _bound_row(path: Path, shown: str, sheet: str | None, row: int, columns: int, max_rows: int) -> None:
     if row > max_rows + 1:
-        raise InputError(f"'{path.name}' has more than {max_rows} card rows", cell_location(path, sheet, row, 1),
+        raise InputError(f"'{path.name}' has more than {max_rows} card rows", cell_location(shown, sheet, row, 1),
                          "split the component")
     if columns > MAX_COLUMNS:
         raise InputError(f"'{path.name}' has {columns} columns, more than {MAX_COLUMNS}",
-                         cell_location(path, sheet, row, MAX_COLUMNS + 1), "remove the unused columns")
+                         cell_location(shown, sheet, row, MAX_COLUMNS + 1), "remove the unused columns")
 
 
-def _bounded_cell(value: Any, path: Path, sheet: str | None, row: int, column: int) -> Any:
+def _bounded_cell(value: Any, shown: str, sheet: str | None, row: int, column: int) -> Any:
     if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
         raise InputError(f"cell holds {len(value)} characters, more than {MAX_CELL_CHARS}",
-                         cell_location(path, sheet, row, column), "shorten the text")
+                         cell_location(shown, sheet, row, column), "shorten the text")
     return value
 
 
