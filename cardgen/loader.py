@@ -42,7 +42,11 @@ SHIPPED_GAMES = DATA_DIR / "games"
 SHIPPED_TEMPLATES = PROJECT_ROOT / "templates"
 #: The frame and macros every game's templates may extend or import.
 SHARED_TEMPLATES = SHIPPED_TEMPLATES / "_shared"
-MAX_CARDS_PER_COMPONENT = 10_000
+#: Cards (copies included) one component may hold. A build streams faces to the PDF writer
+#: and a check keeps a bounded number of them (:mod:`cardgen.checkfaces`), so what grows with
+#: a deck is a few kilobytes a card: 50,000 distinct cards (a CSV, as a YAML file is bounded by
+#: :data:`cardgen.yamlsrc.MAX_BYTES`) build in about 360 MB and check in under 300 MB.
+MAX_CARDS_PER_COMPONENT = 50_000
 
 
 @dataclass(frozen=True)

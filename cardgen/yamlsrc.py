@@ -24,6 +24,10 @@ MAX_NODES = 200_000
 MAX_BYTES = 2 * 1024 * 1024
 #: Deepest nesting of mappings and lists accepted.
 MAX_DEPTH = 64
+#: What to do with a file over either bound: a card list that long is data a program wrote, and
+#: a component reads it from a spreadsheet (up to its card limit) as fast and in less memory.
+SPLIT = ("split the data into several files; a long card list can be read from a CSV or XLSX file "
+         "(cards: {from: cards.csv})")
 
 _CORE = "tag:yaml.org,2002:"
 #: Tags a scalar may carry (implicitly or written out): plain data only, never Python objects.
@@ -101,7 +105,7 @@ class _Builder:
                                  "(*name repeats what &name marks)", _loc(self.file, node),
                                  "write the values out or remove the YAML aliases")
             raise InputError(f"document has more than {MAX_NODES:,} values", _loc(self.file, node),
-                             "split the data into several files")
+                             SPLIT)
         if depth > MAX_DEPTH:
             raise InputError(f"nesting deeper than {MAX_DEPTH} levels (or an alias that contains itself)",
                              _loc(self.file, node), "flatten the structure")
@@ -167,7 +171,7 @@ def parse_yaml(text: str, file: str) -> Any:
     """Parse one YAML document from text; errors carry file:line:column."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", Location(file),
-                         "split the data into several files")
+                         SPLIT)
     node = _compose_fast(text)
     if node is _UNSURE:
         node = _compose(text, file)
@@ -305,7 +309,7 @@ def load_yaml(path: Path) -> Any:
         size = path.stat().st_size
         if size > MAX_BYTES:   # refused by its size, before anything is read
             raise InputError(f"file is {size / 2**20:.1f} MiB; data files may be at most {MAX_BYTES // 2**20} MiB",
-                             Location(shown), "split the data into several files")
+                             Location(shown), SPLIT)
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("file not found", Location(shown), "create the file or fix the path") from None
@@ -315,7 +319,7 @@ def load_yaml(path: Path) -> Any:
         raise InputError(f"cannot read file: {exc.strerror}", Location(shown), "check permissions") from None
     if len(data) > MAX_BYTES:
         raise InputError(f"file is {len(data) / 2**20:.1f} MiB; data files may be at most {MAX_BYTES // 2**20} MiB",
-                         Location(shown), "split the data into several files")
+                         Location(shown), SPLIT)
     wide = _wide_encoding(data)
     if wide:
         label, codec = wide

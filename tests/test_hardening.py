@@ -209,18 +209,18 @@ def test_builds_on_different_days_are_byte_identical(tmp_path):
     assert any(k.endswith(".png") for k in runs[0]) and any(k.endswith(".pdf") for k in runs[0])
 
 
-def test_ten_thousand_copies_are_fine_ten_thousand_and_one_are_refused(tmp_path):
+def test_fifty_thousand_copies_are_fine_fifty_thousand_and_one_are_refused(tmp_path):
     path = make_game(tmp_path, '{% extends "base.svg.j2" %}{% block artwork %}{% endblock %}',
-                     "  - {id: one, title: a, count: 9999}\n  - {id: two, title: b}")
+                     "  - {id: one, title: a, count: 49999}\n  - {id: two, title: b}")
     from cardgen.build import BuildOptions, build
 
     (res,) = build([cardgen.load_game(path)], BuildOptions(out=tmp_path / "o", duplex="none"), jobs=1)
-    assert res.files[0].cards == 10_000
+    assert res.files[0].cards == 50_000
     (path / "cards.yaml").write_text((path / "cards.yaml").read_text().replace("{id: two, title: b}",
                                                                               "{id: two, title: b, count: 2}"))
     with pytest.raises(InputError) as info:
         cardgen.load_game(path)
-    assert "more than" in info.value.message and "10000" in info.value.message
+    assert "more than" in info.value.message and "50000" in info.value.message
 
 
 def test_a_named_pipe_instead_of_a_file_is_refused_not_waited_on(game_copy):

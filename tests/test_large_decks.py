@@ -1,7 +1,7 @@
-"""Decks of many distinct cards: a component above the old 2,000-face limit is built whole,
+"""Decks of many distinct cards: a component of up to 50,000 cards is built whole,
 its faces go from the workers to the PDF writer through files (never all in memory), the
-writer's memory does not grow with the deck, and the one limit left — distinct cards in one
-PDF — is refused up front with a clear error."""
+writer's memory does not grow with the deck, and the limits (50,000 cards in a component,
+50,000 distinct cards in one PDF) are refused up front with a clear error."""
 
 from __future__ import annotations
 
@@ -390,3 +390,28 @@ def test_a_full_disk_while_writing_a_large_document_is_a_clear_error(monkeypatch
     fail_at[0] = {"first": 1, "middle": total // 2, "last": total}[at]
     with pytest.raises(pdfdoc.PdfWriteError, match="No space left on device.*free some disk space, or set TMPDIR"):
         write_sheets(placements, faces, POKER, plan, duplex="none", footer="Deck")
+
+
+def test_a_component_of_fifty_thousand_distinct_cards_loads_from_a_csv_and_one_more_is_refused(game_copy):
+    """The component limit is 50,000 cards; a card list that long is read from a spreadsheet
+    (a YAML file is bounded by its size first, and its error says so)."""
+    from cardgen.loader import MAX_CARDS_PER_COMPONENT
+
+    from .test_spreadsheets import use_sheet
+
+    assert MAX_CARDS_PER_COMPONENT == 50_000
+    copy = game_copy("qcd")
+    quarks = [(p, c) for p in "udsc" for c in ("red", "green", "blue")]
+    rows = ["id,particle,colour"] + [f"card-{i},{quarks[i % 12][0]},{quarks[i % 12][1]}" for i in range(50_000)]
+    sheet = copy.path / "components" / "cards.csv"
+    sheet.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    use_sheet(copy, "{from: cards.csv}")
+    cards = copy.load().components["cards"].cards
+    last = cards[-1]   # 49,999 = 12 × 4,166 + 7: a green strange quark
+    assert len(cards) == 50_000 and last.id == "card-49999"
+    assert (last.fields["particle"].id, last.fields["colour"].id) == ("s", "green")
+    sheet.write_text("\n".join(rows) + "\ncard-50000,u,red\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        copy.load()
+    assert info.value.message == "'cards.csv' has more than 50000 card rows"
+    assert info.value.location.cell == "A50002" and info.value.fix == "split the component"
