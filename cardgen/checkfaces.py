@@ -19,7 +19,8 @@ legibility rules) would otherwise hold the whole deck until the render pass star
 rendered: drawn as the render pass would draw it, then dropped, and only its key, what its
 rendering reported and the error drawing raised (if any) are kept — a few hundred bytes. The
 render pass taking it reports and raises exactly what it would have, at the same point of the
-build's order, and nothing is rendered or drawn twice. Drawing is where the two passes meet,
+build's order, without rendering or drawing it again (a face past the bound that two rules
+read, as QCD's fronts are, is rendered for each of them). Drawing is where the two passes meet,
 so it lives here (:class:`Drawing`): each different face once per game, with the verdicts of
 an earlier check kept in the build cache.
 """
@@ -34,8 +35,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import i18n
-from .model import Card, Component, Game
 from .errors import CardgenError
+from .model import Card, Component, Game
 from .render import Face, Rendered, Renderer, TextIssue
 
 Wrap = tuple[str, str, str, str, int]
