@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Location:
     """A place in a source file, 1-based like editors show it. A spreadsheet cell also keeps
     the name spreadsheets give it (``Cards!C7``), which is how it is shown."""

@@ -46,7 +46,7 @@ def _line_column(loc: Location) -> str:
     return loc.cell or f"{loc.line}:{loc.column}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     """One distinct card design and how many copies the deck holds.
 
