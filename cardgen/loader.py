@@ -45,7 +45,7 @@ SHARED_TEMPLATES = SHIPPED_TEMPLATES / "_shared"
 #: Cards (copies included) one component may hold. A build streams faces to the PDF writer
 #: and a check keeps a bounded number of them (:mod:`cardgen.checkfaces`), so what grows with
 #: a deck is a few kilobytes a card: 50,000 distinct cards (a CSV, as a YAML file is bounded by
-#: :data:`cardgen.yamlsrc.MAX_BYTES`) build in about 360 MB and check in under 300 MB.
+#: :data:`cardgen.yamlsrc.MAX_BYTES`) build in about 320 MB and check in about 200 MB.
 MAX_CARDS_PER_COMPONENT = 50_000
 
 
