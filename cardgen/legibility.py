@@ -45,7 +45,7 @@ _SAMPLES = [(fx, fy) for fy in (0.0, 0.5, 1.0) for fx in (0.0, 0.5, 1.0)]
 _CACHED_GAMES = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Printed:
     """One text as a face prints it."""
 
@@ -66,7 +66,7 @@ class Printed:
         return abs(self.angle) > UPSIDE_DOWN_DEG
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FaceRef:
     """Which face a measurement is of: enough to name it in a finding and to render it again
     (:func:`source_of`), wherever it was measured — in the check, or in a build's worker."""
@@ -85,7 +85,7 @@ class FaceRef:
         return cls(face.component, face.card, face.side, face.lang, face.key, face.template)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FaceTexts:
     """The texts of one distinct face, with the first card that shows it and how many do."""
 
