@@ -141,7 +141,6 @@ def prepare_build(case: dict[str, Any], root: Path) -> tuple[Path, list[str]]:
         (game / "art" / case["png"]["file"]).write_bytes(case["png"]["bytes"].encode("latin-1"))
     if case.get("file_at"):
         (game.parent / case["file_at"]).write_text("not a folder\n")
-    out = game.parent / "out"
     args = case.get("args", "build demo --out {out}").format(out="out").split()
     return game, args
 

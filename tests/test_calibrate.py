@@ -66,7 +66,7 @@ def test_the_offset_read_off_the_page_and_saved_cancels_the_printers_shift(tmp_p
                                                                            duplex, error):
     made = cli("calibrate", "--paper", "a4", "--duplex", duplex, "--out", str(tmp_path))
     assert made.returncode == 0, made.stderr
-    assert "Worked example" in made.stdout and f"--read" in made.stdout
+    assert "Worked example" in made.stdout and "--read" in made.stdout
     paper = parse_paper("a4")
     flip = sheet_flip(paper.width, paper.height, duplex)
     centre = (paper.width / 2, paper.height / 2)

@@ -4,7 +4,6 @@ proved, chosen and assumed: counted against the data, as text, JSON and in the p
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
