@@ -47,23 +47,6 @@ def report_data(report) -> tuple:
             [r.as_dict() for r in report.rendered])
 
 
-def test_every_face_is_rendered_once_though_a_rule_reads_the_fronts_first(monkeypatch):
-    game = cardgen.load_game("qcd")   # flavour-energies reads the energy each front prints
-    rendered: Counter[tuple[str, str, str, str]] = Counter()
-    original = Renderer.face
-
-    def counting(self, component, card, side="front", mark=None):
-        rendered[(self.lang, component.id, card.id, side)] += 1
-        return original(self, component, card, side, mark)
-
-    monkeypatch.setattr(Renderer, "face", counting)
-    monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
-    report = cardgen.check(game)
-    assert report.ok and [r.faces for r in report.rendered] == [sides(game)] == [50]
-    assert len(rendered) == 50 and set(rendered.values()) == {1}
-    assert any("read from their rendered 'energy' text" in p.claim for p in report.proofs)
-
-
 @pytest.fixture
 def renders(monkeypatch) -> Counter[tuple[str, str, str, str]]:
     """How many times each (language, component, card, side) is rendered from now on."""
@@ -76,6 +59,15 @@ def renders(monkeypatch) -> Counter[tuple[str, str, str, str]]:
 
     monkeypatch.setattr(Renderer, "face", counting)
     return rendered
+
+
+def test_every_face_is_rendered_once_though_a_rule_reads_the_fronts_first(renders, monkeypatch):
+    game = cardgen.load_game("qcd")   # flavour-energies reads the energy each front prints
+    monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
+    report = cardgen.check(game)
+    assert report.ok and [r.faces for r in report.rendered] == [sides(game)] == [50]
+    assert len(renders) == 50 and set(renders.values()) == {1}
+    assert any("read from their rendered 'energy' text" in p.claim for p in report.proofs)
 
 
 def test_a_face_a_rule_read_is_handed_to_the_render_pass_with_what_its_rendering_reported(renders):
@@ -203,24 +195,17 @@ def test_a_game_whose_other_rules_fail_is_not_rendered_though_its_faces_were_rea
     assert legible and all(c.startswith("not measured: a face fails to render") for c in legible)
 
 
-def test_a_check_after_a_build_measures_legibility_from_the_build_cache(monkeypatch, tmp_path):
+def test_a_check_after_a_build_measures_legibility_from_the_build_cache(renders, monkeypatch, tmp_path):
     """After a build, the legibility rules read each face as the build measured it (kept in its
     face cache with the face) and prove what a check rendering every face proves; nothing is
     rendered again."""
     game = cardgen.load_game("particles-in-circle")
     cold = cardgen.check(game, cache=None)
     cardgen.build(game, cardgen.BuildOptions(out=tmp_path), jobs=1)
-    rendered: Counter[tuple[str, str, str]] = Counter()
-    original = Renderer.face
-
-    def counting(self, component, card, side="front", mark=None):
-        rendered[(component.id, card.id, side)] += 1
-        return original(self, component, card, side, mark)
-
-    monkeypatch.setattr(Renderer, "face", counting)
+    renders.clear()
     monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
     after = cardgen.check(game, cache=tmp_path / ".cache")
-    assert not rendered
+    assert not renders
     legible = ("rotated-index", "text-size", "text-contrast")
     assert [p for p in after.proofs if p.rule in legible] == [p for p in cold.proofs if p.rule in legible]
     assert [r.reused for r in after.rendered] == [sides(game)] and after.findings == cold.findings
