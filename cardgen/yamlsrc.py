@@ -25,7 +25,7 @@ MAX_BYTES = 2 * 1024 * 1024
 #: Deepest nesting of mappings and lists accepted.
 MAX_DEPTH = 64
 #: What to do with a file over either bound: a card list that long is data a program wrote, and
-#: a component reads it from a spreadsheet (up to its card limit) as fast and in less memory.
+#: a component may read it from a spreadsheet instead, up to its card limit (50,000 cards).
 SPLIT = ("split the data into several files; a long card list can be read from a CSV or XLSX file "
          "(cards: {from: cards.csv})")
 
