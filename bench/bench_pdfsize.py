@@ -5,8 +5,8 @@ Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER]      (prints a table
 Without ``--out`` the four shipped games are built (English, A4) into a temporary folder; with
 it, an existing build is read. For every PDF: its size, its distinct faces (the Form XObjects
 its pages draw; a document without forms, such as the rules, counts its pages) and bytes per
-distinct face (issue #18's target: ≤ 60 KB), where those bytes go (face artwork, fonts, the
-rest), its fonts (every one embedded? any subset stored twice?), then the cache's size beside
+distinct face (issue #18's target: ≤ 60 KB), where those bytes go (face artwork, fonts and
+shared glyph forms, the rest), its fonts (every one embedded? any subset stored twice?), then the cache's size beside
 the PDFs it serves. Parsing is done with pikepdf, as a print shop's preflight would read the file.
 """
 
@@ -33,10 +33,10 @@ class PdfFigures:
     size: int
     faces: int
     face_bytes: int     # compressed bytes of the face forms' own content streams
-    font_bytes: int     # compressed bytes of the font programs and glyph procedures
+    font_bytes: int     # compressed bytes of the font programs, glyph procedures and shared glyph forms
     fonts: int
     not_embedded: list[str]
-    stored_twice: int   # font programs or glyph procedures stored again (the same bytes in another object)
+    stored_twice: int   # font programs, glyph procedures or glyph forms stored again (the same bytes in another object)
 
     @property
     def per_face(self) -> int:
@@ -72,13 +72,31 @@ def fonts_of(pdf: pikepdf.Pdf) -> dict[tuple[int, int], pikepdf.Dictionary]:
     return found
 
 
+def glyph_forms(pdf: pikepdf.Pdf) -> list[pikepdf.Stream]:
+    """The shared glyph forms (cardgen.glyphforms: named /cg…) the pages and their forms draw."""
+    found: dict[tuple[int, int], pikepdf.Stream] = {}
+    seen: set[tuple[int, int]] = set()
+    todo = [page.obj.get("/Resources", {}) for page in pdf.pages]
+    while todo:
+        for name, xobj in todo.pop().get("/XObject", {}).items():
+            if xobj.get("/Subtype") != "/Form" or xobj.objgen in seen:
+                continue
+            seen.add(xobj.objgen)
+            if name.startswith("/cg"):
+                found[xobj.objgen] = xobj
+            else:
+                todo.append(xobj.get("/Resources", {}))
+    return list(found.values())
+
+
 def figures(path: Path) -> PdfFigures:
     with pikepdf.open(path) as pdf:
         forms = {xobj.objgen: xobj for page in pdf.pages
-                 for xobj in page.obj.get("/Resources", {}).get("/XObject", {}).values()
-                 if xobj.get("/Subtype") == "/Form"}
+                 for name, xobj in page.obj.get("/Resources", {}).get("/XObject", {}).items()
+                 if xobj.get("/Subtype") == "/Form" and not name.startswith("/cg")}
         fonts = fonts_of(pdf)
         streams = list({s.objgen: s for font in fonts.values() for s in font_streams(font)}.values())
+        streams += glyph_forms(pdf)
         digests = [hashlib.sha256(s.read_bytes()).digest() for s in streams]
         return PdfFigures(
             path=path, size=path.stat().st_size, faces=len(forms) or len(pdf.pages),

@@ -34,6 +34,7 @@ cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (
 
 from . import svgtree  # noqa: E402 — before cairosvg: it defers cairosvg's raster-image module
 from . import directdraw  # noqa: E402
+from . import glyphforms  # noqa: E402
 
 import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
@@ -183,28 +184,54 @@ def draw_placed_text(ctx: cairocffi.Context, placed: PlacedText, node: Any, surf
     and :mod:`cardgen.directdraw`."""
     if node.get("stroke", "none") != "none":
         raise _NeedsFullSvg
+    visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
+    evenodd = node.get("fill-rule") == "evenodd"
+    opacity = float(node.get("fill-opacity", 1))
+    source, colour = paint(placed.fill)
+    runs = getattr(surface, "glyph_runs", None)
+    box = (runs is not None and surface.stroke_and_fill and visible
+           and _shared_run_box(ctx, surface, placed, source, colour, opacity, evenodd))
     ptr, outlines = ctx._pointer, _outlines()
-    for g in placed.glyphs:
-        _lib.cairo_save(ptr)
-        _lib.cairo_translate(ptr, g.x, g.y)
-        _lib.cairo_scale(ptr, g.scale, -g.scale)
-        _lib.cairo_append_path(ptr, outlines.get(g.face, g.gid))
-        _lib.cairo_restore(ptr)
+    if box:
+        glyphforms.append_sync_path(ctx, box)
+    else:
+        for g in placed.glyphs:
+            _lib.cairo_save(ptr)
+            _lib.cairo_translate(ptr, g.x, g.y)
+            _lib.cairo_scale(ptr, g.scale, -g.scale)
+            _lib.cairo_append_path(ptr, outlines.get(g.face, g.gid))
+            _lib.cairo_restore(ptr)
     if not surface.stroke_and_fill:
         return   # inside a clip path: the outlines stay as the path to clip with
-    visible = node.get("display", "inline") != "none" and node.get("visibility", "visible") != "hidden"
     if not visible:
         ctx.new_path()
         return
     ctx.save()
-    if node.get("fill-rule") == "evenodd":
+    if evenodd:
         ctx.set_fill_rule(cairocffi.FILL_RULE_EVEN_ODD)
-    opacity = float(node.get("fill-opacity", 1))
-    source, colour = paint(placed.fill)
     if not gradient_or_pattern(surface, node, source, opacity):
         ctx.set_source_rgba(*surface.map_color(colour, opacity))
     ctx.fill()
     ctx.restore()
+    if box:   # the glyphs: a mark, replaced by their forms (cardgen.glyphforms)
+        ctm = tuple(ctx.get_matrix().as_tuple())
+        runs.append(glyphforms.Run(tuple((g.face, g.gid, glyphforms.device_matrix(ctm, g.x, g.y, g.scale))
+                                         for g in placed.glyphs), evenodd))
+        _lib.cairo_tag_begin(ptr, glyphforms.TAG, b"")
+        _lib.cairo_tag_end(ptr, glyphforms.TAG)
+
+
+def _shared_run_box(ctx: cairocffi.Context, surface: Any, placed: PlacedText, source: Any, colour: Any,
+                    opacity: float, evenodd: bool) -> tuple[float, float, float, float] | None:
+    """The box (user space) of a run whose glyphs can be drawn as shared forms, else None:
+    an opaque plain colour (the forms take the colour set for the run), drawn on the page
+    itself (not a pattern tile, not inside a group), not wholly clipped away."""
+    if not placed.glyphs or source or opacity != 1 or surface.map_color(colour, opacity)[3] != 1:
+        return None
+    ptr = ctx._pointer
+    if ctx is not surface.context or _lib.cairo_get_group_target(ptr) != _lib.cairo_get_target(ptr):
+        return None
+    return glyphforms.run_box(ctx, [(g.face, g.gid, g.x, g.y, g.scale) for g in placed.glyphs], evenodd)
 
 
 class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
@@ -214,6 +241,15 @@ class _PDFSurface(_GlyphDrawing, cairosvg.surface.PDFSurface):
         surface, width, height = super()._create_surface(width, height)
         surface.set_metadata(cairocffi.PDF_METADATA_CREATE_DATE, _FIXED_DATE)
         return surface, width, height
+
+
+class _SharingPDFSurface(_PDFSurface):
+    """A PDF surface recording the text runs it marks for shared glyph forms
+    (:mod:`cardgen.glyphforms`) in :attr:`glyph_runs`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.glyph_runs: list[glyphforms.Run] = []
+        super().__init__(*args, **kwargs)   # draws the whole tree
 
 
 #: The face PDFs' creation date (ISO 8601, as cairo takes it): the epoch.
@@ -274,12 +310,12 @@ _MARKUP_ERRORS = (ET.ParseError, ValueError, TypeError, KeyError, IndexError, At
                   RecursionError, cairocffi.CairoError)
 
 
-def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
     be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
-    template, the card and the element."""
+    template, the card and the element. Returns the runs a sharing surface marked."""
     try:
-        _draw_face(face, surface_class, dpi, output)
+        return _draw_face(face, surface_class, dpi, output)
     except CardgenError:
         raise
     except _MARKUP_ERRORS as exc:
@@ -322,29 +358,28 @@ def direct_drawing(face: Face) -> directdraw.Drawing | None:
     return directdraw.plan(face.body, (t.fill for t in face.texts)) if internals_supported() else None
 
 
-def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     drawing = direct_drawing(face)
     if drawing is not None:
-        directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text).finish()
-        return
-    if not internals_supported():
-        _draw_svg(face, surface_class, dpi, output)
-        return
-    tree = _parse(face.body.encode("utf-8"))
-    if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
-        _draw_svg(face, surface_class, dpi, output)
-        return
-    try:
-        surface = surface_class(tree, output, dpi, texts=face.texts)
-    except _NeedsFullSvg:
-        _draw_svg(face, surface_class, dpi, output)
-        return
+        surface = directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text)
+    elif not internals_supported():
+        return _draw_svg(face, surface_class, dpi, output)
+    else:
+        tree = _parse(face.body.encode("utf-8"))
+        if face.texts and ("<mask" in face.body or "<pattern" in face.body) and _text_in_own_surface(tree):
+            return _draw_svg(face, surface_class, dpi, output)
+        try:
+            surface = surface_class(tree, output, dpi, texts=face.texts)
+        except _NeedsFullSvg:
+            return _draw_svg(face, surface_class, dpi, output)
     surface.finish()
+    return list(getattr(surface, "glyph_runs", ()))
 
 
-def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> None:
+def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     """The face drawn from its complete SVG document (no placeholders left to shortcut)."""
     surface_class.convert(bytestring=face.svg.encode("utf-8"), dpi=dpi, write_to=output)
+    return []
 
 
 def render_pdf(face: Face) -> bytes:
@@ -353,7 +388,17 @@ def render_pdf(face: Face) -> bytes:
     cairo compresses the page's drawing operators (zlib, its default level) in every process
     alike; the print stage inflates them and compresses them again at its own level
     (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
-    faces."""
+    faces. A face with text draws its glyphs as shared forms (:mod:`cardgen.glyphforms`), its
+    streams left uncompressed for the face cache to compress a face against another; should
+    its marks not come through, it is drawn again with outlines."""
+    if face.texts:
+        out = io.BytesIO()
+        runs = _draw(face, _SharingPDFSurface, 96, out)
+        if not runs:
+            return out.getvalue()
+        shared = glyphforms.share(out.getvalue(), runs)
+        if shared is not None:
+            return shared
     out = io.BytesIO()
     _draw(face, _PDFSurface, 96, out)
     return out.getvalue()

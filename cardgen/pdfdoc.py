@@ -24,6 +24,7 @@ from typing import BinaryIO
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
+from .glyphforms import is_glyph_form, share_within
 from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
@@ -96,6 +97,8 @@ class Doc:
         self._prepared: dict[str, _Prepared] = {}
         self._by_key: dict[str, Form] = {}
         self._by_digest: dict[bytes, Form] = {}
+        self._glyph_forms: dict[str, pikepdf.Object] = {}   # faces' shared glyphs, once each (in memory)
+        self._glyph_numbers: dict[str, int] = {}            # the same, written in the document's file
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._file: _DocumentFile | None = None   # the document written as it goes (many faces)
         self._pages: list[int] = []               # its pages' object numbers
@@ -143,10 +146,24 @@ class Doc:
                 digest, src, xobj = _checked_face(key, faces[key], w, h)
                 if digest not in numbers:
                     box = _form_box(xobj)
-                    numbers[digest] = (self._file.add(xobj), boxes.setdefault(box, box))
+                    numbers[digest] = (self._file.add(xobj, written=self._written_glyphs(xobj)), boxes.setdefault(box, box))
                 src.close()
                 number, box = numbers[digest]
                 self._prepared[key] = _Prepared(digest, w, h, number=number, box=box)
+
+    def _written_glyphs(self, xobj: pikepdf.Object) -> dict[str, int]:
+        """Take a face's glyph forms out of its resources, each written to the document's
+        file the first time a face uses it: {name: its object number}, for the face's form
+        to refer to (see :meth:`_DocumentFile.add`)."""
+        xobjects = xobj.get("/Resources", Dictionary()).get("/XObject", Dictionary())
+        used = {}
+        for name in [n for n in xobjects.keys() if is_glyph_form(n)]:
+            if name not in self._glyph_numbers:
+                assert self._file is not None
+                self._glyph_numbers[name] = self._file.add(xobjects[name])
+            used[name] = self._glyph_numbers[name]
+            del xobjects[name]
+        return used
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
@@ -170,6 +187,7 @@ class Doc:
         if form is None:
             if face.xobj is not None:
                 obj = self.pdf.copy_foreign(face.xobj)
+                share_within(obj.get("/Resources"), self._glyph_forms)
                 form = self._form(_form_box(obj), face.art_w, face.art_h, obj)
             else:
                 assert face.box is not None
@@ -375,18 +393,31 @@ class _DocumentFile:
         self.offsets.append(0)
         return len(self.offsets) - 1
 
-    def add(self, obj: pikepdf.Object, number: int | None = None) -> int:
+    def add(self, obj: pikepdf.Object, number: int | None = None, written: Mapping[str, int] | None = None) -> int:
         """Write an object of another PDF (a face's form, a font) and every object it uses;
-        its number here (``number``: one :meth:`reserve` gave)."""
+        its number here (``number``: one :meth:`reserve` gave). ``written``: forms already
+        in this file (shared glyphs) to add to the object's resources, by name."""
         scratch = pikepdf.new()
-        first = scratch.copy_foreign(obj).objgen[0]   # the copies follow the catalog and page tree
+        copy = scratch.copy_foreign(obj)
+        first = copy.objgen[0]   # the copies follow the catalog and page tree
         base = len(self.offsets)
         count = 0
         while scratch.get_object((first + count, 0)) is not None:
             count += 1
         mine = number if number is not None else base
+        stand_ins: dict[int, int] = {}   # an object of the scratch copy standing for one written before
+        if written:
+            xobjects = copy.Resources.get("/XObject")
+            if xobjects is None:
+                copy.Resources.XObject = xobjects = Dictionary()
+            for name, n in written.items():
+                stand_in = scratch.make_indirect(Dictionary())
+                stand_ins[stand_in.objgen[0]] = n
+                xobjects[name] = stand_in
 
         def where(n: int) -> int:
+            if n in stand_ins:
+                return stand_ins[n]
             return mine if n == first else base + n - first - (number is not None)
 
         renumber = functools.partial(_renumbered, where)

@@ -58,6 +58,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
+    from .glyphforms import share_within
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -65,10 +66,12 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     cid = {ch: i + 1 for i, ch in enumerate(chars)}
     font = _text_layer_font(pdf, cid)
     k = 72 / 25.4
+    glyphs: dict[str, pikepdf.Object] = {}
     for data, page_runs in zip(pages, runs):
         src = pikepdf.open(io.BytesIO(data))
         pdf.pages.append(src.pages[0])
         page = pdf.pages[-1]
+        share_within(page.obj.get("/Resources"), glyphs)
         ops = ["BT", "3 Tr"]
         for run in page_runs:
             n = len(run.text)

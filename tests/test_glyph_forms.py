@@ -1,0 +1,192 @@
+"""Shared glyph forms (cardgen.glyphforms): a face's PDF draws each glyph's outline once, as a
+form every occurrence draws, and prints exactly what the outlines print — colour, clip and
+position included; whatever cannot be shared is drawn as outlines, never left out."""
+
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pypdfium2
+import pytest
+from PIL import Image, ImageChops
+
+import cardgen
+from cardgen import glyphforms, pdfdoc
+from cardgen.draw import render_pdf
+from cardgen.build import BuildOptions, build
+from cardgen.render import Renderer
+
+from tests.test_draw import one_card
+
+DPI = 300
+
+
+def raster(pdf: bytes) -> Image.Image:
+    return pypdfium2.PdfDocument(pdf)[0].render(scale=DPI / 72).to_pil().convert("RGB")
+
+
+def outlines_only(face, monkeypatch) -> bytes:
+    """The face drawn as before glyph forms: every glyph an outline in the page content."""
+    with monkeypatch.context() as m:
+        m.setattr(glyphforms, "share", lambda data, runs: None)
+        return render_pdf(face)
+
+
+def page_ops(pdf: bytes) -> list[str]:
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        return [str(op) for _operands, op in pikepdf.parse_content_stream(doc.pages[0])]
+
+
+def glyph_forms_of(pdf: bytes) -> dict[str, bytes]:
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        xobjects = doc.pages[0].Resources.get("/XObject", {})
+        return {name: x.read_bytes() for name, x in xobjects.items() if name.startswith("/cg")}
+
+
+def assert_prints_like_outlines(face, monkeypatch, max_share: float = 0.0005) -> None:
+    """The shared drawing rasterises like the outlines: no pixel off by more than anti-aliasing
+    (outlines are rounded to whole font units, 0.005 pt at 10 pt), and there is ink."""
+    shared, plain = raster(render_pdf(face)), raster(outlines_only(face, monkeypatch))
+    assert shared.size == plain.size
+    diff = ImageChops.difference(shared, plain).convert("L")
+    far = diff.point(lambda v: 255 if v > 64 else 0).histogram()[255]
+    assert far <= max_share * shared.size[0] * shared.size[1], far
+    assert ImageChops.difference(plain, Image.new("RGB", plain.size, "white")).getbbox() is not None
+
+
+def test_each_glyph_is_one_form_and_each_occurrence_a_reference(tmp_path):
+    face = one_card(tmp_path, '{{ text("abcabcabc abc", 2, 20, size=5) }}')
+    pdf = render_pdf(face)
+    forms = glyph_forms_of(pdf)
+    ops = page_ops(pdf)
+    assert len(forms) == 3, "a, b and c: one form each"
+    assert ops.count("Do") == 12, "one reference per glyph drawn"
+    assert ops.count("c") == 0, "no outline left in the page itself"
+    assert all(b" c" in content and content.rstrip().endswith(b" f") for content in forms.values())
+
+
+def test_shared_text_prints_like_its_outlines(tmp_path, monkeypatch):
+    face = one_card(tmp_path, '<rect width="50" height="70" fill="#fe8"/>'
+                              '{{ text("Quark Gluon Photon", 2, 20, size=7, fill="#c03") }}'
+                              '{{ text(card.title, 3, 40, size=11) }}'
+                              '<g transform="rotate(30 25 50)">{{ text("turned 123", 5, 50, size=6, fill="#06c") }}</g>')
+    assert_prints_like_outlines(face, monkeypatch)
+
+
+def test_text_over_and_under_other_artwork_keeps_its_painting_order(tmp_path, monkeypatch):
+    face = one_card(tmp_path, '{{ text("Under", 2, 20, size=9, fill="#0a0") }}'
+                              '<rect x="10" y="10" width="20" height="20" fill="#00f"/>'
+                              '{{ text("Over", 12, 22, size=9, fill="#f00") }}')
+    assert_prints_like_outlines(face, monkeypatch)
+    plain = raster(outlines_only(face, monkeypatch))
+    shared = raster(render_pdf(face))
+    middle = (round(20 / 25.4 * DPI), round(20 / 25.4 * DPI))   # inside the square: blue, not text green
+    assert shared.getpixel(middle) == plain.getpixel(middle)
+
+
+@pytest.mark.parametrize("body", [
+    # a clip that cuts the run: its glyphs must be clipped as the outlines are
+    '<defs><clipPath id="half"><rect x="0" y="0" width="20" height="70"/></clipPath></defs>'
+    '<g clip-path="url(#half)">{{ text("Clipped half way", 2, 20, size=8) }}</g>',
+    # a round clip (a path, not a rectangle)
+    '<defs><clipPath id="round"><circle cx="15" cy="20" r="9"/></clipPath></defs>'
+    '<g clip-path="url(#round)">{{ text("Round clipping", 2, 20, size=8) }}</g>',
+    # a clipped shape first, then text outside that clip: the old clip must not cut the text
+    '<defs><clipPath id="corner"><rect x="0" y="0" width="8" height="8"/></clipPath></defs>'
+    '<circle cx="5" cy="5" r="6" fill="#555" clip-path="url(#corner)"/>'
+    '{{ text("Free text after a clip", 2, 6, size=6) }}',
+    # text wholly clipped away draws nothing
+    '<defs><clipPath id="none"><rect x="40" y="60" width="2" height="2"/></clipPath></defs>'
+    '<rect width="50" height="70" fill="#eee"/><g clip-path="url(#none)">{{ text("Hidden", 2, 20, size=8) }}</g>',
+])
+def test_clips_apply_to_shared_glyphs_as_to_outlines(tmp_path, monkeypatch, body):
+    assert_prints_like_outlines(one_card(tmp_path, body), monkeypatch)
+
+
+@pytest.mark.parametrize("body", [
+    '<g opacity="0.5">{{ text(card.title, 2, 20, size=6, fill="#c00") }}</g>',                  # in a group
+    '<g fill-opacity="0.4">{{ text(card.title, 2, 20, size=6, fill="#c00") }}</g>',              # translucent
+    '<defs><linearGradient id="g" gradientUnits="userSpaceOnUse" x1="0" y1="0" x2="50" y2="0"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+    '</linearGradient></defs>{{ text(card.title, 2, 20, size=9, fill="url(#g)") }}',           # a gradient
+])
+def test_what_forms_cannot_reproduce_stays_outlines(tmp_path, monkeypatch, body):
+    face = one_card(tmp_path, body)
+    pdf = render_pdf(face)
+    assert not glyph_forms_of(pdf)
+    assert_prints_like_outlines(face, monkeypatch)
+
+
+def test_marks_that_do_not_come_back_leave_the_face_as_outlines(tmp_path, monkeypatch):
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }}')
+    real = glyphforms.share
+    calls = []
+
+    def one_run_short(data, runs):
+        calls.append(len(runs))
+        return real(data, runs[:-1])   # a run recorded whose mark is not matched
+
+    monkeypatch.setattr(glyphforms, "share", one_run_short)
+    pdf = render_pdf(face)
+    assert calls and not glyph_forms_of(pdf)
+    assert page_ops(pdf).count("c") > 20, "drawn again with outlines"
+
+
+def test_a_face_with_shared_glyphs_is_the_same_bytes_each_time(tmp_path):
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }}')
+    assert render_pdf(face) == render_pdf(face)
+
+
+def test_the_moves_between_glyphs_add_up_to_each_glyphs_place():
+    """run_operators chains whole-font-unit moves; each glyph lands within one unit of its
+    matrix, and the error does not grow along the run."""
+    class Face:
+        glyph_set = None
+
+        def draw_glyph(self, gid, pen):
+            pen.moveTo((0, 0)); pen.lineTo((500, 0)); pen.lineTo((500, 700)); pen.closePath()
+
+    face = Face()
+    s = 0.0123456
+    matrices = [(s, 0.0, 0.0, -s, 10 + i * 6.1234567, 50.0) for i in range(200)]
+    ops = glyphforms.run_operators(glyphforms.Run(tuple((face, 7, m) for m in matrices), False), {}).decode()
+    ctm = None
+    placed = []
+    tokens = ops.split()
+    for i, tok in enumerate(tokens):
+        if tok == "cm":
+            a, b, c, d, e, f = (float(v) for v in tokens[i - 6:i])
+            if ctm is None:
+                ctm = (a, b, c, d, e, f)
+            else:   # [a b c d e f] × ctm, a translation here
+                A, B, C, D, E, F = ctm
+                ctm = (A, B, C, D, e * A + f * C + E, e * B + f * D + F)
+        elif tok == "Do":
+            placed.append(ctm)
+    assert len(placed) == len(matrices)
+    for got, want in zip(placed, matrices):
+        assert got[:4] == pytest.approx(want[:4], rel=1e-6)
+        assert abs(got[4] - want[4]) <= s and abs(got[5] - want[5]) <= s   # within one font unit
+
+
+@pytest.mark.parametrize("in_memory", [1000, 2], ids=["made in memory", "written as it goes"])
+def test_a_glyph_shown_by_several_faces_is_stored_once_per_document(tmp_path, monkeypatch, in_memory):
+    """In a built deck — a document made in memory, or one of more faces written to its file
+    as it goes — and in a built rule sheet, faces (or pages) drawing the same glyph point at
+    one form object."""
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", in_memory)
+    build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as doc:
+        users: dict[str, set] = {}
+        objects: dict[str, set] = {}
+        for page in doc.pages:
+            for face_name, face in page.Resources.XObject.items():
+                for name, x in face.get("/Resources", {}).get("/XObject", {}).items():
+                    if name.startswith("/cg"):
+                        users.setdefault(name, set()).add(face.objgen)
+                        objects.setdefault(name, set()).add(x.objgen)
+        assert max(len(u) for u in users.values()) > 5, "a glyph many faces show"
+        assert all(len(o) == 1 for o in objects.values()), "stored once"
+    with pikepdf.open(tmp_path / "qcd/en/rules.pdf") as doc:
+        names = [name for page in doc.pages for name in page.Resources.get("/XObject", {}).keys()]
+        assert any(name.startswith("/cg") for name in names)
