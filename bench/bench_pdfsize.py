@@ -6,8 +6,9 @@ Without ``--out`` the four shipped games are built (English, A4) into a temporar
 it, an existing build is read. For every PDF: its size, its distinct faces (the Form XObjects
 its pages draw; a document without forms, such as the rules, counts its pages) and bytes per
 distinct face (issue #18's target: ≤ 60 KB), where those bytes go (face artwork, fonts and
-shared glyph forms, the rest), its fonts (every one embedded? any subset stored twice?), then the cache's size beside
-the PDFs it serves. Parsing is done with pikepdf, as a print shop's preflight would read the file.
+shared glyph forms, the rest), its fonts (every one embedded? any subset or glyph stored
+twice?), then the cache's size beside the PDFs it serves. Parsing is done with pikepdf, as a
+print shop's preflight would read the file.
 """
 
 from __future__ import annotations

@@ -146,7 +146,8 @@ class Doc:
                 digest, src, xobj = _checked_face(key, faces[key], w, h)
                 if digest not in numbers:
                     box = _form_box(xobj)
-                    numbers[digest] = (self._file.add(xobj, written=self._written_glyphs(xobj)), boxes.setdefault(box, box))
+                    written = self._written_glyphs(xobj)
+                    numbers[digest] = (self._file.add(xobj, written=written), boxes.setdefault(box, box))
                 src.close()
                 number, box = numbers[digest]
                 self._prepared[key] = _Prepared(digest, w, h, number=number, box=box)

@@ -15,7 +15,6 @@ import cardgen
 from cardgen import glyphforms, pdfdoc
 from cardgen.draw import render_pdf
 from cardgen.build import BuildOptions, build
-from cardgen.render import Renderer
 
 from tests.test_draw import one_card
 
@@ -107,8 +106,9 @@ def test_clips_apply_to_shared_glyphs_as_to_outlines(tmp_path, monkeypatch, body
 @pytest.mark.parametrize("body", [
     '<g opacity="0.5">{{ text(card.title, 2, 20, size=6, fill="#c00") }}</g>',                  # in a group
     '<g fill-opacity="0.4">{{ text(card.title, 2, 20, size=6, fill="#c00") }}</g>',              # translucent
-    '<defs><linearGradient id="g" gradientUnits="userSpaceOnUse" x1="0" y1="0" x2="50" y2="0"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
-    '</linearGradient></defs>{{ text(card.title, 2, 20, size=9, fill="url(#g)") }}',           # a gradient
+    '<defs><linearGradient id="g" gradientUnits="userSpaceOnUse" x1="0" y1="0" x2="50" y2="0">'
+    '<stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/></linearGradient></defs>'
+    '{{ text(card.title, 2, 20, size=9, fill="url(#g)") }}',                                    # a gradient
 ])
 def test_what_forms_cannot_reproduce_stays_outlines(tmp_path, monkeypatch, body):
     face = one_card(tmp_path, body)
