@@ -38,11 +38,34 @@ from fontTools.pens.basePen import BasePen
 
 #: The structure tag marking where a run's remaining glyphs go (see the module docstring).
 TAG = b"Span"
-_N = rb"-?[0-9.]+\s+"
-#: A mark as cairo writes it, after the path that paints nothing (:func:`append_sync_path`,
-#: closed subpaths end with a move back to their start): both are replaced.
-_MARK = re.compile(rb"(?:" + _N * 2 + rb"m\s+(?:" + _N * 2 + rb"l\s+){3}h\s+){2}(?:" + _N * 2 + rb"m\s+)?f\*?\s+"
-                   rb"/Span << /MCID (\d+) >> BDC\s*EMC\s?")
+#: A mark as cairo writes it.
+_MARK = re.compile(rb"/Span << /MCID (\d+) >> BDC\s*EMC\s?")
+#: How far before a mark the path before it can start (two closed boxes of ten numbers).
+_SYNC_REACH = 400
+_TOKEN = re.compile(rb"\S+")
+_NUMBER = re.compile(rb"-?[0-9]*\.?[0-9]+")
+#: The path that paints nothing before a mark, as cairo writes it (:func:`append_sync_path`):
+#: two closed boxes (a closed subpath ends with cairo's move back to its start), filled. "#"
+#: stands for a number.
+_SYNC_TOKENS = [b"#", b"#", b"m", *[b"#", b"#", b"l"] * 3, b"h"] * 2
+
+
+def _sync_start(content: bytes, end: int) -> int | None:
+    """Where the path before a mark (ending at ``end``) starts, or None if it is not there."""
+    tokens = list(_TOKEN.finditer(content, max(0, end - _SYNC_REACH), end))
+    if not tokens or tokens[-1][0] not in (b"f", b"f*"):
+        return None
+    tokens.pop()
+    if len(tokens) >= 3 and tokens[-1][0] == b"m":   # the move after the last close
+        del tokens[-3:]
+    if len(tokens) < len(_SYNC_TOKENS):
+        return None
+    path = tokens[-len(_SYNC_TOKENS):]
+    for token, want in zip(path, _SYNC_TOKENS):
+        if (_NUMBER.fullmatch(token[0]) is None) if want == b"#" else token[0] != want:
+            return None
+    return path[0].start()
+
 
 Matrix = tuple[float, float, float, float, float, float]   # PDF order: a b c d e f
 
@@ -214,15 +237,10 @@ def share(data: bytes, runs: list[Run]) -> bytes | None:
         if any(x.get("/Subtype") == Name.Image for x in xobjects.values()):
             return None   # cairo may have painted a region as an image: the marks would not show in it
         content = contents.read_bytes()
-        parts = _MARK.split(content)
-        marks = parts[1::2]
-        if [int(n) for n in marks] != list(range(len(runs))) or content.count(b"BDC") != len(runs):
+        body = _replaced_marks(content, runs, forms := {})
+        if body is None:
             return None
-        forms: dict[str, GlyphForm] = {}
-        body = [parts[0]]
-        for run, after in zip(runs, parts[2::2]):
-            body += [run_operators(run, forms), after]
-        page.obj.Contents = pdf.make_stream(b"".join(body))
+        page.obj.Contents = pdf.make_stream(body)
         for name in sorted(forms):
             form = forms[name]
             stream = pdf.make_stream(form.content)
@@ -241,6 +259,24 @@ def share(data: bytes, runs: list[Run]) -> bytes | None:
         out = io.BytesIO()
         pdf.save(out, deterministic_id=True, fix_metadata_version=False, compress_streams=False)
         return out.getvalue()
+
+
+def _replaced_marks(content: bytes, runs: list[Run], forms: dict[str, GlyphForm]) -> bytes | None:
+    """``content`` with each mark and the path before it replaced by its run's glyph forms
+    (collected in ``forms``); None unless the marks are exactly the runs, in order, each
+    after its path."""
+    if content.count(b"BDC") != len(runs):
+        return None
+    body, at = [], 0
+    for n, mark in enumerate(_MARK.finditer(content)):
+        start = _sync_start(content, mark.start())
+        if int(mark[1]) != n or n >= len(runs) or start is None or start < at:
+            return None
+        body += [content[at:start], run_operators(runs[n], forms)]
+        at = mark.end()
+    if len(body) != 2 * len(runs):
+        return None
+    return b"".join([*body, content[at:]])
 
 
 def share_within(resources: Any, seen: dict[str, Any]) -> None:
