@@ -347,7 +347,7 @@ class _Prepared:
 def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object]:
     """A face's digest, its PDF and its page as a form, checked to be the card's artwork size."""
     src = _open_face(key, data)
-    xobj = _page_form(src)
+    xobj = _page_form(src, flate=b"/FlateDecode" in data)
     w, h = _box_size_mm(_form_box(xobj))
     if abs(w - art_w) > FACE_SIZE_TOLERANCE or abs(h - art_h) > FACE_SIZE_TOLERANCE:
         src.close()
@@ -511,8 +511,10 @@ def _open_face(key: str, data: bytes) -> pikepdf.Pdf:
     return src
 
 
-def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
-    """The face's page as a Form XObject, its content compressed by :func:`deflate`.
+def _page_form(src: pikepdf.Pdf, flate: bool = True) -> pikepdf.Object:
+    """The face's page as a Form XObject, its content compressed by :func:`deflate`
+    (``flate``: whether any of the face's streams may be Flate-compressed; a face whose
+    glyphs are shared is stored with none, see :func:`cardgen.glyphforms.share`).
 
     cairo writes one Flate-compressed content stream per page (see
     :func:`cardgen.draw.render_pdf`); it is decoded and compressed here, once, at this
@@ -522,7 +524,8 @@ def _page_form(src: pikepdf.Pdf) -> pikepdf.Object:
     general conversion."""
     page = src.pages[0]
     contents = page.obj.get("/Contents")
-    _decode_nested_streams(src, contents)
+    if flate:
+        _decode_nested_streams(src, contents)
     if (isinstance(contents, pikepdf.Stream) and contents.get("/Filter") in (None, Name.FlateDecode)
             and "/DecodeParms" not in contents and "/Resources" in page.obj and "/Rotate" not in page.obj
             and "/UserUnit" not in page.obj):
