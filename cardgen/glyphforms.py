@@ -81,11 +81,20 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class GlyphForm:
-    """One glyph's outline as a form's content, in whole font units, and its bounds."""
+    """One glyph's outline as a form's content, in whole font units, its bounds (``bbox``)
+    and the form's box (``box``: the bounds and a tenth of an em about them, see
+    :data:`BOX_MARGIN`)."""
 
     name: str
     content: bytes
     bbox: tuple[int, int, int, int]
+    box: tuple[int, int, int, int]
+
+
+#: The margin about a glyph that its form's box leaves, in ems. A viewer clips a form to its
+#: box, and poppler snaps that clip to whole pixels: a box tight on a stem thinner than a pixel
+#: (an "l" on a page seen whole, at 50 dpi) clipped the stem away.
+BOX_MARGIN = 0.1
 
 
 class _FormPen(BasePen):
@@ -126,8 +135,10 @@ def glyph_form(face: Any, gid: int, evenodd: bool) -> GlyphForm:
     face.draw_glyph(gid, pen)
     content = (" ".join(pen.ops) + (" f*" if evenodd else " f")).encode("ascii")
     bbox = (min(pen.xs, default=0), min(pen.ys, default=0), max(pen.xs, default=0), max(pen.ys, default=0))
-    name = "/cg" + hashlib.sha256(content).hexdigest()[:12]
-    return GlyphForm(name, content, bbox)
+    pad = max(1, round(BOX_MARGIN * face.upem))
+    box = (bbox[0] - pad, bbox[1] - pad, bbox[2] + pad, bbox[3] + pad)
+    name = "/cg" + hashlib.sha256(content + repr(box).encode()).hexdigest()[:12]
+    return GlyphForm(name, content, bbox, box)
 
 
 def run_box(ctx: Any, glyphs: list[tuple[Any, int, float, float, float]],
@@ -245,7 +256,7 @@ def share(data: bytes, runs: list[Run]) -> bytes | None:
             form = forms[name]
             stream = pdf.make_stream(form.content)
             stream.Type, stream.Subtype = Name.XObject, Name.Form
-            stream.BBox = Array(list(form.bbox))
+            stream.BBox = Array(list(form.box))
             stream.Resources = Dictionary()
             xobjects[name] = stream
         resources.XObject = xobjects

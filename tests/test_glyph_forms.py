@@ -142,6 +142,7 @@ def test_the_moves_between_glyphs_add_up_to_each_glyphs_place():
     matrix, and the error does not grow along the run."""
     class Face:
         glyph_set = None
+        upem = 1000
 
         def draw_glyph(self, gid, pen):
             pen.moveTo((0, 0)); pen.lineTo((500, 0)); pen.lineTo((500, 700)); pen.closePath()
@@ -190,3 +191,25 @@ def test_a_glyph_shown_by_several_faces_is_stored_once_per_document(tmp_path, mo
     with pikepdf.open(tmp_path / "qcd/en/rules.pdf") as doc:
         names = [name for page in doc.pages for name in page.Resources.get("/XObject", {}).keys()]
         assert any(name.startswith("/cg") for name in names)
+
+
+def test_a_glyph_form_leaves_a_margin_about_its_glyph(tmp_path):
+    """A viewer clips a form to its /BBox, and poppler snaps that clip to whole pixels: a box
+    tight on a stem thinner than a pixel (an "l" of a rule sheet seen whole, at 50 dpi) lost
+    the stem. Every form's box leaves a tenth of an em about its outline."""
+    face = one_card(tmp_path, '{{ text("lIi1|", 2, 20, size=3) }}')
+    forms = 0
+    with pikepdf.open(io.BytesIO(render_pdf(face))) as doc:
+        for name, form in doc.pages[0].Resources.XObject.items():
+            if not name.startswith("/cg"):
+                continue
+            forms += 1
+            numbers = [float(operand) for operands, _op in pikepdf.parse_content_stream(form)
+                       for operand in operands if isinstance(operand, (int, float, pikepdf.objects.Object))
+                       and not isinstance(operand, pikepdf.Name)]
+            xs, ys = numbers[0::2], numbers[1::2]
+            x0, y0, x1, y1 = (float(v) for v in form.BBox)
+            margin = 0.1 * 1000   # the bundled fonts: 1000 units to the em
+            assert x0 <= min(xs) - margin and y0 <= min(ys) - margin
+            assert x1 >= max(xs) + margin and y1 >= max(ys) + margin
+    assert forms == 5
