@@ -95,6 +95,9 @@ def test_text_over_and_under_other_artwork_keeps_its_painting_order(tmp_path, mo
     '<defs><clipPath id="corner"><rect x="0" y="0" width="8" height="8"/></clipPath></defs>'
     '<circle cx="5" cy="5" r="6" fill="#555" clip-path="url(#corner)"/>'
     '{{ text("Free text after a clip", 2, 6, size=6) }}',
+    # text drawn again through <use>, and filled even-odd
+    '<defs><g id="t">{{ text("Used twice", 2, 20, size=7) }}</g></defs><use href="#t"/><use href="#t" y="20"/>',
+    '<g fill-rule="evenodd">{{ text("Even odd 8080", 2, 20, size=9, fill="#063") }}</g>',
     # text wholly clipped away draws nothing
     '<defs><clipPath id="none"><rect x="40" y="60" width="2" height="2"/></clipPath></defs>'
     '<rect width="50" height="70" fill="#eee"/><g clip-path="url(#none)">{{ text("Hidden", 2, 20, size=8) }}</g>',
