@@ -372,8 +372,11 @@ def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> list
             surface = surface_class(tree, output, dpi, texts=face.texts)
         except _NeedsFullSvg:
             return _draw_svg(face, surface_class, dpi, output)
+    runs = list(getattr(surface, "glyph_runs", ()))
+    if runs:   # carried to the print stage, which draws the marked runs' glyph forms
+        surface.cairo.set_metadata(cairocffi.PDF_METADATA_KEYWORDS, glyphforms.payload(runs))
     surface.finish()
-    return list(getattr(surface, "glyph_runs", ()))
+    return runs
 
 
 def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
@@ -388,17 +391,15 @@ def render_pdf(face: Face) -> bytes:
     cairo compresses the page's drawing operators (zlib, its default level) in every process
     alike; the print stage inflates them and compresses them again at its own level
     (:func:`cardgen.pdfdoc.deflate`), so a file never depends on which process drew its
-    faces. A face with text draws its glyphs as shared forms (:mod:`cardgen.glyphforms`), its
-    streams left uncompressed for the face cache to compress a face against another; should
-    its marks not come through, it is drawn again with outlines."""
+    faces. A face with text is drawn with its runs of glyphs marked, and carries the runs:
+    the print stage draws each of their glyphs as a form shared by the whole document
+    (:mod:`cardgen.glyphforms`; :func:`~cardgen.glyphforms.standalone` makes such a PDF a
+    file of its own). Should its marks not come through, it is drawn again with outlines."""
     if face.texts:
         out = io.BytesIO()
         runs = _draw(face, _SharingPDFSurface, 96, out)
-        if not runs:
+        if not runs or glyphforms.marks_intact(out.getvalue(), runs):
             return out.getvalue()
-        shared = glyphforms.share(out.getvalue(), runs)
-        if shared is not None:
-            return shared
     out = io.BytesIO()
     _draw(face, _PDFSurface, 96, out)
     return out.getvalue()

@@ -1,4 +1,4 @@
-"""A face's PDF draws each glyph's outline once, as a form that every occurrence draws.
+"""A document draws each glyph's outline once, as a form that every occurrence draws.
 
 Why: :mod:`cardgen.draw` gives cairo every glyph as a path, so a face's PDF repeated a
 glyph's whole outline at each occurrence, in page coordinates that never repeat byte for
@@ -6,23 +6,26 @@ byte — some 250 bytes before compression for every letter. A rule sheet's page
 thousands of letters (273 KB for one page of Particles in Circle's rules), and a deck's
 faces show the same letters again and again (703 KB for Particle Builder's 31 particle
 faces). Drawn instead as one Form XObject per distinct glyph, in the font's own units, and
-a short ``cm … Do`` per occurrence, an outline is stored once per document (faces and pages
-that show the same glyph share its form: :func:`share_within`) and what repeats compresses.
+a short ``cm … Do`` per occurrence, an outline is stored once per document, however many
+faces and pages show it, and what repeats compresses.
 
-How, without a font for cairo to subset: while a face is drawn on a PDF surface, each text
+How, without a font for cairo to subset. While a face is drawn on a PDF surface, each text
 run that can be shared (:func:`cardgen.draw.draw_placed_text` decides: an opaque plain
 colour, on the page itself) is drawn as a path that paints nothing over the run's box
 (:func:`append_sync_path`) — cairo writes for it the colour, opacity and clip the run's
 glyphs need, exactly as it would for their outlines — followed by an empty marked-content
 sequence (cairo's structure tag ``Span``, which nothing else in a face emits); the glyphs'
-device matrices are recorded (:class:`Run`). :func:`share` then replaces each such path and
-mark by the glyphs' forms. A face whose marks do not come back exactly as recorded gives
-None, and :func:`cardgen.draw.render_pdf` draws it again with outlines: never a missing glyph.
+device matrices are recorded (:class:`Run`) and carried in the face's PDF, in its document
+information (:func:`payload`). A face whose marks cairo did not write exactly as recorded
+(:func:`marks_intact`) is drawn again with outlines: never a missing glyph. The print stage
+(:mod:`cardgen.pdfdoc`, :mod:`cardgen.textlayer`), which reads every face it places anyway,
+replaces each path and mark by the glyphs' forms (:func:`resolve`) and adds each form to
+its document once; :func:`standalone` does the same for one face, as a file of its own.
 
-What it costs: reopening and saving each face's PDF (pikepdf), about what cairo saves by
-not writing and compressing the outlines (3.45 against 3.36 ms a face for the 232 shipped
-faces, measured in one process). What a glyph may move by: its outline and its place are
-rounded to whole font units, 0.005 pt for 10 pt text.
+What it costs: nothing, measured — cairo writes no outlines (a QCD card face: 2.22 ms to
+draw with outlines, 1.08 ms with marks), and the print stage's substitution is a few string
+operations a run. What a glyph may move by: its outline and its place are rounded to whole
+font units, 0.005 pt for 10 pt text.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import json
 import re
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,81 +236,127 @@ def run_operators(run: Run, forms: dict[str, GlyphForm]) -> bytes:
     return " ".join(out).encode("ascii")
 
 
-def share(data: bytes, runs: list[Run]) -> bytes | None:
-    """The face PDF ``data`` (cairo's, drawn with marks) with each mark replaced by its
-    run's glyph forms, the forms added to the page's resources, cairo's structure tree
-    dropped; None when the marks are not exactly the runs recorded (then draw it again)."""
-    import pikepdf
-    from pikepdf import Array, Dictionary, Name
-
-    with pikepdf.open(io.BytesIO(data)) as pdf:
-        page = pdf.pages[0]
-        contents = page.obj.get("/Contents")
-        if not isinstance(contents, pikepdf.Stream):
-            return None
-        resources = page.obj.get("/Resources", Dictionary())
-        xobjects = resources.get("/XObject", Dictionary())
-        if any(x.get("/Subtype") == Name.Image for x in xobjects.values()):
-            return None   # cairo may have painted a region as an image: the marks would not show in it
-        content = contents.read_bytes()
-        body = _replaced_marks(content, runs, forms := {})
-        if body is None:
-            return None
-        page.obj.Contents = pdf.make_stream(body)
-        for name in sorted(forms):
-            form = forms[name]
-            stream = pdf.make_stream(form.content)
-            stream.Type, stream.Subtype = Name.XObject, Name.Form
-            stream.BBox = Array(list(form.box))
-            stream.Resources = Dictionary()
-            xobjects[name] = stream
-        resources.XObject = xobjects
-        page.obj.Resources = resources
-        for key in ("/StructParents",):
-            if key in page.obj:
-                del page.obj[key]
-        for key in ("/StructTreeRoot", "/MarkInfo"):
-            if key in pdf.Root:
-                del pdf.Root[key]
-        out = io.BytesIO()
-        pdf.save(out, deterministic_id=True, fix_metadata_version=False, compress_streams=False)
-        return out.getvalue()
+#: Where a face drawn with marks carries its runs: its document information's keywords, behind
+#: this prefix (JSON: the font files, then each run: whether even-odd, and its glyphs).
+PAYLOAD = "cardgen-glyph-runs/1 "
+_FLATE_STREAM = re.compile(rb"/Filter\s*/FlateDecode\s*>>\s*stream\r?\n")
 
 
-def _replaced_marks(content: bytes, runs: list[Run], forms: dict[str, GlyphForm]) -> bytes | None:
-    """``content`` with each mark and the path before it replaced by its run's glyph forms
-    (collected in ``forms``); None unless the marks are exactly the runs, in order, each
-    after its path."""
-    if content.count(b"BDC") != len(runs):
+def payload(runs: list[Run]) -> str:
+    """The runs as the face's PDF carries them to the print stage (see :func:`runs_of`):
+    each glyph's font file, glyph id and matrix as :func:`run_operators` would write it."""
+    fonts: dict[str, int] = {}
+    data = [[int(run.evenodd), [[fonts.setdefault(str(face.path), len(fonts)), gid, _matrix(m)]
+                                for face, gid, m in run.glyphs]] for run in runs]
+    return PAYLOAD + json.dumps([list(fonts), data], ensure_ascii=True, separators=(",", ":"))
+
+
+def runs_of(keywords: str | None) -> list[Run] | None:
+    """The runs a face's PDF carries (``keywords``: its document information's), None when
+    it carries none; raises ValueError for a payload that cannot be read."""
+    if not keywords or not keywords.startswith(PAYLOAD):
         return None
+    try:
+        fonts, data = json.loads(keywords[len(PAYLOAD):])
+        faces = [_font(str(path)) for path in fonts]
+        runs = [Run(tuple((faces[f], int(gid), _six(m)) for f, gid, m in glyphs), bool(evenodd))
+                for evenodd, glyphs in data]
+    except (TypeError, IndexError, KeyError, AttributeError) as exc:
+        raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
+    return runs
+
+
+def _six(text: str) -> Matrix:
+    a, b, c, d, e, f = (float(v) for v in text.split())
+    return a, b, c, d, e, f
+
+
+@functools.lru_cache(maxsize=64)
+def _font(path: str) -> Any:
+    """A font file's outlines, by path, for the process that writes the print files."""
+    from pathlib import Path
+
+    from .text.fonts import Face
+
+    return Face(0, Path(path))
+
+
+def marks_intact(data: bytes, runs: list[Run]) -> bool:
+    """Whether cairo's PDF of a face drawn with marks holds exactly its runs' marks, each
+    after its path, in one content stream, and no raster image (cairo may paint a region it
+    cannot draw as vectors as an image, which the marks would not show in). Read without
+    opening the PDF: its streams are inflated where they start."""
+    if b"/Subtype /Image" in data:
+        return False
+    marked = []
+    for start in _FLATE_STREAM.finditer(data):
+        try:
+            content = zlib.decompressobj().decompress(data[start.end():])
+        except zlib.error:
+            return False
+        if b"BDC" in content:
+            marked.append(content)
+    return len(marked) == 1 and _mark_spans(marked[0], len(runs)) is not None
+
+
+def resolve(content: bytes, runs: list[Run], forms: dict[str, GlyphForm]) -> bytes:
+    """A marked face's drawing operators with each mark and the path before it replaced by
+    its run's glyph forms (collected in ``forms``); ValueError when they do not match."""
+    spans = _mark_spans(content, len(runs))
+    if spans is None:
+        raise ValueError("its glyph marks do not match the runs it carries")
     body, at = [], 0
-    for n, mark in enumerate(_MARK.finditer(content)):
-        start = _sync_start(content, mark.start())
-        if int(mark[1]) != n or n >= len(runs) or start is None or start < at:
-            return None
-        body += [content[at:start], run_operators(runs[n], forms)]
-        at = mark.end()
-    if len(body) != 2 * len(runs):
-        return None
+    for run, (start, end) in zip(runs, spans):
+        body += [content[at:start], run_operators(run, forms)]
+        at = end
     return b"".join([*body, content[at:]])
 
 
-def share_within(resources: Any, seen: dict[str, Any]) -> None:
-    """Point a page's or form's glyph forms (``resources``, its /Resources once in the
-    output document) at those of the same name the document already holds (``seen``, filled
-    as it goes): a glyph every face of a document shows is stored once. The copies left
-    unreferenced are not written."""
-    xobjects = resources.get("/XObject") if resources is not None else None
-    if xobjects is None:
-        return
-    for name in list(xobjects.keys()):
-        if is_glyph_form(name):
-            if name in seen:
-                xobjects[name] = seen[name]
-            else:
-                seen[name] = xobjects[name]
+def form_stream(pdf: Any, form: GlyphForm) -> Any:
+    """The glyph's form as a stream of the pikepdf document ``pdf``."""
+    import pikepdf
+    from pikepdf import Array, Dictionary, Name
+
+    return pikepdf.Stream(pdf, form.content, Dictionary(Type=Name.XObject, Subtype=Name.Form,
+                                                        BBox=Array(list(form.box)), Resources=Dictionary()))
 
 
-def is_glyph_form(name: str) -> bool:
-    """Whether a resource name is a glyph form's (named by its content, see :func:`glyph_form`)."""
-    return name.startswith("/cg")
+def standalone(data: bytes) -> bytes:
+    """A face's PDF as a file of its own: drawn with marks, the marks resolved and the glyph
+    forms in its page's resources (what the print stage does for each document, here for
+    one face: for tests and for anyone who wants a face's PDF by itself)."""
+    import pikepdf
+    from pikepdf import Dictionary
+
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        info = pdf.trailer.get("/Info")
+        runs = runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
+        if runs is None:
+            return data
+        page = pdf.pages[0]
+        forms: dict[str, GlyphForm] = {}
+        page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), runs, forms))
+        resources = page.obj.get("/Resources", Dictionary())
+        xobjects = resources.get("/XObject", Dictionary())
+        for name in sorted(forms):
+            xobjects[name] = form_stream(pdf, forms[name])
+        resources.XObject = xobjects
+        page.obj.Resources = resources
+        del info["/Keywords"]
+        out = io.BytesIO()
+        pdf.save(out, deterministic_id=True, fix_metadata_version=False)
+        return out.getvalue()
+
+
+def _mark_spans(content: bytes, count: int) -> list[tuple[int, int]] | None:
+    """Where each of the ``count`` marks and the path before it lie in ``content``; None
+    unless the marks are exactly that many, in order, each after its path."""
+    if content.count(b"BDC") != count:
+        return None
+    spans: list[tuple[int, int]] = []
+    for n, mark in enumerate(_MARK.finditer(content)):
+        start = _sync_start(content, mark.start())
+        if int(mark[1]) != n or start is None or (spans and start < spans[-1][1]):
+            return None
+        spans.append((start, mark.end()))
+    return spans if len(spans) == count else None

@@ -24,7 +24,8 @@ from typing import BinaryIO
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from .glyphforms import is_glyph_form, share_within
+from . import glyphforms
+from .glyphforms import GlyphForm
 from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
@@ -97,7 +98,7 @@ class Doc:
         self._prepared: dict[str, _Prepared] = {}
         self._by_key: dict[str, Form] = {}
         self._by_digest: dict[bytes, Form] = {}
-        self._glyph_forms: dict[str, pikepdf.Object] = {}   # faces' shared glyphs, once each (in memory)
+        self._glyph_forms: dict[str, pikepdf.Object] = {}   # the faces' glyphs, each once (in memory)
         self._glyph_numbers: dict[str, int] = {}            # the same, written in the document's file
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._file: _DocumentFile | None = None   # the document written as it goes (many faces)
@@ -133,9 +134,9 @@ class Doc:
         keys = {key: (w, h) for key, w, h in wanted if key is not None}
         if len(keys) <= IN_MEMORY_FACES:
             for key, (w, h) in keys.items():
-                digest, src, xobj = _checked_face(key, faces[key], w, h)
+                digest, src, xobj, glyphs = _checked_face(key, faces[key], w, h)
                 self._sources.append(src)
-                self._prepared[key] = _Prepared(digest, w, h, xobj)
+                self._prepared[key] = _Prepared(digest, w, h, xobj, glyphs=glyphs)
             return
         self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
         numbers: dict[bytes, tuple[int, tuple[float, float, float, float]]] = {}
@@ -143,28 +144,30 @@ class Doc:
         with self._writing():
             self._file = _DocumentFile(Path(self._folder.name) / "document.pdf")
             for key, (w, h) in keys.items():
-                digest, src, xobj = _checked_face(key, faces[key], w, h)
+                digest, src, xobj, glyphs = _checked_face(key, faces[key], w, h)
                 if digest not in numbers:
                     box = _form_box(xobj)
-                    written = self._written_glyphs(xobj)
+                    written = {g.name: self._written_glyph(g) for g in glyphs}
                     numbers[digest] = (self._file.add(xobj, written=written), boxes.setdefault(box, box))
                 src.close()
                 number, box = numbers[digest]
                 self._prepared[key] = _Prepared(digest, w, h, number=number, box=box)
 
-    def _written_glyphs(self, xobj: pikepdf.Object) -> dict[str, int]:
-        """Take a face's glyph forms out of its resources, each written to the document's
-        file the first time a face uses it: {name: its object number}, for the face's form
-        to refer to (see :meth:`_DocumentFile.add`)."""
-        xobjects = xobj.get("/Resources", Dictionary()).get("/XObject", Dictionary())
-        used = {}
-        for name in [n for n in xobjects.keys() if is_glyph_form(n)]:
-            if name not in self._glyph_numbers:
-                assert self._file is not None
-                self._glyph_numbers[name] = self._file.add(xobjects[name])
-            used[name] = self._glyph_numbers[name]
-            del xobjects[name]
-        return used
+    def _written_glyph(self, form: GlyphForm) -> int:
+        """A glyph's form in the document's file, written the first time a face draws it."""
+        if form.name not in self._glyph_numbers:
+            assert self._file is not None
+            data = deflate(form.content)
+            head = (b"<< /BBox [ %d %d %d %d ] /Filter /FlateDecode /Length %d /Resources << >> /Subtype /Form "
+                    b"/Type /XObject >>" % (*form.box, len(data)))
+            self._glyph_numbers[form.name] = self._file.stream(head, data)
+        return self._glyph_numbers[form.name]
+
+    def _glyph(self, form: GlyphForm) -> pikepdf.Object:
+        """A glyph's form in the document made in memory, made the first time a face draws it."""
+        if form.name not in self._glyph_forms:
+            self._glyph_forms[form.name] = self.pdf.make_indirect(glyphforms.form_stream(self.pdf, form))
+        return self._glyph_forms[form.name]
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
@@ -188,7 +191,12 @@ class Doc:
         if form is None:
             if face.xobj is not None:
                 obj = self.pdf.copy_foreign(face.xobj)
-                share_within(obj.get("/Resources"), self._glyph_forms)
+                if face.glyphs:
+                    xobjects = obj.Resources.get("/XObject")
+                    if xobjects is None:
+                        obj.Resources.XObject = xobjects = Dictionary()
+                    for glyph in face.glyphs:
+                        xobjects[glyph.name] = self._glyph(glyph)
                 form = self._form(_form_box(obj), face.art_w, face.art_h, obj)
             else:
                 assert face.box is not None
@@ -216,7 +224,7 @@ class Doc:
             raise PdfWriteError(f"the card's cut_path is not valid SVG path data: {exc}") from None
         src = _open_face("cut outline", data)
         self._sources.append(src)
-        xobj = _page_form(src)
+        xobj, _glyphs = _page_form(src)   # a drawn path: no text
         _strip_metadata(xobj)
         if self._file is not None:
             with self._writing():
@@ -342,12 +350,19 @@ class _Prepared:
     xobj: pikepdf.Object | None = None
     number: int = 0
     box: tuple[float, float, float, float] | None = None   # the form's visible box (when written)
+    glyphs: tuple[GlyphForm, ...] = ()   # the glyph forms it draws (added to its resources once imported)
 
 
-def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object]:
-    """A face's digest, its PDF and its page as a form, checked to be the card's artwork size."""
+def _checked_face(key: str, data: bytes, art_w: float,
+                  art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object, tuple[GlyphForm, ...]]:
+    """A face's digest, its PDF, its page as a form, checked to be the card's artwork size, and
+    the glyph forms it draws (see :mod:`cardgen.glyphforms`)."""
     src = _open_face(key, data)
-    xobj = _page_form(src, flate=b"/FlateDecode" in data)
+    try:
+        xobj, glyphs = _page_form(src, flate=b"/FlateDecode" in data)
+    except ValueError as exc:
+        src.close()
+        raise PdfWriteError(f"face {key!r} cannot be printed: {exc}; re-render it") from None
     w, h = _box_size_mm(_form_box(xobj))
     if abs(w - art_w) > FACE_SIZE_TOLERANCE or abs(h - art_h) > FACE_SIZE_TOLERANCE:
         src.close()
@@ -356,7 +371,7 @@ def _checked_face(key: str, data: bytes, art_w: float, art_h: float) -> tuple[by
             f"{fmt_mm(art_w)}×{fmt_mm(art_h)} mm (trim + 2 × bleed); render its SVG at that size"
         )
     _strip_metadata(xobj)
-    return hashlib.sha256(data).digest(), src, xobj
+    return hashlib.sha256(data).digest(), src, xobj, glyphs
 
 
 class _DocumentFile:
@@ -511,10 +526,12 @@ def _open_face(key: str, data: bytes) -> pikepdf.Pdf:
     return src
 
 
-def _page_form(src: pikepdf.Pdf, flate: bool = True) -> pikepdf.Object:
-    """The face's page as a Form XObject, its content compressed by :func:`deflate`
-    (``flate``: whether any of the face's streams may be Flate-compressed; a face whose
-    glyphs are shared is stored with none, see :func:`cardgen.glyphforms.share`).
+def _page_form(src: pikepdf.Pdf, flate: bool = True) -> tuple[pikepdf.Object, tuple[GlyphForm, ...]]:
+    """The face's page as a Form XObject, its content compressed by :func:`deflate`, and the
+    glyph forms it draws: a face drawn with marked runs of glyphs carries them
+    (:func:`cardgen.glyphforms.runs_of`), and its marks are replaced here by the glyphs'
+    forms, which the document adds to the form's resources (``flate``: whether any of the
+    face's streams may be Flate-compressed; raises ValueError for marks that do not match).
 
     cairo writes one Flate-compressed content stream per page (see
     :func:`cardgen.draw.render_pdf`); it is decoded and compressed here, once, at this
@@ -524,6 +541,8 @@ def _page_form(src: pikepdf.Pdf, flate: bool = True) -> pikepdf.Object:
     general conversion."""
     page = src.pages[0]
     contents = page.obj.get("/Contents")
+    info = src.trailer.get("/Info")
+    runs = glyphforms.runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
     if flate:
         _decode_nested_streams(src, contents)
     if (isinstance(contents, pikepdf.Stream) and contents.get("/Filter") in (None, Name.FlateDecode)
@@ -532,6 +551,9 @@ def _page_form(src: pikepdf.Pdf, flate: bool = True) -> pikepdf.Object:
         raw = contents.read_raw_bytes()
         if contents.get("/Filter") is not None:
             raw = _flate.decompress(raw)
+        forms: dict[str, GlyphForm] = {}
+        if runs is not None:
+            raw = glyphforms.resolve(raw, runs, forms)
         form = pikepdf.Stream(src, b"")
         form.write(deflate(raw), filter=Name.FlateDecode)
         form.Type, form.Subtype = Name.XObject, Name.Form
@@ -539,8 +561,10 @@ def _page_form(src: pikepdf.Pdf, flate: bool = True) -> pikepdf.Object:
         form.Resources = page.obj.Resources
         if "/Group" in page.obj:
             form.Group = page.obj.Group
-        return form
-    return page.as_form_xobject()
+        return form, tuple(forms[name] for name in sorted(forms))
+    if runs is not None:
+        raise ValueError("its marked glyphs are not in one content stream")
+    return page.as_form_xobject(), ()
 
 
 def _decode_nested_streams(src: pikepdf.Pdf, contents: object) -> None:

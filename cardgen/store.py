@@ -45,11 +45,6 @@ try:
 except ImportError:  # pragma: no cover - platforms without ISA-L
     _zlib = zlib   # type: ignore[no-redef]
     LEVEL = 6
-#: Compressing with a preset dictionary (a base, a primer) is zlib's own, at its default level:
-#: ISA-L's faster matcher finds fewer of the long matches a dictionary offers — the shipped
-#: faces packed against their bases took 498 KB with ISA-L, 448 KB with zlib, at 0.2 ms more
-#: a face. Either inflates both (one format).
-PRIMED_LEVEL = 6
 
 #: The kinds of entry, one table each (their bytes live in ``blobs``; "drawn": faces
 #: ``cardgen check`` drew without error, with no bytes; "template_facts": what the
@@ -132,7 +127,7 @@ def _pack(data: bytes, base: bytes) -> bytes:
     1.59 MB."""
     out = bytearray()
     for start in range(0, len(data), PIECE):
-        pack = zlib.compressobj(PRIMED_LEVEL, zdict=_around(base, start) or b"\0")
+        pack = _zlib.compressobj(LEVEL, zdict=_around(base, start) or b"\0")
         out += pack.compress(data[start:start + PIECE]) + pack.flush()
     return bytes(out)
 
@@ -162,7 +157,7 @@ _META_PRIMER = (b'{"checksum": "", "filename": "templates/_shared/'
 
 
 def _pack_meta(text: bytes) -> bytes:
-    pack = zlib.compressobj(PRIMED_LEVEL, zdict=_META_PRIMER)
+    pack = _zlib.compressobj(LEVEL, zdict=_META_PRIMER)
     return pack.compress(text) + pack.flush()
 
 
@@ -246,7 +241,7 @@ class Store:
             # is on average half empty, so larger pages waste more (16 KiB made the file a
             # fifth larger than its contents); smaller ones spill an entry's row (key,
             # digests, tag: ~300 bytes) to a page of its own. The shipped build's cache:
-            # 1 KiB 1.29 MB, 2 KiB 1.05 MB, 4 KiB 1.15 MB. Incremental auto-vacuum: pages freed by
+            # 1 KiB 1.04 MB, 2 KiB 0.83 MB, 4 KiB 0.91 MB. Incremental auto-vacuum: pages freed by
             # evicting entries are given back to the file system (see finish()); it must be
             # chosen before the first table.
             conn.execute("PRAGMA page_size=2048")

@@ -58,7 +58,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
-    from .glyphforms import share_within
+    from .glyphforms import GlyphForm, form_stream, resolve, runs_of
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -66,12 +66,25 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     cid = {ch: i + 1 for i, ch in enumerate(chars)}
     font = _text_layer_font(pdf, cid)
     k = 72 / 25.4
-    glyphs: dict[str, pikepdf.Object] = {}
+    glyphs: dict[str, pikepdf.Object] = {}   # each glyph's form, once for all pages
     for data, page_runs in zip(pages, runs):
         src = pikepdf.open(io.BytesIO(data))
         pdf.pages.append(src.pages[0])
         page = pdf.pages[-1]
-        share_within(page.obj.get("/Resources"), glyphs)
+        info = src.trailer.get("/Info")
+        marked = runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
+        if marked is not None:   # its glyphs drawn as forms (see cardgen.glyphforms)
+            forms: dict[str, GlyphForm] = {}
+            page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), marked, forms))
+            xobjects = page.obj.Resources.get("/XObject")
+            if xobjects is None:
+                page.obj.Resources.XObject = xobjects = Dictionary()
+            for name in sorted(forms):
+                if name not in glyphs:
+                    glyphs[name] = pdf.make_indirect(form_stream(pdf, forms[name]))
+                xobjects[name] = glyphs[name]
+        if "/StructParents" in page.obj:
+            del page.obj["/StructParents"]   # cairo's tags mark the runs; the structure is not kept
         ops = ["BT", "3 Tr"]
         for run in page_runs:
             n = len(run.text)

@@ -5,6 +5,7 @@ position included; whatever cannot be shared is drawn as outlines, never left ou
 from __future__ import annotations
 
 import io
+import json
 
 import pikepdf
 import pypdfium2
@@ -21,6 +22,11 @@ from tests.test_draw import one_card
 DPI = 300
 
 
+def printed(face) -> bytes:
+    """The face's PDF as the print stage resolves it: its marked runs drawn as glyph forms."""
+    return glyphforms.standalone(render_pdf(face))
+
+
 def raster(pdf: bytes) -> Image.Image:
     return pypdfium2.PdfDocument(pdf)[0].render(scale=DPI / 72).to_pil().convert("RGB")
 
@@ -28,7 +34,7 @@ def raster(pdf: bytes) -> Image.Image:
 def outlines_only(face, monkeypatch) -> bytes:
     """The face drawn as before glyph forms: every glyph an outline in the page content."""
     with monkeypatch.context() as m:
-        m.setattr(glyphforms, "share", lambda data, runs: None)
+        m.setattr(glyphforms, "marks_intact", lambda data, runs: False)
         return render_pdf(face)
 
 
@@ -46,7 +52,7 @@ def glyph_forms_of(pdf: bytes) -> dict[str, bytes]:
 def assert_prints_like_outlines(face, monkeypatch, max_share: float = 0.0005) -> None:
     """The shared drawing rasterises like the outlines: no pixel off by more than anti-aliasing
     (outlines are rounded to whole font units, 0.005 pt at 10 pt), and there is ink."""
-    shared, plain = raster(render_pdf(face)), raster(outlines_only(face, monkeypatch))
+    shared, plain = raster(printed(face)), raster(outlines_only(face, monkeypatch))
     assert shared.size == plain.size
     diff = ImageChops.difference(shared, plain).convert("L")
     far = diff.point(lambda v: 255 if v > 64 else 0).histogram()[255]
@@ -56,7 +62,7 @@ def assert_prints_like_outlines(face, monkeypatch, max_share: float = 0.0005) ->
 
 def test_each_glyph_is_one_form_and_each_occurrence_a_reference(tmp_path):
     face = one_card(tmp_path, '{{ text("abcabcabc abc", 2, 20, size=5) }}')
-    pdf = render_pdf(face)
+    pdf = printed(face)
     forms = glyph_forms_of(pdf)
     ops = page_ops(pdf)
     assert len(forms) == 3, "a, b and c: one form each"
@@ -79,7 +85,7 @@ def test_text_over_and_under_other_artwork_keeps_its_painting_order(tmp_path, mo
                               '{{ text("Over", 12, 22, size=9, fill="#f00") }}')
     assert_prints_like_outlines(face, monkeypatch)
     plain = raster(outlines_only(face, monkeypatch))
-    shared = raster(render_pdf(face))
+    shared = raster(printed(face))
     middle = (round(20 / 25.4 * DPI), round(20 / 25.4 * DPI))   # inside the square: blue, not text green
     assert shared.getpixel(middle) == plain.getpixel(middle)
 
@@ -115,22 +121,22 @@ def test_clips_apply_to_shared_glyphs_as_to_outlines(tmp_path, monkeypatch, body
 ])
 def test_what_forms_cannot_reproduce_stays_outlines(tmp_path, monkeypatch, body):
     face = one_card(tmp_path, body)
-    pdf = render_pdf(face)
+    pdf = printed(face)
     assert not glyph_forms_of(pdf)
     assert_prints_like_outlines(face, monkeypatch)
 
 
 def test_marks_that_do_not_come_back_leave_the_face_as_outlines(tmp_path, monkeypatch):
     face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }}')
-    real = glyphforms.share
+    real = glyphforms.marks_intact
     calls = []
 
     def one_run_short(data, runs):
         calls.append(len(runs))
         return real(data, runs[:-1])   # a run recorded whose mark is not matched
 
-    monkeypatch.setattr(glyphforms, "share", one_run_short)
-    pdf = render_pdf(face)
+    monkeypatch.setattr(glyphforms, "marks_intact", one_run_short)
+    pdf = printed(face)
     assert calls and not glyph_forms_of(pdf)
     assert page_ops(pdf).count("c") > 20, "drawn again with outlines"
 
@@ -202,7 +208,7 @@ def test_a_glyph_form_leaves_a_margin_about_its_glyph(tmp_path):
     the stem. Every form's box leaves a tenth of an em about its outline."""
     face = one_card(tmp_path, '{{ text("lIi1|", 2, 20, size=3) }}')
     forms = 0
-    with pikepdf.open(io.BytesIO(render_pdf(face))) as doc:
+    with pikepdf.open(io.BytesIO(printed(face))) as doc:
         for name, form in doc.pages[0].Resources.XObject.items():
             if not name.startswith("/cg"):
                 continue
@@ -216,3 +222,19 @@ def test_a_glyph_form_leaves_a_margin_about_its_glyph(tmp_path):
             assert x0 <= min(xs) - margin and y0 <= min(ys) - margin
             assert x1 >= max(xs) + margin and y1 >= max(ys) + margin
     assert forms == 5
+
+
+@pytest.mark.parametrize("tamper", ["one run fewer", "not json"])
+def test_the_print_stage_refuses_a_face_whose_runs_do_not_match_its_marks(tmp_path, tamper):
+    """A face whose carried runs and marks disagree (damaged, or written by other code) is
+    refused with the face named, never printed with glyphs missing."""
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }} {{ text("second run", 2, 30, size=6) }}')
+    with pikepdf.open(io.BytesIO(render_pdf(face))) as pdf:
+        keywords = str(pdf.docinfo.Keywords)
+        fonts, runs = json.loads(keywords[len(glyphforms.PAYLOAD):])
+        pdf.docinfo.Keywords = (glyphforms.PAYLOAD + json.dumps([fonts, runs[:-1]]) if tamper == "one run fewer"
+                                else glyphforms.PAYLOAD + "{not json")
+        out = io.BytesIO()
+        pdf.save(out)
+    with pdfdoc.Doc("t", None) as doc, pytest.raises(pdfdoc.PdfWriteError, match="face 'f' cannot be printed"):
+        doc.prepare([("f", 54.0, 74.0)], {"f": out.getvalue()})
