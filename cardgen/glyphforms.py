@@ -47,8 +47,6 @@ TAG = b"Span"
 _MARK = re.compile(rb"/Span << /MCID (\d+) >> BDC\s*EMC\s?")
 #: How far before a mark the path before it can start (two closed boxes of ten numbers).
 _SYNC_REACH = 400
-_TOKEN = re.compile(rb"\S+")
-_NUMBER = re.compile(rb"-?[0-9]*\.?[0-9]+")
 #: The path that paints nothing before a mark, as cairo writes it (:func:`append_sync_path`):
 #: two closed boxes (a closed subpath ends with cairo's move back to its start), filled. "#"
 #: stands for a number.
@@ -56,20 +54,19 @@ _SYNC_TOKENS = [b"#", b"#", b"m", *[b"#", b"#", b"l"] * 3, b"h"] * 2
 
 
 def _sync_start(content: bytes, end: int) -> int | None:
-    """Where the path before a mark (ending at ``end``) starts, or None if it is not there."""
-    tokens = list(_TOKEN.finditer(content, max(0, end - _SYNC_REACH), end))
-    if not tokens or tokens[-1][0] not in (b"f", b"f*"):
+    """Where the path before a mark (ending at ``end``) starts, or None if it is not there
+    (its operators are checked where they must be; what stands between them is numbers)."""
+    window = content[max(0, end - _SYNC_REACH):end]
+    tokens = window.split()
+    if not tokens or tokens[-1] not in (b"f", b"f*"):
         return None
-    tokens.pop()
-    if len(tokens) >= 3 and tokens[-1][0] == b"m":   # the move after the last close
-        del tokens[-3:]
-    if len(tokens) < len(_SYNC_TOKENS):
+    last = len(tokens) - 1                                  # the fill
+    if last >= 3 and tokens[last - 1] == b"m":
+        last -= 3                                           # the move after the last close
+    first = last - len(_SYNC_TOKENS)
+    if first < 0 or any(want != b"#" and token != want for token, want in zip(tokens[first:last], _SYNC_TOKENS)):
         return None
-    path = tokens[-len(_SYNC_TOKENS):]
-    for token, want in zip(path, _SYNC_TOKENS):
-        if (_NUMBER.fullmatch(token[0]) is None) if want == b"#" else token[0] != want:
-            return None
-    return path[0].start()
+    return end - len(window.split(None, first)[-1] if first else window.lstrip())
 
 
 Matrix = tuple[float, float, float, float, float, float]   # PDF order: a b c d e f
@@ -195,21 +192,25 @@ def _matrix(m: Matrix) -> str:
     return " ".join([*(_fmt(v, 8) for v in m[:4]), _fmt(m[4], 3), _fmt(m[5], 3)])
 
 
-def _in_frame(m: Matrix, base: Matrix) -> Matrix | None:
-    """``m`` as a translation of ``base`` (m = T × base, PDF order), in base's units; None
-    when it is more than a translation (another size or font)."""
-    a, b, c, d, e, f = base
+def _inverse(m: Matrix) -> Matrix | None:
+    a, b, c, d, e, f = m
     det = a * d - b * c
     if det == 0:
         return None
     ia, ib, ic, id_ = d / det, -b / det, -c / det, a / det
-    ie, if_ = -(e * ia + f * ic), -(e * ib + f * id_)
+    return ia, ib, ic, id_, -(e * ia + f * ic), -(e * ib + f * id_)
+
+
+def _in_frame(m: Matrix, inverse: Matrix) -> tuple[float, float] | None:
+    """``m`` as a translation of the frame whose inverse is ``inverse`` (m = T × frame, PDF
+    order): T's offsets, in the frame's units; None when it is more than a translation
+    (another size or font)."""
+    ia, ib, ic, id_, ie, if_ = inverse
     ma, mb, mc, md, me, mf = m
-    r = (ma * ia + mb * ic, ma * ib + mb * id_, mc * ia + md * ic, mc * ib + md * id_,
-         me * ia + mf * ic + ie, me * ib + mf * id_ + if_)
-    if abs(r[0] - 1) > 1e-6 or abs(r[1]) > 1e-6 or abs(r[2]) > 1e-6 or abs(r[3] - 1) > 1e-6:
+    if (abs(ma * ia + mb * ic - 1) > 1e-6 or abs(ma * ib + mb * id_) > 1e-6
+            or abs(mc * ia + md * ic) > 1e-6 or abs(mc * ib + md * id_ - 1) > 1e-6):
         return None
-    return r
+    return me * ia + mf * ic + ie, me * ib + mf * id_ + if_
 
 
 def run_operators(run: Run, forms: dict[str, GlyphForm]) -> bytes:
@@ -217,21 +218,22 @@ def run_operators(run: Run, forms: dict[str, GlyphForm]) -> bytes:
     the last by whole font units (rounded from the run's start, so no error accumulates).
     ``forms`` collects the forms used."""
     out = ["q"]
-    base: Matrix | None = None
+    inverse: Matrix | None = None
+    started = False
     at = (0, 0)
     for face, gid, m in run.glyphs:
         form = glyph_form(face, gid, run.evenodd)
         forms[form.name] = form
-        moved = _in_frame(m, base) if base is not None else None
+        moved = _in_frame(m, inverse) if inverse is not None else None
         if moved is not None:
-            to = (round(moved[4]), round(moved[5]))
+            to = (round(moved[0]), round(moved[1]))
             out.append(f"1 0 0 1 {to[0] - at[0]} {to[1] - at[1]} cm {form.name} Do")
             at = to
             continue
-        if base is not None:
+        if started:
             out.append("Q q")
         out.append(f"{_matrix(m)} cm {form.name} Do")
-        base, at = m, (0, 0)
+        inverse, at, started = _inverse(m), (0, 0), True
     out.append("Q\n")
     return " ".join(out).encode("ascii")
 
@@ -244,9 +246,9 @@ _FLATE_STREAM = re.compile(rb"/Filter\s*/FlateDecode\s*>>\s*stream\r?\n")
 
 def payload(runs: list[Run]) -> str:
     """The runs as the face's PDF carries them to the print stage (see :func:`runs_of`):
-    each glyph's font file, glyph id and matrix as :func:`run_operators` would write it."""
+    each glyph's font file, glyph id and matrix, rounded as :func:`run_operators` writes it."""
     fonts: dict[str, int] = {}
-    data = [[int(run.evenodd), [[fonts.setdefault(str(face.path), len(fonts)), gid, _matrix(m)]
+    data = [[int(run.evenodd), [[fonts.setdefault(str(face.path), len(fonts)), gid, *_rounded(m)]
                                 for face, gid, m in run.glyphs]] for run in runs]
     return PAYLOAD + json.dumps([list(fonts), data], ensure_ascii=True, separators=(",", ":"))
 
@@ -259,16 +261,21 @@ def runs_of(keywords: str | None) -> list[Run] | None:
     try:
         fonts, data = json.loads(keywords[len(PAYLOAD):])
         faces = [_font(str(path)) for path in fonts]
-        runs = [Run(tuple((faces[f], int(gid), _six(m)) for f, gid, m in glyphs), bool(evenodd))
+        return [Run(tuple((faces[g[0]], int(g[1]), _six(g[2:])) for g in glyphs), bool(evenodd))
                 for evenodd, glyphs in data]
-    except (TypeError, IndexError, KeyError, AttributeError) as exc:
+    except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:
         raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
-    return runs
 
 
-def _six(text: str) -> Matrix:
-    a, b, c, d, e, f = (float(v) for v in text.split())
-    return a, b, c, d, e, f
+def _six(values: list[float]) -> Matrix:
+    a, b, c, d, e, f = values
+    return float(a), float(b), float(c), float(d), float(e), float(f)
+
+
+def _rounded(m: Matrix) -> Matrix:
+    """A glyph's matrix as :func:`run_operators` writes it: the scale to 8 places, the place
+    to 3 (a thousandth of a point), whichever process draws or prints the face."""
+    return round(m[0], 8), round(m[1], 8), round(m[2], 8), round(m[3], 8), round(m[4], 3), round(m[5], 3)
 
 
 @functools.lru_cache(maxsize=64)
