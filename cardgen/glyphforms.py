@@ -41,7 +41,7 @@ from typing import Any
 
 from fontTools.pens.basePen import BasePen
 
-#: The structure tag marking where a run's remaining glyphs go (see the module docstring).
+#: The structure tag marking where a run's glyphs go (see the module docstring).
 TAG = b"Span"
 #: A mark as cairo writes it.
 _MARK = re.compile(rb"/Span << /MCID (\d+) >> BDC\s*EMC\s?")
@@ -267,6 +267,13 @@ def runs_of(keywords: str | None) -> list[Run] | None:
         raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
 
 
+def carried_runs(pdf: Any) -> list[Run] | None:
+    """The runs a face's PDF (opened with pikepdf) carries in its document information, None
+    when it carries none (see :func:`runs_of`)."""
+    info = pdf.trailer.get("/Info")
+    return runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
+
+
 def _six(values: list[float]) -> Matrix:
     a, b, c, d, e, f = values
     return float(a), float(b), float(c), float(d), float(e), float(f)
@@ -328,28 +335,37 @@ def form_stream(pdf: Any, form: GlyphForm) -> Any:
                                                         BBox=Array(list(form.box)), Resources=Dictionary()))
 
 
+def attach(pdf: Any, holder: Any, forms: Any, made: dict[str, Any]) -> None:
+    """Add the glyph ``forms`` to the resources of ``holder`` (a page or form of the pikepdf
+    document ``pdf``), each form made once per document (``made``: by name, filled as it goes)."""
+    from pikepdf import Dictionary
+
+    if "/Resources" not in holder:
+        holder.Resources = Dictionary()
+    xobjects = holder.Resources.get("/XObject")
+    if xobjects is None:
+        holder.Resources.XObject = xobjects = Dictionary()
+    for form in forms:
+        if form.name not in made:
+            made[form.name] = pdf.make_indirect(form_stream(pdf, form))
+        xobjects[form.name] = made[form.name]
+
+
 def standalone(data: bytes) -> bytes:
     """A face's PDF as a file of its own: drawn with marks, the marks resolved and the glyph
     forms in its page's resources (what the print stage does for each document, here for
     one face: for tests and for anyone who wants a face's PDF by itself)."""
     import pikepdf
-    from pikepdf import Dictionary
 
     with pikepdf.open(io.BytesIO(data)) as pdf:
-        info = pdf.trailer.get("/Info")
-        runs = runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
+        runs = carried_runs(pdf)
         if runs is None:
             return data
         page = pdf.pages[0]
         forms: dict[str, GlyphForm] = {}
         page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), runs, forms))
-        resources = page.obj.get("/Resources", Dictionary())
-        xobjects = resources.get("/XObject", Dictionary())
-        for name in sorted(forms):
-            xobjects[name] = form_stream(pdf, forms[name])
-        resources.XObject = xobjects
-        page.obj.Resources = resources
-        del info["/Keywords"]
+        attach(pdf, page.obj, [forms[name] for name in sorted(forms)], {})
+        del pdf.trailer.Info["/Keywords"]
         out = io.BytesIO()
         pdf.save(out, deterministic_id=True, fix_metadata_version=False)
         return out.getvalue()

@@ -147,7 +147,7 @@ class Doc:
                 digest, src, xobj, glyphs = _checked_face(key, faces[key], w, h)
                 if digest not in numbers:
                     box = _form_box(xobj)
-                    written = {g.name: self._written_glyph(g) for g in glyphs}
+                    written = {glyph.name: self._written_glyph(glyph) for glyph in glyphs}
                     numbers[digest] = (self._file.add(xobj, written=written), boxes.setdefault(box, box))
                 src.close()
                 number, box = numbers[digest]
@@ -157,17 +157,8 @@ class Doc:
         """A glyph's form in the document's file, written the first time a face draws it."""
         if form.name not in self._glyph_numbers:
             assert self._file is not None
-            data = deflate(form.content)
-            head = (b"<< /BBox [ %d %d %d %d ] /Filter /FlateDecode /Length %d /Resources << >> /Subtype /Form "
-                    b"/Type /XObject >>" % (*form.box, len(data)))
-            self._glyph_numbers[form.name] = self._file.stream(head, data)
+            self._glyph_numbers[form.name] = self._file.add(glyphforms.form_stream(self.pdf, form))
         return self._glyph_numbers[form.name]
-
-    def _glyph(self, form: GlyphForm) -> pikepdf.Object:
-        """A glyph's form in the document made in memory, made the first time a face draws it."""
-        if form.name not in self._glyph_forms:
-            self._glyph_forms[form.name] = self.pdf.make_indirect(glyphforms.form_stream(self.pdf, form))
-        return self._glyph_forms[form.name]
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
@@ -192,11 +183,7 @@ class Doc:
             if face.xobj is not None:
                 obj = self.pdf.copy_foreign(face.xobj)
                 if face.glyphs:
-                    xobjects = obj.Resources.get("/XObject")
-                    if xobjects is None:
-                        obj.Resources.XObject = xobjects = Dictionary()
-                    for glyph in face.glyphs:
-                        xobjects[glyph.name] = self._glyph(glyph)
+                    glyphforms.attach(self.pdf, obj, face.glyphs, self._glyph_forms)
                 form = self._form(_form_box(obj), face.art_w, face.art_h, obj)
             else:
                 assert face.box is not None
@@ -359,7 +346,7 @@ def _checked_face(key: str, data: bytes, art_w: float,
     the glyph forms it draws (see :mod:`cardgen.glyphforms`)."""
     src = _open_face(key, data)
     try:
-        xobj, glyphs = _page_form(src, flate=b"/FlateDecode" in data)
+        xobj, glyphs = _page_form(src)
     except ValueError as exc:
         src.close()
         raise PdfWriteError(f"face {key!r} cannot be printed: {exc}; re-render it") from None
@@ -526,12 +513,12 @@ def _open_face(key: str, data: bytes) -> pikepdf.Pdf:
     return src
 
 
-def _page_form(src: pikepdf.Pdf, flate: bool = True) -> tuple[pikepdf.Object, tuple[GlyphForm, ...]]:
+def _page_form(src: pikepdf.Pdf) -> tuple[pikepdf.Object, tuple[GlyphForm, ...]]:
     """The face's page as a Form XObject, its content compressed by :func:`deflate`, and the
     glyph forms it draws: a face drawn with marked runs of glyphs carries them
     (:func:`cardgen.glyphforms.runs_of`), and its marks are replaced here by the glyphs'
-    forms, which the document adds to the form's resources (``flate``: whether any of the
-    face's streams may be Flate-compressed; raises ValueError for marks that do not match).
+    forms, which the document adds to the form's resources (ValueError for marks that do not
+    match).
 
     cairo writes one Flate-compressed content stream per page (see
     :func:`cardgen.draw.render_pdf`); it is decoded and compressed here, once, at this
@@ -541,10 +528,8 @@ def _page_form(src: pikepdf.Pdf, flate: bool = True) -> tuple[pikepdf.Object, tu
     general conversion."""
     page = src.pages[0]
     contents = page.obj.get("/Contents")
-    info = src.trailer.get("/Info")
-    runs = glyphforms.runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
-    if flate:
-        _decode_nested_streams(src, contents)
+    runs = glyphforms.carried_runs(src)
+    _decode_nested_streams(src, contents)
     if (isinstance(contents, pikepdf.Stream) and contents.get("/Filter") in (None, Name.FlateDecode)
             and "/DecodeParms" not in contents and "/Resources" in page.obj and "/Rotate" not in page.obj
             and "/UserUnit" not in page.obj):

@@ -58,7 +58,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
-    from .glyphforms import GlyphForm, form_stream, resolve, runs_of
+    from .glyphforms import GlyphForm, attach, carried_runs, resolve
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -71,18 +71,11 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
         src = pikepdf.open(io.BytesIO(data))
         pdf.pages.append(src.pages[0])
         page = pdf.pages[-1]
-        info = src.trailer.get("/Info")
-        marked = runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
+        marked = carried_runs(src)
         if marked is not None:   # its glyphs drawn as forms (see cardgen.glyphforms)
             forms: dict[str, GlyphForm] = {}
             page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), marked, forms))
-            xobjects = page.obj.Resources.get("/XObject")
-            if xobjects is None:
-                page.obj.Resources.XObject = xobjects = Dictionary()
-            for name in sorted(forms):
-                if name not in glyphs:
-                    glyphs[name] = pdf.make_indirect(form_stream(pdf, forms[name]))
-                xobjects[name] = glyphs[name]
+            attach(pdf, page.obj, [forms[name] for name in sorted(forms)], glyphs)
         if "/StructParents" in page.obj:
             del page.obj["/StructParents"]   # cairo's tags mark the runs; the structure is not kept
         ops = ["BT", "3 Tr"]
