@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -72,3 +73,31 @@ def test_a_build_of_fewer_components_keeps_the_others(tmp_path):
     full = _rows(tmp_path)["faces"]
     build([cardgen.load_game("particle-builder")], BuildOptions(out=tmp_path, level=1), jobs=1)
     assert _rows(tmp_path)["faces"] == full
+
+
+def test_a_scopes_base_is_looked_for_once_per_process_and_again_after_eviction(tmp_path):
+    """Faces of one scope are compressed against its first; finding that base scans the
+    scope's entries, so it is done once, not for every batch stored (a 10,000-card build
+    stores 150 batches). Entries stay readable as entries, and the base, are evicted."""
+    from cardgen.store import Store
+
+    store = Store(tmp_path / "c.sqlite")
+    looked: list[str] = []
+    store._db().set_trace_callback(lambda sql: looked.append(sql) if "b.base IS NULL" in sql else None)
+    pages = [f"%PDF face {i} ".encode() * 200 for i in range(30)]
+    for i in range(0, 30, 5):   # six batches, one scope
+        store.put("faces", [(f"k{j}", "{}", pages[j]) for j in range(i, i + 5)], scope="s")
+    assert len(looked) == 1
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        bases = sorted(str(b) for (b,) in db.execute("SELECT base FROM blobs"))
+    db.close()
+    assert bases == sorted(["None"] + [hashlib.sha256(pages[0]).hexdigest()] * 29)
+    store.keep_only("faces", {"s": [f"k{j}" for j in range(20, 30)]})   # the base's own entry goes
+    store.put("faces", [("new", "{}", pages[0][::-1])], scope="s")
+    assert len(looked) == 2   # looked for again: eviction may have taken the base
+    assert store.get("faces", "new")[1] == pages[0][::-1]
+    assert all(store.get("faces", f"k{j}")[1] == pages[j] for j in range(20, 30))
+    store.keep_only("faces", {"s": []})   # everything, the base blob too
+    store.put("faces", [("again", "{}", pages[3])], scope="s")
+    assert store.get("faces", "again")[1] == pages[3]
+    store.finish()
