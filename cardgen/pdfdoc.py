@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import array
 import contextlib
-import functools
 import hashlib
 import io
 import itertools
-import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,6 +28,7 @@ from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
 from .pdfmarks import CUT_LINE_PT
+from .relocatable import DamagedRelocatable, Object, Relocatable, RelocatedFaces, objects_of, renumbered
 
 FACE_SIZE_TOLERANCE = 0.5
 """How far (mm) a face PDF may differ from trim + 2 × bleed before it is rejected."""
@@ -144,14 +143,14 @@ class Doc:
         with self._writing():
             self._file = _DocumentFile(Path(self._folder.name) / "document.pdf")
             for key, (w, h) in keys.items():
-                digest, src, xobj, glyphs = _checked_face(key, faces[key], w, h)
-                if digest not in numbers:
-                    box = _form_box(xobj)
-                    written = {glyph.name: self._written_glyph(glyph) for glyph in glyphs}
-                    numbers[digest] = (self._file.add(xobj, written=written), boxes.setdefault(box, box))
-                src.close()
-                number, box = numbers[digest]
-                self._prepared[key] = _Prepared(digest, w, h, number=number, box=box)
+                face = _relocated(key, faces)
+                _check_size(key, face.box, w, h)
+                if face.digest not in numbers:
+                    glyphs = [self._written_glyph(glyph) for glyph in face.glyphs]
+                    numbers[face.digest] = (self._file.place(face.objects, glyphs),
+                                            boxes.setdefault(face.box, face.box))
+                number, box = numbers[face.digest]
+                self._prepared[key] = _Prepared(face.digest, w, h, number=number, box=box)
 
     def _written_glyph(self, form: GlyphForm) -> int:
         """A glyph's form in the document's file, written the first time a face draws it."""
@@ -344,21 +343,59 @@ def _checked_face(key: str, data: bytes, art_w: float,
                   art_h: float) -> tuple[bytes, pikepdf.Pdf, pikepdf.Object, tuple[GlyphForm, ...]]:
     """A face's digest, its PDF, its page as a form, checked to be the card's artwork size, and
     the glyph forms it draws (see :mod:`cardgen.glyphforms`)."""
+    src, xobj, glyphs = _read_face(key, data)
+    try:
+        _check_size(key, _form_box(xobj), art_w, art_h)
+    except PdfWriteError:
+        src.close()
+        raise
+    return hashlib.sha256(data).digest(), src, xobj, glyphs
+
+
+def relocatable(key: str, data: bytes) -> Relocatable:
+    """A face's form as the objects a document written as it goes stores (see
+    :mod:`cardgen.relocatable`); its size is checked where it is placed."""
+    src, xobj, glyphs = _read_face(key, data)
+    try:
+        return Relocatable(hashlib.sha256(data).digest(), _form_box(xobj), glyphs,
+                           objects_of(xobj, tuple(g.name for g in glyphs), deflate))
+    finally:
+        src.close()
+
+
+def _relocated(key: str, faces: Mapping[str, bytes]) -> Relocatable:
+    """A face's objects: as the process that drew it made them, else made here."""
+    if isinstance(faces, RelocatedFaces):
+        try:
+            made = faces.relocated(key)
+        except DamagedRelocatable as exc:
+            raise PdfWriteError(f"face {key!r} cannot be printed: its prepared form is damaged ({exc}); "
+                                "build again") from None
+        if made is not None:
+            return made
+    return relocatable(key, faces[key])
+
+
+def _read_face(key: str, data: bytes) -> tuple[pikepdf.Pdf, pikepdf.Object, tuple[GlyphForm, ...]]:
+    """A face's PDF, its page as a form (its own metadata stripped) and the glyph forms it draws."""
     src = _open_face(key, data)
     try:
         xobj, glyphs = _page_form(src)
     except ValueError as exc:
         src.close()
         raise PdfWriteError(f"face {key!r} cannot be printed: {exc}; re-render it") from None
-    w, h = _box_size_mm(_form_box(xobj))
+    _strip_metadata(xobj)
+    return src, xobj, glyphs
+
+
+def _check_size(key: str, box: tuple[float, float, float, float], art_w: float, art_h: float) -> None:
+    """A face must be the card's artwork size (``box``: its form's, in pt)."""
+    w, h = _box_size_mm(box)
     if abs(w - art_w) > FACE_SIZE_TOLERANCE or abs(h - art_h) > FACE_SIZE_TOLERANCE:
-        src.close()
         raise PdfWriteError(
             f"face {key!r} is {fmt_mm(w)}×{fmt_mm(h)} mm but the card artwork must be "
             f"{fmt_mm(art_w)}×{fmt_mm(art_h)} mm (trim + 2 × bleed); render its SVG at that size"
         )
-    _strip_metadata(xobj)
-    return hashlib.sha256(data).digest(), src, xobj, glyphs
 
 
 class _DocumentFile:
@@ -396,51 +433,31 @@ class _DocumentFile:
         self.offsets.append(0)
         return len(self.offsets) - 1
 
-    def add(self, obj: pikepdf.Object, number: int | None = None, written: Mapping[str, int] | None = None) -> int:
-        """Write an object of another PDF (a face's form, a font) and every object it uses;
-        its number here (``number``: one :meth:`reserve` gave). ``written``: forms already
-        in this file (shared glyphs) to add to the object's resources, by name."""
-        scratch = pikepdf.new()
-        copy = scratch.copy_foreign(obj)
-        first = copy.objgen[0]   # the copies follow the catalog and page tree
-        base = len(self.offsets)
-        count = 0
-        while scratch.get_object((first + count, 0)) is not None:
-            count += 1
+    def add(self, obj: pikepdf.Object, number: int | None = None) -> int:
+        """Write an object of another PDF (a face's outline form, a font) and every object it
+        uses; its number here (``number``: one :meth:`reserve` gave)."""
+        return self.place(objects_of(obj, deflate=deflate), (), number)
+
+    def place(self, objects: Sequence[Object], glyphs: Sequence[int] = (), number: int | None = None) -> int:
+        """Write an object and those it uses, numbered from 1 (see :mod:`cardgen.relocatable`),
+        after what came before; ``glyphs``: the numbers here of the glyph forms they refer to
+        after their own. The first object's number (``number``: one :meth:`reserve` gave)."""
+        own, base = len(objects), len(self.offsets)
         mine = number if number is not None else base
-        stand_ins: dict[int, int] = {}   # an object of the scratch copy standing for one written before
-        if written:
-            xobjects = copy.Resources.get("/XObject")
-            if xobjects is None:
-                copy.Resources.XObject = xobjects = Dictionary()
-            for name, n in written.items():
-                stand_in = scratch.make_indirect(Dictionary())
-                stand_ins[stand_in.objgen[0]] = n
-                xobjects[name] = stand_in
+        given = number is not None
 
         def where(n: int) -> int:
-            if n in stand_ins:
-                return stand_ins[n]
-            return mine if n == first else base + n - first - (number is not None)
+            if n > own:
+                return glyphs[n - own - 1]
+            return mine if n == 1 else base + n - 1 - given
 
-        renumber = functools.partial(_renumbered, where)
-        self.offsets.extend(itertools.repeat(0, count - (number is not None)))
-        for n in range(first, first + count):
-            self._write(where(n), scratch.get_object((n, 0)), renumber)
-        scratch.close()
+        self.offsets.extend(itertools.repeat(0, own - given))
+        for n, (text, data) in enumerate(objects, 1):
+            if data is None:
+                self.object(renumbered(where, text), where(n))
+            else:
+                self.stream(renumbered(where, text), data, where(n))
         return mine
-
-    def _write(self, number: int, obj: pikepdf.Object, renumber: Callable[[bytes], bytes]) -> None:
-        if isinstance(obj, pikepdf.Stream):
-            raw = obj.read_raw_bytes()
-            head = obj.stream_dict
-            if "/Filter" not in head:
-                raw = deflate(raw)
-                head.Filter = Name.FlateDecode
-            head.Length = len(raw)
-            self.stream(renumber(head.unparse(resolved=True)), raw, number)
-        else:
-            self.object(renumber(obj.unparse(resolved=True)), number)
 
     def object(self, text: bytes, number: int | None = None) -> int:
         """Write an object given as PDF text; its number."""
@@ -471,18 +488,6 @@ class _DocumentFile:
         self._out(b"".join(b"%010d 00000 n \n" % offset for offset in self.offsets[1:]))
         self._out(b"trailer\n<< /ID [ <%s> <%s> ] /Info %d 0 R /Root 1 0 R /Size %d >>\nstartxref\n%d\n%%%%EOF\n"
                   % (ident, ident, info_number, len(self.offsets), start))
-
-
-#: In qpdf's writing of an object: a string (literal, its parentheses escaped, or hex) or an
-#: indirect reference; references are renumbered, strings left as they are.
-_TOKENS = re.compile(rb"(\((?:\\.|[^\\)])*\))|(<[0-9A-Fa-f\s]*>)|(?<![\w.#+-])(\d+) (\d+) R(?![\w.])")
-
-
-def _renumbered(number: Callable[[int], int], text: bytes) -> bytes:
-    """An object's PDF text with each reference's object number mapped by ``number``."""
-    def swap(m: re.Match[bytes]) -> bytes:
-        return m[0] if m[3] is None else b"%d 0 R" % number(int(m[3]))
-    return _TOKENS.sub(swap, text)
 
 
 def _strip_metadata(xobj: pikepdf.Object) -> None:

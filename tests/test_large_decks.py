@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 import cardgen
-from cardgen import pdfdoc
+from cardgen import pdfdoc, relocatable
 from cardgen.build import BuildOptions, build
 from cardgen.build.spool import Spool, SpooledFaces
 from cardgen.errors import CardgenError, InputError
@@ -227,11 +227,11 @@ def test_spooled_faces_are_read_back_from_disk_each_once(tmp_path):
         assert a.read("x") == b"%PDF x"
     assert a.places == {"x": (0, 6), "y": (6, 7)} and a.path.read_bytes() == b"%PDF x%PDF yy"
     assert a.path.name.startswith(".faces-") and a.path.suffix == ".part"   # swept with a killed build's files
-    with SpooledFaces([(str(a.path), a.places), (str(b.path), b.places)]) as faces:
+    with SpooledFaces([(str(a.path), a.places, {}), (str(b.path), b.places, {})]) as faces:
         assert dict(faces) == {"x": b"%PDF x", "y": b"%PDF yy", "z": b"%PDF zzz"}
         assert len(faces) == 3 and "z" in faces and "w" not in faces
     a.path.write_bytes(b"%PDF")   # cut short since
-    with SpooledFaces([(str(a.path), a.places)]) as faces, pytest.raises(CardgenError) as info:
+    with SpooledFaces([(str(a.path), a.places, {})]) as faces, pytest.raises(CardgenError) as info:
         faces["y"]
     assert "cannot read" in info.value.message and a.path.name in info.value.message
 
@@ -302,8 +302,93 @@ def test_the_face_file_renumbers_references_and_leaves_strings_alone():
     text = pikepdf.Dictionary(A=pikepdf.String("x(y) 1 0 R"), B=pikepdf.String(b"\x00\xff 2 0 R"),
                               C=pikepdf.Array([1, 0, 2])).unparse(resolved=True)
     text = text[:-2] + b"/D 3 0 R /E [4 0 R 5 0 R] /F 1.5 >>"
-    assert pdfdoc._renumbered(lambda n: n + 100, text) == (
+    assert relocatable.renumbered(lambda n: n + 100, text) == (
         b"<< /A (x\\(y\\) 1 0 R) /B <00ff203220302052> /C [ 1 0 2 ] /D 103 0 R /E [104 0 R 105 0 R] /F 1.5 >>")
+
+
+def _spooled(monkeypatch, *, relocate: bool) -> list[str]:
+    """Record which faces the writer finds relocated in the spool; with ``relocate`` False,
+    the rendering tasks write none, and the writer makes every face's objects itself."""
+    from cardgen.build import faces as faces_module
+
+    found: list[str] = []
+    real = SpooledFaces.relocated
+
+    def relocated(self, key):
+        made = real(self, key)
+        if made is not None:
+            found.append(key)
+        return made
+
+    monkeypatch.setattr(SpooledFaces, "relocated", relocated)
+    if not relocate:
+        monkeypatch.setattr(faces_module, "_relocate", lambda spool, key, pdf: None)
+    return found
+
+
+def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch, tmp_path):
+    """A document written as it goes stores each face as objects made by the task that drew
+    it (in parallel), read from the spool; the document is the same bytes as when the writer
+    makes them itself, and for any number of processes."""
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 4)
+    game = cardgen.load_game(numbered_game(tmp_path, 40))
+
+    def built(name: str, relocate: bool, jobs: int) -> tuple[bytes, list[str]]:
+        with monkeypatch.context() as m:
+            found = _spooled(m, relocate=relocate)
+            (res,) = build([game], BuildOptions(out=tmp_path / name, duplex="none"), jobs=jobs)
+        (f,) = [f for f in res.files if f.component == "cards"]
+        assert f.distinct_faces == 40
+        return (tmp_path / name / f.path).read_bytes(), found
+
+    spooled, found = built("spooled", True, 1)
+    by_writer, none = built("writer", False, 1)
+    assert sorted(found) == sorted(set(found)) and len(found) == 40   # every face from the spool, once
+    assert none == []
+    assert spooled == by_writer
+    assert built("two", True, 2)[0] == spooled   # relocated by two worker processes
+    with pikepdf.open(io.BytesIO(spooled)) as pdf:
+        assert pdf.check_pdf_syntax() == []
+        assert len(pdf.pages) == 3 and len(draws(pdf.pages[0])) == 16
+
+
+def test_a_relocated_face_travels_as_bytes_and_damage_is_a_clear_error(tmp_path):
+    """A face's objects go to the writer through the spool as bytes: read back the same, and
+    bytes that are not what was written (cut short, or anything else) are refused by name."""
+    face = pdfdoc.relocatable("f1", render_face(POKER, 1))
+    raw = face.to_bytes()
+    assert relocatable.Relocatable.from_bytes(raw) == face
+    assert face.objects[0][0].startswith(b"<<") and face.objects[0][1] is not None   # the form: a stream first
+    for bad in (raw[:-1], raw + b"x", raw[:40], b""):
+        with pytest.raises(relocatable.DamagedRelocatable):
+            relocatable.Relocatable.from_bytes(bad)
+    with Spool(tmp_path) as spool:
+        spool.add("f1", render_face(POKER, 1))
+        spool.add_relocated("f1", face)
+    with SpooledFaces([(str(spool.path), spool.places, spool.relocated)]) as faces:
+        assert faces.relocated("f1") == face and faces["f1"] == render_face(POKER, 1)
+    spool.path.write_bytes(spool.path.read_bytes()[:spool.relocated["f1"][0] + 50])   # cut short since
+    with SpooledFaces([(str(spool.path), spool.places, spool.relocated)]) as faces:
+        with pytest.raises(CardgenError, match="cannot read"):
+            faces.relocated("f1")
+    with pytest.raises(pdfdoc.PdfWriteError, match="face 'f1' cannot be printed: its prepared form is damaged"):
+        pdfdoc._relocated("f1", _Damaged())
+
+
+class _Damaged(relocatable.RelocatedFaces):
+    """Faces whose objects are not what was written."""
+
+    def relocated(self, key):
+        return relocatable.Relocatable.from_bytes(b"not objects")
+
+    def __getitem__(self, key):
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
 
 
 TWO_TEXTS = """{% extends "base.svg.j2" %}
@@ -415,3 +500,12 @@ def test_a_component_of_fifty_thousand_distinct_cards_loads_from_a_csv_and_one_m
         copy.load()
     assert info.value.message == "'cards.csv' has more than 50000 card rows"
     assert info.value.location.cell == "A50002" and info.value.fix == "split the component"
+
+
+def test_a_large_component_is_split_into_pieces_a_process_can_take_from_another():
+    """Three pieces per process, but none above MAX_CHUNK cards: a process that runs out of
+    work takes pieces from the other, so neither is left with a sixth of a large deck."""
+    assert [len(c) for c in build_plan.chunks(list(range(30)), 2)] == [5] * 6
+    pieces = build_plan.chunks(list(range(10_000)), 2)
+    assert len(pieces) == 40 and {len(c) for c in pieces} == {build_plan.MAX_CHUNK}
+    assert [k for c in pieces for k in c] == list(range(10_000))   # every card once, in order

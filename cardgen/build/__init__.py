@@ -165,7 +165,8 @@ class _Run:
         then a task per rule sheet or answer key to render (last: a worker with nothing of
         its own left takes them first, see :mod:`cardgen.schedule`)."""
         o = self.options
-        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached),
+        cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached,
+                                     w.relocate),
                       group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
                  for seq, w in enumerate(self.plan.work)]
         tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest, sp.previous), group=gid,

@@ -36,6 +36,7 @@ class FaceChunk:
     issues: list[TextIssue]
     missing: list[tuple[str, str]]
     measured: dict[str, tuple[str, tuple[dict, ...]]] = field(default_factory=dict)
+    relocated: Places = field(default_factory=dict)   # each face's objects in ``spool`` (see .spool)
 
     def for_writer(self) -> FaceChunk:
         """What imposing the chunk reads (the order and the spool): the measures and reports
@@ -48,11 +49,12 @@ CACHE_BATCH = 64
 
 
 def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,
-                 spool_dir: Path, cached: frozenset[str] | None = None) -> FaceChunk:
+                 spool_dir: Path, cached: frozenset[str] | None = None, relocate: bool = False) -> FaceChunk:
     """Render the faces of some cards to SVG and then PDF, or take them from the face cache;
-    each distinct face is written to a spool file in ``spool_dir``. ``cached``: the keys the
-    cache held when the build looked (None: look each one up); the others are not looked
-    for again."""
+    each distinct face is written to a spool file in ``spool_dir``, with its objects as a
+    document written as it goes stores them when ``relocate`` (see :mod:`cardgen.relocatable`).
+    ``cached``: the keys the cache held when the build looked (None: look each one up); the
+    others are not looked for again."""
     cache = FaceCache(cache_root)
     order: list[tuple[str, str | None, int]] = []
     issues: list[TextIssue] = []
@@ -74,6 +76,8 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                     if len(rendered) >= CACHE_BATCH:
                         _store(cache, rendered, game_ref, lang, comp_id)
                 spool.add(hit.svg_key, hit.pdf)
+                if relocate and hit.svg_key not in spool.relocated:
+                    _relocate(spool, hit.svg_key, hit.pdf)
                 if hit.svg_key not in measured:
                     measured[hit.svg_key] = (hit.template, _shared_records(hit.texts, records))
                 issues.extend(hit.issues)
@@ -81,7 +85,19 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                 keys.append(hit.svg_key)
             order.append((keys[0], keys[1], count))
     _store(cache, rendered, game_ref, lang, comp_id)
-    return FaceChunk(comp_id, order, str(spool.path), spool.places, issues, sorted(missing), measured)
+    return FaceChunk(comp_id, order, str(spool.path), spool.places, issues, sorted(missing), measured,
+                     spool.relocated)
+
+
+def _relocate(spool: Spool, key: str, pdf: bytes) -> None:
+    """Write a face's objects to the spool. A face that cannot be printed is left to the
+    writer, which says why in the terms of its job."""
+    from ..pdfdoc import PdfWriteError, relocatable
+
+    try:
+        spool.add_relocated(key, relocatable(key, pdf))
+    except PdfWriteError:
+        pass
 
 
 def _shared_records(texts: tuple[dict, ...], records: dict[tuple, dict]) -> tuple[dict, ...]:

@@ -57,7 +57,7 @@ def write_job(game_ref: str, job_id: str, chunks: list[FaceChunk], options: Buil
             placements.extend([Placement(front, back)] * count)
             by_component.setdefault(chunk.component, []).extend([Placement(front, back)] * count)
     try:
-        with SpooledFaces((chunk.spool, chunk.places) for chunk in chunks) as faces:
+        with SpooledFaces((chunk.spool, chunk.places, chunk.relocated) for chunk in chunks) as faces:
             if job.members:
                 return _write_shared(game, job, by_component, faces, options, inputs)
             return _write_one(game, job, placements, faces, options, inputs)

@@ -151,9 +151,16 @@ def face_keys(keys: Iterable[MarkedKeys]) -> Iterable[str]:
     return (key for _card, _side, key, _mark in face_sides(keys))
 
 
+#: The most cards a piece of work holds. A process that runs out of work takes pieces not yet
+#: started from another, and each process has one queued beside the one it runs: with pieces
+#: of a sixth of a 10,000-card deck (8 s each), one process drew four of them and the other two.
+MAX_CHUNK = 250
+
+
 def chunks(keys: list[MarkedKeys], jobs: int) -> list[tuple[MarkedKeys, ...]]:
-    """Split a component's cards into pieces of work of similar size."""
-    size = max(4, -(-len(keys) // (jobs * 3)))
+    """Split a component's cards into pieces of work of similar size: three per process, of
+    at most :data:`MAX_CHUNK` cards."""
+    size = max(4, min(-(-len(keys) // (jobs * 3)), MAX_CHUNK))
     return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
 
 
@@ -168,7 +175,9 @@ def settings(options: BuildOptions, comp: Component) -> dict[str, object]:
 @dataclass(frozen=True)
 class RenderWork:
     """Some cards of one component to render: ``cached`` are the keys the cache holds,
-    ``misses`` how many faces must really be rendered (the work's cost)."""
+    ``misses`` how many faces must really be rendered (the work's cost); ``relocate``:
+    whether its job's document is written as it goes, and so wants each face's objects
+    (see :func:`.faces.render_chunk`)."""
 
     game: str
     job: str
@@ -176,6 +185,7 @@ class RenderWork:
     cards: tuple[MarkedKeys, ...]
     cached: frozenset[str]
     misses: int
+    relocate: bool = False
 
 
 @dataclass
@@ -288,10 +298,14 @@ def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: Fac
 
 
 def _work(jp: JobPlan, present: frozenset[str], jobs: int) -> list[RenderWork]:
+    from .. import pdfdoc   # here: a build with nothing to render never needs it
+
+    # distinct cache keys: at least as many as the distinct faces the document will hold
+    relocate = len(set(face_keys(jp.keys))) > pdfdoc.IN_MEMORY_FACES
     out = []
     for comp_id, comp_keys in jp.parts:
         for chunk in chunks(comp_keys, jobs):
             chunk_keys = set(face_keys(chunk))
             out.append(RenderWork(jp.game.id, jp.job.id, comp_id, chunk, frozenset(chunk_keys & present),
-                                  len(chunk_keys - present)))
+                                  len(chunk_keys - present), relocate))
     return out

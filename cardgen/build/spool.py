@@ -3,7 +3,9 @@
 A rendering task writes each distinct face PDF it has — drawn, or taken from the face cache
 — to a file of its own in the output folder (:class:`Spool`), and hands back only where
 each face is in it: an offset and a length, some tens of bytes a face. The writer reads the
-faces one at a time as it places them (:class:`SpooledFaces`). So neither the build's
+faces one at a time as it places them (:class:`SpooledFaces`). For a document written as it
+goes (many faces), the task also writes each face's objects as the writer will store them
+(:mod:`cardgen.relocatable`): made in parallel by the workers, not one by one by the writer. So neither the build's
 process, which collects what every task reports, nor the writer's, holds a deck's faces in
 memory, and a deck's size is bounded by the disk rather than by memory.
 
@@ -16,11 +18,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import file_system_error
+from ..relocatable import Relocatable, RelocatedFaces
 
 #: Where each face is in a spool file: (offset, length) by the face's SVG key.
 Places = dict[str, tuple[int, int]]
@@ -31,6 +34,7 @@ class Spool:
 
     def __init__(self, folder: Path) -> None:
         self.places: Places = {}
+        self.relocated: Places = {}   # each face's objects, where they were made here
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd, path = tempfile.mkstemp(prefix=".faces-", suffix=".part", dir=folder)
@@ -48,15 +52,22 @@ class Spool:
 
     def add(self, key: str, pdf: bytes) -> None:
         """Write a face (once per key)."""
-        if key in self.places:
-            return
+        if key not in self.places:
+            self.places[key] = self._write(pdf)
+
+    def add_relocated(self, key: str, face: Relocatable) -> None:
+        """Write a face's objects (once per key)."""
+        if key not in self.relocated:
+            self.relocated[key] = self._write(face.to_bytes())
+
+    def _write(self, data: bytes) -> tuple[int, int]:
         try:
             self._fh.seek(self._end)
-            self._fh.write(pdf)
+            self._fh.write(data)
         except OSError as exc:
             raise file_system_error(exc, "write", self.path) from None
-        self.places[key] = (self._end, len(pdf))
-        self._end += len(pdf)
+        self._end += len(data)
+        return self._end - len(data), len(data)
 
     def read(self, key: str) -> bytes:
         """A face written before (a deck's shared back is drawn once and read back)."""
@@ -65,16 +76,20 @@ class Spool:
         return self._fh.read(length)
 
 
-class SpooledFaces(Mapping[str, bytes]):
+class SpooledFaces(RelocatedFaces):
     """The faces of several spool files as one mapping, SVG key → PDF bytes, each read from
-    disk when asked for (nothing kept). Close it (or use it as a context manager) to close
+    disk when asked for (nothing kept), and their objects where they were made (spools given
+    as (path, places, objects' places)). Close it (or use it as a context manager) to close
     the files."""
 
-    def __init__(self, spools: Iterable[tuple[str, Places]]) -> None:
+    def __init__(self, spools: Iterable[tuple[str, Places, Places]]) -> None:
         self._where: dict[str, tuple[str, int, int]] = {}
-        for path, places in spools:
+        self._relocated: dict[str, tuple[str, int, int]] = {}
+        for path, places, relocated in spools:
             for key, (offset, length) in places.items():
                 self._where.setdefault(key, (path, offset, length))
+            for key, (offset, length) in relocated.items():
+                self._relocated.setdefault(key, (path, offset, length))
         self._open: dict[str, BinaryIO] = {}
 
     def __enter__(self) -> "SpooledFaces":
@@ -89,7 +104,13 @@ class SpooledFaces(Mapping[str, bytes]):
         self._open.clear()
 
     def __getitem__(self, key: str) -> bytes:
-        path, offset, length = self._where[key]
+        return self._read(*self._where[key])
+
+    def relocated(self, key: str) -> Relocatable | None:
+        where = self._relocated.get(key)
+        return Relocatable.from_bytes(self._read(*where)) if where is not None else None
+
+    def _read(self, path: str, offset: int, length: int) -> bytes:
         try:
             fh = self._open.get(path)
             if fh is None:
