@@ -74,10 +74,12 @@ class TemplateError(CardgenError):
 
 def _checked(helper: Callable[..., Any]) -> Callable[..., Any]:
     """A drawing helper whose numbers are checked like :func:`_coordinates` first."""
+    signature = inspect.signature(helper)   # once: working it out took longer than the check
+
     @functools.wraps(helper)
     def checked(*args: Any, **kwargs: Any) -> Any:
         try:
-            numbers = inspect.signature(helper).bind(*args, **kwargs).arguments
+            numbers = signature.bind(*args, **kwargs).arguments
         except TypeError as exc:
             raise TypeError(f"{helper.__name__}(): {exc}") from None
         _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
@@ -429,9 +431,13 @@ class Renderer:
         bytecode = compiled_templates(self.bytecode_db)
         # optimized=False: Jinja's constant folding took a sixth of the shipped templates'
         # compile time (0.27 s of CPU per cold build) and made no measurable difference to
-        # their rendering, which is evaluated once per distinct face anyway
+        # their rendering, which is evaluated once per distinct face anyway.
+        # auto_reload=False: a renderer draws every face from the templates as it first read
+        # them — the version the build's cache keys name — without asking the file system
+        # whether each template, and each it extends or imports, changed (four times a face);
+        # whoever watches the files (cardgen serve) makes a new renderer when they change
         self.env = _Environment(
-            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False,
+            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False, auto_reload=False,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
             charge=fmt.charge, spin=fmt.spin,
