@@ -326,7 +326,8 @@ def _spooled(monkeypatch, *, relocate: bool) -> list[str]:
     return found
 
 
-def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch, tmp_path):
+@pytest.mark.parametrize("mode", ["sheets", "single"])
+def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch, tmp_path, mode):
     """A document written as it goes stores each face as objects made by the task that drew
     it (in parallel), read from the spool; the document is the same bytes as when the writer
     makes them itself, and for any number of processes."""
@@ -336,7 +337,7 @@ def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch
     def built(name: str, relocate: bool, jobs: int) -> tuple[bytes, list[str]]:
         with monkeypatch.context() as m:
             found = _spooled(m, relocate=relocate)
-            (res,) = build([game], BuildOptions(out=tmp_path / name, duplex="none"), jobs=jobs)
+            (res,) = build([game], BuildOptions(out=tmp_path / name, duplex="none", mode=mode), jobs=jobs)
         (f,) = [f for f in res.files if f.component == "cards"]
         assert f.distinct_faces == 40
         return (tmp_path / name / f.path).read_bytes(), found
@@ -349,7 +350,7 @@ def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch
     assert built("two", True, 2)[0] == spooled   # relocated by two worker processes
     with pikepdf.open(io.BytesIO(spooled)) as pdf:
         assert pdf.check_pdf_syntax() == []
-        assert len(pdf.pages) == 3 and len(draws(pdf.pages[0])) == 16
+        assert (len(pdf.pages), len(draws(pdf.pages[0]))) == ((3, 16) if mode == "sheets" else (40, 1))
 
 
 def test_a_relocated_face_travels_as_bytes_and_damage_is_a_clear_error(tmp_path):
