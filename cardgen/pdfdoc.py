@@ -208,10 +208,8 @@ class Doc:
             data = render_svg_pdf(svg)
         except Exception as exc:  # cairosvg raises assorted parse errors
             raise PdfWriteError(f"the card's cut_path is not valid SVG path data: {exc}") from None
-        src = _open_face("cut outline", data)
+        src, xobj, _glyphs = _read_face("cut outline", data)   # a drawn path: no text
         self._sources.append(src)
-        xobj, _glyphs = _page_form(src)   # a drawn path: no text
-        _strip_metadata(xobj)
         if self._file is not None:
             with self._writing():
                 return self._form(_form_box(xobj), card.art_width, card.art_height, number=self._file.add(xobj))
@@ -358,7 +356,7 @@ def relocatable(key: str, data: bytes) -> Relocatable:
     src, xobj, glyphs = _read_face(key, data)
     try:
         return Relocatable(hashlib.sha256(data).digest(), _form_box(xobj), glyphs,
-                           objects_of(xobj, tuple(g.name for g in glyphs), deflate))
+                           objects_of(xobj, deflate, tuple(g.name for g in glyphs)))
     finally:
         src.close()
 
@@ -436,7 +434,7 @@ class _DocumentFile:
     def add(self, obj: pikepdf.Object, number: int | None = None) -> int:
         """Write an object of another PDF (a face's outline form, a font) and every object it
         uses; its number here (``number``: one :meth:`reserve` gave)."""
-        return self.place(objects_of(obj, deflate=deflate), (), number)
+        return self.place(objects_of(obj, deflate), (), number)
 
     def place(self, objects: Sequence[Object], glyphs: Sequence[int] = (), number: int | None = None) -> int:
         """Write an object and those it uses, numbered from 1 (see :mod:`cardgen.relocatable`),

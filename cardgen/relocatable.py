@@ -100,7 +100,7 @@ class RelocatedFaces(Mapping[str, bytes]):
         what was written)."""
 
 
-def objects_of(obj: pikepdf.Object, glyph_names: tuple[str, ...] = (), deflate: Callable[[bytes], bytes] = bytes
+def objects_of(obj: pikepdf.Object, deflate: Callable[[bytes], bytes], glyph_names: tuple[str, ...] = ()
                ) -> tuple[Object, ...]:
     """``obj`` (a face's form, a font) and every object it uses, numbered from 1 as the module
     says, ``glyph_names`` added to its /XObject resources as references to n + 1 …. A stream

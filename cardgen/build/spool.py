@@ -3,11 +3,12 @@
 A rendering task writes each distinct face PDF it has — drawn, or taken from the face cache
 — to a file of its own in the output folder (:class:`Spool`), and hands back only where
 each face is in it: an offset and a length, some tens of bytes a face. The writer reads the
-faces one at a time as it places them (:class:`SpooledFaces`). For a document written as it
-goes (many faces), the task also writes each face's objects as the writer will store them
-(:mod:`cardgen.relocatable`): made in parallel by the workers, not one by one by the writer. So neither the build's
+faces one at a time as it places them (:class:`SpooledFaces`). So neither the build's
 process, which collects what every task reports, nor the writer's, holds a deck's faces in
-memory, and a deck's size is bounded by the disk rather than by memory.
+memory, and a deck's size is bounded by the disk rather than by memory. For a document
+written as it goes (many faces), the task also writes each face's objects as the writer will
+store them (:mod:`cardgen.relocatable`): made in parallel by the workers, not one by one by
+the writer.
 
 The files are named like the build's other temporary files (``.faces-*.part``): removed once
 their job's PDF is written, or when the build ends either way, and swept by the next build
