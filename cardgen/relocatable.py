@@ -136,8 +136,10 @@ def objects_of(obj: pikepdf.Object, deflate: Callable[[bytes], bytes], glyph_nam
                     head.Filter = Name.FlateDecode
                 head.Length = len(raw)
                 objects.append((renumbered(local, head.unparse(resolved=True)), raw))
-            else:
+            elif isinstance(item, pikepdf.Object):
                 objects.append((renumbered(local, item.unparse(resolved=True)), None))
+            else:   # a number, say a stream's /Length in an object of its own: pikepdf gives the value
+                objects.append((pikepdf.Array([item]).unparse(resolved=True)[2:-2], None))
         return tuple(objects)
     finally:
         scratch.close()

@@ -113,7 +113,7 @@ def _printed(data: bytes) -> list:
     """What a PDF prints, object numbers aside: each page's box, content and every object it
     draws with, resolved (streams decoded)."""
     def plain(obj, depth=0):
-        if depth > 12:
+        if depth > 24:   # a pattern's tile is a form inside the face's form: a dozen levels
             raise AssertionError("too deep")
         if isinstance(obj, pikepdf.Stream):
             head = {k: plain(v, depth + 1) for k, v in obj.items() if k not in ("/Length", "/Filter", "/DecodeParms")}
@@ -351,6 +351,37 @@ def test_faces_relocated_where_they_are_drawn_make_the_same_document(monkeypatch
     with pikepdf.open(io.BytesIO(spooled)) as pdf:
         assert pdf.check_pdf_syntax() == []
         assert (len(pdf.pages), len(draws(pdf.pages[0]))) == ((3, 16) if mode == "sheets" else (40, 1))
+
+
+#: A front filled with an SVG pattern: cairo writes the pattern's tile as a stream left
+#: uncompressed, whose /Length is an object of its own.
+PATTERNED = """{% extends "base.svg.j2" %}
+{% block artwork %}<defs><pattern id="q" patternUnits="userSpaceOnUse" x="1" y="1" width="5" height="3">
+<circle cx="2" cy="1.5" r="1" fill="#000"/></pattern></defs>
+<rect x="2" y="30" width="{{ card.n * 0.5 + 3 }}" height="5" fill="url(#q)"/>{% endblock %}
+"""
+
+
+def test_faces_drawn_with_a_pattern_are_written_as_they_go_as_in_memory(monkeypatch, tmp_path):
+    """Relocating a face copies every object its form uses, a bare number included (the
+    tile's length): the document written as it goes prints what the one made in memory
+    prints (it stopped with an internal error)."""
+    lines = "\n".join(f"  - {{id: c{i}, n: {i}}}" for i in range(12))
+    game = cardgen.load_game(make_game(tmp_path, PATTERNED, lines, "  n: {type: number}"))
+
+    def built(name: str) -> bytes:
+        (res,) = build([game], BuildOptions(out=tmp_path / name, duplex="none"), jobs=2)
+        (f,) = [f for f in res.files if f.component == "cards"]
+        return (tmp_path / name / f.path).read_bytes()
+
+    in_memory = built("memory")
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 4)
+    as_it_goes = built("file")
+    assert as_it_goes != in_memory and _printed(as_it_goes) == _printed(in_memory)
+    with pikepdf.open(io.BytesIO(as_it_goes)) as pdf:
+        assert pdf.check_pdf_syntax() == []
+        tiles = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/PatternType") == 1]
+        assert len(tiles) == 12
 
 
 def test_a_relocated_face_travels_as_bytes_and_damage_is_a_clear_error(tmp_path):
