@@ -286,6 +286,8 @@ class _Watchdog:
         self._wake = threading.Condition(self._lock)
         self._watched: dict[FaceBudget, int] = {}
         self._pid = 0
+        self._wakes_at = float("-inf")   # when the thread's wait ends (-inf: it is not waiting)
+        self._latest = float("-inf")     # the latest deadline of any render watched
 
     def watch(self, budget: FaceBudget) -> None:
         with self._lock:
@@ -294,7 +296,10 @@ class _Watchdog:
                 self._watched.clear()
                 threading.Thread(target=self._run, name="cardgen-render-watchdog", daemon=True).start()
             self._watched[budget] = threading.get_ident()
-            self._wake.notify()
+            self._latest = max(self._latest, budget.deadline)
+            if budget.deadline < self._wakes_at:   # else the thread wakes in time anyway
+                self._wakes_at = float("-inf")     # it wakes now, and looks at every render
+                self._wake.notify()
 
     def release(self, budget: FaceBudget) -> None:
         with self._lock:
@@ -313,8 +318,14 @@ class _Watchdog:
                         budget.timed_out()
                         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread),
                                                                    ctypes.py_object(BudgetExceeded))
-                soonest = min((b.deadline for b in self._watched), default=now + 60)
-                self._wake.wait(max(0.01, soonest - now))
+                # until the soonest deadline; with no render watched, the latest one a render
+                # had (the next render's comes after it, and need not wake the thread: a
+                # large deck's every face did, a thread switch each)
+                idle = self._latest if self._latest > now else now + 60
+                soonest = min((b.deadline for b in self._watched), default=idle)
+                self._wakes_at = max(soonest, now + 0.01)
+                self._wake.wait(self._wakes_at - now)
+                self._wakes_at = float("-inf")
 
 
 _WATCHDOG = _Watchdog()

@@ -411,6 +411,30 @@ def test_a_face_that_runs_too_long_is_stopped_and_named(tmp_path, monkeypatch):
     assert ok.svg.startswith("<svg")
 
 
+def test_the_watchdog_is_woken_only_for_a_deadline_before_the_one_it_waits_for(monkeypatch):
+    """Rendering a face does not wake the watchdog thread (a face of a large deck took a
+    thread switch each) unless its deadline comes before the one the thread sleeps until."""
+    from cardgen import budget
+
+    watchdog = budget._Watchdog()
+    monkeypatch.setattr(budget, "_WATCHDOG", watchdog)
+    with budget.FaceBudget(10):
+        pass
+    started = time.monotonic()
+    while watchdog._wakes_at == float("-inf") and time.monotonic() - started < 5:
+        time.sleep(0.01)   # the thread has started and sleeps
+    woken = []
+    notify = watchdog._wake.notify
+    monkeypatch.setattr(watchdog._wake, "notify", lambda: (woken.append(1), notify()))
+    for _ in range(100):
+        with budget.FaceBudget(10):
+            pass
+    assert woken == []
+    with budget.FaceBudget(0.5):
+        pass
+    assert woken == [1]
+
+
 @pytest.mark.parametrize("words", [2000, 8000])
 def test_text_far_too_long_for_its_box_is_overflow_at_once(tmp_path, words):
     template = ('{% extends "base.svg.j2" %}{% block artwork %}'
