@@ -22,7 +22,7 @@ from typing import BinaryIO
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from . import glyphforms
+from . import facepdf, glyphforms
 from .glyphforms import GlyphForm
 from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
@@ -352,7 +352,18 @@ def _checked_face(key: str, data: bytes, art_w: float,
 
 def relocatable(key: str, data: bytes) -> Relocatable:
     """A face's form as the objects a document written as it goes stores (see
-    :mod:`cardgen.relocatable`); its size is checked where it is placed."""
+    :mod:`cardgen.relocatable`); its size is checked where it is placed. A face as cairo
+    writes it is read by :mod:`cardgen.facepdf`; any other through pikepdf, to the same
+    objects."""
+    fast = facepdf.relocatable(data, deflate)
+    if fast is not None:
+        return fast
+    return relocatable_via_qpdf(key, data)
+
+
+def relocatable_via_qpdf(key: str, data: bytes) -> Relocatable:
+    """:func:`relocatable` by opening the face with pikepdf (what :mod:`cardgen.facepdf`
+    is checked against)."""
     src, xobj, glyphs = _read_face(key, data)
     try:
         return Relocatable(hashlib.sha256(data).digest(), _form_box(xobj), glyphs,

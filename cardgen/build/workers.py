@@ -6,8 +6,9 @@
   they are imported once and their pages shared (:func:`run`);
 * **garbage collector**: :func:`cardgen.schedule.run` freezes what exists before the fork
   (Python's recipe for fork), so no collection in a worker walks the loaded games;
-* **compression**: cairo is told not to deflate the faces it draws; imposition deflates
-  each one once, faster (:func:`_worker_init`);
+* **compression**: none of its own — a worker draws faces exactly as the build's process
+  does (cairo compresses them; the print stage compresses them again at its own level, see
+  :func:`cardgen.draw.render_pdf`), so a file never depends on which process drew a face;
 * **the games** reach each worker as an argument of its initializer — inherited, not
   pickled, under fork — and are held by a :class:`Workbench`, which also keeps one renderer
   per game and language so a worker compiles each template once;
