@@ -4,9 +4,10 @@ A process that renders its first card of a game first compiles that game's templ
 warms its text caches (50–170 ms per game, measured). Handing out chunks of every game to
 whichever process is free made every process pay that for every game. Here each process
 (a *lane*) is given whole groups — games — largest first onto the least-loaded lane, and
-only takes work from another group once its own are done, stealing from the far end of the
-fullest lane. Follow-up tasks (imposing a component whose cards are all rendered) run next on
-the lane that finished the component, so imposition overlaps with rendering elsewhere.
+only takes work from another group once its own are done, stealing the costliest task of the
+fullest lane (the farthest of equals). Follow-up tasks (imposing a component whose cards
+are all rendered) run next on the lane that finished the component, so imposition overlaps
+with rendering elsewhere.
 """
 
 from __future__ import annotations
@@ -200,7 +201,15 @@ def _next(lane: _Lane, lanes: list[_Lane]) -> Task | None:
     if lane.busy:
         return None   # steal only when idle: the owner may still get to it first
     victim = max((ln for ln in lanes if ln.own), key=lambda ln: ln.load, default=None)
-    return victim.own.pop() if victim else None
+    if victim is None:
+        return None
+    # its costliest task, the farthest of equals: the owner keeps the front of its queue, and
+    # what is left at the end is the small work (a large component's last pieces are smaller,
+    # see cardgen.build.plan.chunks), which both lanes finish together
+    at = max(range(len(victim.own)), key=lambda i: (victim.own[i].cost, i))
+    task = victim.own[at]
+    del victim.own[at]
+    return task
 
 
 def _feed(lane: _Lane, lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]]) -> None:

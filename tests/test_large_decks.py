@@ -536,8 +536,12 @@ def test_a_component_of_fifty_thousand_distinct_cards_loads_from_a_csv_and_one_m
 
 def test_a_large_component_is_split_into_pieces_a_process_can_take_from_another():
     """Three pieces per process, but none above MAX_CHUNK cards: a process that runs out of
-    work takes pieces from the other, so neither is left with a sixth of a large deck."""
+    work takes pieces from the other, so neither is left with a sixth of a large deck; the
+    last pieces shrink, so that neither waits long for the other's last piece."""
     assert [len(c) for c in build_plan.chunks(list(range(30)), 2)] == [5] * 6
     pieces = build_plan.chunks(list(range(10_000)), 2)
-    assert len(pieces) == 40 and {len(c) for c in pieces} == {build_plan.MAX_CHUNK}
+    sizes = [len(c) for c in pieces]
+    assert sizes[:36] == [build_plan.MAX_CHUNK] * 36
+    assert sizes[36:-1] == sorted(sizes[36:-1], reverse=True) and sizes[-2] == build_plan.MAX_CHUNK // 8
+    assert build_plan.MAX_CHUNK // 8 <= sizes[-1] < build_plan.MAX_CHUNK // 4 and len(pieces) < 52
     assert [k for c in pieces for k in c] == list(range(10_000))   # every card once, in order

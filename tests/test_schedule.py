@@ -57,6 +57,19 @@ def test_an_idle_process_steals_from_the_largest_group():
     assert dict(seen)["big11"] != owner
 
 
+def test_an_idle_process_steals_the_costliest_task_so_the_small_ones_end_the_run():
+    """A large component's last pieces are small: the thief takes the big ones, wherever
+    they are in the owner's queue, and the two lanes finish on small pieces together."""
+    costs = [4, 4, 4, 4, 4, 4, 2, 1, 1]
+    tasks = [Task(where, (f"p{i}", 0.03 * c), group="deck", cost=c) for i, c in enumerate(costs)]
+    tasks.append(Task(where, ("other", 0.0), group="other", cost=0.5))
+    seen = collect(tasks, 2)
+    owner = dict(seen)["p0"]
+    stolen = [name for name, pid in seen if pid != owner and name.startswith("p")]
+    assert stolen and all(costs[int(name[1:])] == 4 for name in stolen[:2])
+    assert [name for name, _ in seen][-2:] != ["p5", "p4"], "no big piece ends the run"
+
+
 def test_follow_ups_run_next_on_the_same_process():
     tasks = [Task(where, (f"a{i}", 0.01), group="a") for i in range(3)]
 

@@ -157,11 +157,27 @@ def face_keys(keys: Iterable[MarkedKeys]) -> Iterable[str]:
 MAX_CHUNK = 250
 
 
+#: The fewest cards a piece shrinks to at the end of a component (see :func:`chunks`).
+MIN_TAPERED = 16
+
+
 def chunks(keys: list[MarkedKeys], jobs: int) -> list[tuple[MarkedKeys, ...]]:
-    """Split a component's cards into pieces of work of similar size: three per process, of
-    at most :data:`MAX_CHUNK` cards."""
+    """Split a component's cards into pieces of work: three per process, of at most
+    :data:`MAX_CHUNK` cards; the last pieces of a large component get smaller (each at most
+    a ``2 × jobs``-th of what is left, down to an eighth of a piece or :data:`MIN_TAPERED`
+    cards), so the processes finish together: with pieces of 250 cards to the end, one
+    process of a 10,000-card build was idle for 2 s while the other drew its last two."""
     size = max(4, min(-(-len(keys) // (jobs * 3)), MAX_CHUNK))
-    return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
+    floor = min(size, max(MIN_TAPERED, size // 8))
+    out, at = [], 0
+    while at < len(keys):
+        left = len(keys) - at
+        n = min(size, max(floor, -(-left // (2 * jobs))))
+        if left - n < floor and left <= size:   # no tiny last piece: the one before takes it
+            n = left
+        out.append(tuple(keys[at:at + n]))
+        at += n
+    return out
 
 
 def settings(options: BuildOptions, comp: Component) -> dict[str, object]:
