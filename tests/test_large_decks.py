@@ -384,6 +384,35 @@ def test_faces_drawn_with_a_pattern_are_written_as_they_go_as_in_memory(monkeypa
         assert len(tiles) == 12
 
 
+def _artwork() -> dict[str, str]:
+    from tests.test_directdraw import SUBSET
+    from tests.test_facepdf import CAIROSVG
+
+    return {**SUBSET, **CAIROSVG, "texts": '{{ text("Quark " ~ card.n, 2, 30, size=6) }}'
+                                           '<g opacity="0.5">{{ text("gluon", 2, 40, size=5) }}</g>'}
+
+
+@pytest.mark.parametrize("artwork", list(_artwork()))
+def test_every_kind_of_artwork_is_written_as_it_goes_as_in_memory(monkeypatch, tmp_path, artwork):
+    """Whatever a face draws — each piece of SVG the direct drawer knows, what only cairosvg
+    draws (gradients, masks, images), shared and unshared text — its objects are relocated
+    by the workers and the document prints what the one made in memory prints."""
+    body = _artwork()[artwork] + '<rect x="1" y="60" width="{{ card.n + 1 }}" height="2" fill="#123"/>'
+    template = '{% extends "base.svg.j2" %}\n{% block artwork %}' + body + "{% endblock %}\n"
+    lines = "\n".join(f"  - {{id: c{i}, n: {i}}}" for i in range(6))
+    game = cardgen.load_game(make_game(tmp_path, template, lines, "  n: {type: number}"))
+
+    def built(name: str) -> bytes:
+        (res,) = build([game], BuildOptions(out=tmp_path / name, duplex="none"), jobs=2)
+        (f,) = [f for f in res.files if f.component == "cards"]
+        return (tmp_path / name / f.path).read_bytes()
+
+    in_memory = built("memory")
+    monkeypatch.setattr(pdfdoc, "IN_MEMORY_FACES", 2)
+    as_it_goes = built("file")
+    assert _printed(as_it_goes) == _printed(in_memory)
+
+
 def test_a_relocated_face_travels_as_bytes_and_damage_is_a_clear_error(tmp_path):
     """A face's objects go to the writer through the spool as bytes: read back the same, and
     bytes that are not what was written (cut short, or anything else) are refused by name."""
