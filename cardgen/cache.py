@@ -186,9 +186,10 @@ class CachedFace:
     reads: tuple[tuple[str, str], ...] = ()
     #: The face's template as messages show it, and its printed texts as the legibility rules
     #: measure them (plain data, see :func:`cardgen.legibility.texts_as_data`): a build's
-    #: legibility gate reads them without rendering the face again.
+    #: legibility gate reads them without rendering the face again. None: not measured (the
+    #: build that rendered it ran no rule that reads them).
     template: str = ""
-    texts: tuple[dict[str, Any], ...] = ()
+    texts: tuple[dict[str, Any], ...] | None = ()
 
 
 def _reads_unchanged(reads: Iterable[tuple[str, str]]) -> bool:
@@ -222,7 +223,7 @@ class FaceCache:
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
             reads = tuple((str(p), str(d)) for p, d in meta["reads"])
-            texts = tuple(dict(t) for t in meta["texts"])
+            texts = None if meta["texts"] is None else tuple(dict(t) for t in meta["texts"])
             face = CachedFace(meta["svg_key"], pdf, issues, missing, reads, str(meta["template"]), texts)
         except (ValueError, KeyError, TypeError):
             return None
@@ -236,7 +237,7 @@ class FaceCache:
         self.store.put("faces", ((key, json.dumps({
             "svg_key": face.svg_key, "issues": [i.__dict__ for i in face.issues],
             "missing": [list(m) for m in face.missing], "reads": [list(r) for r in face.reads],
-            "template": face.template, "texts": list(face.texts)},
+            "template": face.template, "texts": None if face.texts is None else list(face.texts)},
             sort_keys=True), face.pdf) for key, face in faces), scope)
 
     def keep_only(self, scopes: dict[str, Iterable[str]]) -> None:

@@ -155,6 +155,11 @@ class Table:
     location: Location
 
 
+#: The rules that measure the texts the rendered faces print (:mod:`cardgen.rules.legibility`):
+#: named here, where a build asks whether a game declares one, without importing the rules.
+MEASURING_RULES = frozenset({"rotated-index", "text-size", "text-contrast"})
+
+
 @dataclass(frozen=True)
 class CheckSpec:
     """A game rule check declared in data: ``{rule: deck-size, component: particles, ...}``."""
@@ -162,6 +167,10 @@ class CheckSpec:
     rule: str
     params: Any  # the YMap of parameters, read by the rule itself
     location: Location
+
+    @property
+    def measures_faces(self) -> bool:
+        return self.rule in MEASURING_RULES
 
 
 @dataclass(frozen=True)

@@ -204,7 +204,7 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
             for card in comp.cards:
                 for side in comp.sides:
                     hit = built.get(comp, card, side, pdf=False)
-                    if hit is not None:
+                    if hit is not None and hit.texts is not None:   # measured by the build
                         tally.add(FaceRef(comp.id, card.id, side, i18n.SOURCE_LANG, hit.svg_key, hit.template),
                                   lambda hit=hit: texts_from_data(hit.texts, records))
                     else:

@@ -468,7 +468,10 @@ def test_the_measures_stay_in_the_builds_process_each_text_record_shared(monkeyp
     import cardgen.build as build_module
 
     lines = "\n".join(f"  - {{id: c{i}, title: Same title, serial: '#{i}'}}" for i in range(30))
-    game = cardgen.load_game(make_game(tmp_path, TWO_TEXTS, lines, "  title: {type: text}\n  serial: {type: text}"))
+    path = make_game(tmp_path, TWO_TEXTS, lines, "  title: {type: text}\n  serial: {type: text}")
+    with open(path / "game.yaml", "a", encoding="utf-8") as fh:
+        fh.write("checks:\n  - rule: text-size\n")   # a rule that reads the texts: the faces are measured
+    game = cardgen.load_game(path)
     chunks, handed = [], []
     real_render, real_write = build_module.render_chunk, build_module.write_job
 

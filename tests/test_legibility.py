@@ -312,6 +312,42 @@ def test_a_build_stops_at_the_text_a_check_finds_too_small_and_writes_nothing(ga
     assert checked[0] in res.stderr + res.stdout and not list(out.rglob("*.pdf")) and not (out / "qcd").exists()
 
 
+SMALL = """{% extends "base.svg.j2" %}
+{% block artwork %}{{ text(card.title, 2, 30, size=1.2, field="title") }}{% endblock %}
+"""
+
+
+def test_only_a_game_declaring_a_rule_that_reads_texts_has_its_faces_measured(tmp_path, monkeypatch):
+    """Measuring what a face prints costs a fifth of drawing it: a build measures the faces of
+    a game that declares a rule reading them, and no other. A face the cache holds unmeasured
+    is rendered again when one must be; declaring a rule (in game.yaml, so every face is new)
+    measures them all, and the rule finds what it should."""
+    from cardgen import legibility
+    from cardgen.build import gates
+    from tests.test_render import make_game
+
+    measured: list[str] = []
+    real = legibility.printed_texts
+    monkeypatch.setattr(legibility, "printed_texts", lambda face: measured.append(face.card) or real(face))
+    path = make_game(tmp_path, SMALL, "  - {id: one, title: Tiny}\n  - {id: two, title: Text}")
+    out = tmp_path / "out"
+    cardgen.build(cardgen.load_game(path), cardgen.BuildOptions(out=out), jobs=1)
+    assert measured == [] and list(out.rglob("cards.pdf"))
+
+    with monkeypatch.context() as m:   # the same faces, now wanted measured: rendered again
+        m.setattr(gates, "measures_faces", lambda game: True)
+        cardgen.build(cardgen.load_game(path), cardgen.BuildOptions(out=out), jobs=1, check=False)
+    assert sorted(measured) == ["one", "two"]
+
+    measured.clear()
+    with open(path / "game.yaml", "a", encoding="utf-8") as fh:
+        fh.write("checks:\n  - rule: text-size\n")
+    with pytest.raises(cardgen.RuleFindingsError) as info:
+        cardgen.build(cardgen.load_game(path), cardgen.BuildOptions(out=out), jobs=1)
+    assert sorted(measured) == ["one", "two"]
+    assert {f.rule for f in info.value.findings} == {"text-size"}
+
+
 def test_a_build_measures_the_faces_it_keeps_from_the_last_build(game_copy, tmp_path, monkeypatch):
     """Faces taken from the face cache, and files kept as they were, are measured all the same:
     their measures are kept with them."""

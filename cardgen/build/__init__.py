@@ -110,7 +110,8 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, on_done
     run: _Run | None = None
     try:
         try:
-            run = _Run(games, options, plan(games, options, jobs, cache), gate, check)
+            measured = frozenset(g.id for g in games if gates.measures_faces(g))
+            run = _Run(games, options, plan(games, options, jobs, cache, measured), gate, check, measured)
             run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate)
         finally:
             if gate is not None:
@@ -143,6 +144,7 @@ class _Run:
     plan: Plan
     gate: Alongside | None = None
     check: bool = False   # the check gate's rules that measure rendered faces run (see gates.check_legibility)
+    measured: frozenset[str] = frozenset()   # the games that declare such rules: their faces are measured
     chunks: dict[tuple[str, str], list[tuple[int, FaceChunk]]] = field(default_factory=dict)
     built: dict[tuple[str, str], BuiltFile] = field(default_factory=dict)
     staged: list[Path] = field(default_factory=list)   # discarded if anything fails before the commit
@@ -166,7 +168,7 @@ class _Run:
         its own left takes them first, see :mod:`cardgen.schedule`)."""
         o = self.options
         cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached,
-                                     w.relocate),
+                                     w.relocate, w.measure),
                       group=w.game, cost=w.misses + 0.05, tag=(seq, w.game, w.job))
                  for seq, w in enumerate(self.plan.work)]
         tasks = cards + [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest, sp.previous), group=gid,
@@ -236,7 +238,7 @@ class _Run:
         sheet_files = [self._sheet(game.id, sp, res) for sp in self.sheet_plans[game.id]]
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
-        if self.check:
+        if self.check and game.id in self.measured:
             gates.check_legibility(game, gates.measured_faces(game, res, o, jobs, self.rendered_work(game)))
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         self.staged.extend(report.stage_manifest(game, res, o, i18n.translator(game, o.lang)))

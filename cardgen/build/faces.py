@@ -27,7 +27,7 @@ class FaceChunk:
     depend on which process rendered what; each distinct face is written once to the spool
     file ``spool``, ``places`` saying where (see :mod:`.spool`): a chunk carries no face's
     bytes, whatever the deck's size. ``measured``: each distinct face's template and printed
-    texts (for the legibility gate, :func:`..gates.measured_faces`)."""
+    texts (for the legibility gate, :func:`..gates.measured_faces`; None: not measured)."""
 
     component: str
     order: list[tuple[str, str | None, int]]
@@ -35,7 +35,7 @@ class FaceChunk:
     places: Places
     issues: list[TextIssue]
     missing: list[tuple[str, str]]
-    measured: dict[str, tuple[str, tuple[dict, ...]]] = field(default_factory=dict)
+    measured: dict[str, tuple[str, tuple[dict, ...] | None]] = field(default_factory=dict)
     relocated: Places = field(default_factory=dict)   # each face's objects in ``spool`` (see .spool)
 
     def for_writer(self) -> FaceChunk:
@@ -49,18 +49,20 @@ CACHE_BATCH = 64
 
 
 def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,
-                 spool_dir: Path, cached: frozenset[str] | None = None, relocate: bool = False) -> FaceChunk:
+                 spool_dir: Path, cached: frozenset[str] | None = None, relocate: bool = False,
+                 measure: bool = True) -> FaceChunk:
     """Render the faces of some cards to SVG and then PDF, or take them from the face cache;
     each distinct face is written to a spool file in ``spool_dir``, with its objects as a
     document written as it goes stores them when ``relocate`` (see :mod:`cardgen.relocatable`).
     ``cached``: the keys the cache held when the build looked (None: look each one up); the
-    others are not looked for again."""
+    others are not looked for again. ``measure``: the texts each face prints are measured
+    (a face the cache holds unmeasured is rendered again)."""
     cache = FaceCache(cache_root)
     order: list[tuple[str, str | None, int]] = []
     issues: list[TextIssue] = []
     missing: set[tuple[str, str]] = set()
     rendered: list[tuple[str, CachedFace]] = []
-    measured: dict[str, tuple[str, tuple[dict, ...]]] = {}
+    measured: dict[str, tuple[str, tuple[dict, ...] | None]] = {}
     records: dict[tuple, dict] = {}
     with Spool(spool_dir) as spool:
         for card_id, count, front_ck, back_ck, mark in cards:
@@ -70,8 +72,8 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                     keys.append(None)
                     continue
                 hit = cache.get(ck) if cached is None or ck in cached else None
-                if hit is None:
-                    hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, spool, measured)
+                if hit is None or (measure and hit.texts is None):
+                    hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, spool, measured, measure)
                     rendered.append((ck, hit))
                     if len(rendered) >= CACHE_BATCH:
                         _store(cache, rendered, game_ref, lang, comp_id)
@@ -79,7 +81,8 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                 if relocate and hit.svg_key not in spool.relocated:
                     _relocate(spool, hit.svg_key, hit.pdf)
                 if hit.svg_key not in measured:
-                    measured[hit.svg_key] = (hit.template, _shared_records(hit.texts, records))
+                    texts = None if hit.texts is None else _shared_records(hit.texts, records)
+                    measured[hit.svg_key] = (hit.template, texts)
                 issues.extend(hit.issues)
                 missing.update(hit.missing)
                 keys.append(hit.svg_key)
@@ -117,10 +120,10 @@ def _store(cache: FaceCache, rendered: list[tuple[str, CachedFace]], game_ref: s
 
 
 def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mark, cache_root: Path | None,
-            spool: Spool, measured: dict[str, tuple[str, tuple[dict, ...]]]) -> CachedFace:
-    """One face rendered, drawn and its printed texts measured as the legibility rules read
-    them — unless this task has already drawn and measured the same face (``spool`` and
-    ``measured``, by SVG key)."""
+            spool: Spool, measured: dict[str, tuple[str, tuple[dict, ...] | None]], measure: bool) -> CachedFace:
+    """One face rendered, drawn and, when ``measure``, its printed texts measured as the
+    legibility rules read them — unless this task has already drawn (and measured) the same
+    face (``spool`` and ``measured``, by SVG key)."""
     from ..legibility import printed_texts, texts_as_data
 
     game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
@@ -128,11 +131,12 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
     reads = tuple((str(p), file_digest(p)) for p in face.reads)
-    if face.key in spool.places:
+    if face.key in spool.places and (measured[face.key][1] is not None or not measure):
         template, texts = measured[face.key]
         return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)
-    return CachedFace(face.key, _drawn(face, comp, side), result.issues, result.missing, reads, face.template,
-                      tuple(texts_as_data(printed_texts(face))))
+    pdf = spool.read(face.key) if face.key in spool.places else _drawn(face, comp, side)   # drawn first: it
+    texts = tuple(texts_as_data(printed_texts(face))) if measure else None   # says what is wrong with the SVG
+    return CachedFace(face.key, pdf, result.issues, result.missing, reads, face.template, texts)
 
 
 def _drawn(face: Face, comp: Component, side: str) -> bytes:

@@ -65,6 +65,13 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
     kept.remember(d for _, d in todo if d is not None)
 
 
+def measures_faces(game: Game) -> bool:
+    """Whether the game declares a rule that reads the texts its faces print (a build then
+    measures every face it renders: see :func:`check_legibility`). A game that declares none
+    is not measured: a tenth of the work of drawing a face that nothing reads."""
+    return any(spec.measures_faces for spec in game.checks)
+
+
 def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
     """The legibility rules the game declares, run on the faces this build prints (``faces``:
     measured where they were rendered, see :func:`measured_faces`); a text too small, too

@@ -192,8 +192,9 @@ def settings(options: BuildOptions, comp: Component) -> dict[str, object]:
 class RenderWork:
     """Some cards of one component to render: ``cached`` are the keys the cache holds,
     ``misses`` how many faces must really be rendered (the work's cost); ``relocate``:
-    whether its job's document is written as it goes, and so wants each face's objects
-    (see :func:`.faces.render_chunk`)."""
+    whether its job's document is written as it goes, and so wants each face's objects;
+    ``measure``: whether the texts each face prints are measured, for the legibility rules
+    the build runs (see :func:`.faces.render_chunk`)."""
 
     game: str
     job: str
@@ -202,6 +203,7 @@ class RenderWork:
     cached: frozenset[str]
     misses: int
     relocate: bool = False
+    measure: bool = True
 
 
 @dataclass
@@ -257,9 +259,11 @@ class Plan:
         return kept
 
 
-def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache) -> Plan:
+def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache,
+         measured: frozenset[str] = frozenset()) -> Plan:
     """Decide, for each game's print jobs, what to reuse and what to render (``jobs``: the
-    processes the work will be shared among, which sets the size of its pieces)."""
+    processes the work will be shared among, which sets the size of its pieces; ``measured``:
+    the games whose faces' texts the build measures, see :class:`RenderWork`)."""
     planned = {g.id: _job_plans(g, options) for g in games}
     present = frozenset(cache.present(k for jps in planned.values() for jp in jps for k in face_keys(jp.keys)))
     previous: dict[str, dict[str, BuiltFile]] = {}
@@ -268,9 +272,10 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache) 
         previous[g.id] = previous_files(options.out / g.id / options.lang)
         for jp in planned[g.id]:
             jp.digest = inputs_digest(face_keys(jp.keys), {c.id: settings(options, c) for c in jp.job.components})
-            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache):
+            measure = g.id in measured
+            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure):
                 continue
-            work.extend(_work(jp, present, jobs))
+            work.extend(_work(jp, present, jobs, measure))
     return Plan(planned, work, previous)
 
 
@@ -301,19 +306,20 @@ def _check_size(job: PrintJob, sets: int) -> None:
                          "limited)" + (", or build fewer --sets" if sets > 1 else ""))
 
 
-def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache) -> bool:
+def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache, measure: bool) -> bool:
     """Keep the last build's file when its inputs are unchanged, the file is intact and the
-    cache still knows what rendering its faces reported."""
+    cache still knows what rendering its faces reported (and, when ``measure``, what they
+    print)."""
     if not (options.cache and old and old.inputs == jp.digest and intact(options.out / old.path, old)):
         return False
     cached = [cache.get(k, pdf=False) for k in face_keys(jp.keys)]
-    if not all(cached):
+    if not all(hit is not None and (hit.texts is not None or not measure) for hit in cached):
         return False
     jp.reused, jp.notes = old, cached  # type: ignore[assignment]
     return True
 
 
-def _work(jp: JobPlan, present: frozenset[str], jobs: int) -> list[RenderWork]:
+def _work(jp: JobPlan, present: frozenset[str], jobs: int, measure: bool) -> list[RenderWork]:
     from .. import pdfdoc   # here: a build with nothing to render never needs it
 
     # distinct cache keys: at least as many as the distinct faces the document will hold
@@ -323,5 +329,5 @@ def _work(jp: JobPlan, present: frozenset[str], jobs: int) -> list[RenderWork]:
         for chunk in chunks(comp_keys, jobs):
             chunk_keys = set(face_keys(chunk))
             out.append(RenderWork(jp.game.id, jp.job.id, comp_id, chunk, frozenset(chunk_keys & present),
-                                  len(chunk_keys - present), relocate))
+                                  len(chunk_keys - present), relocate, measure))
     return out

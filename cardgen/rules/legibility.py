@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError, Location
-from ..model import Game
+from ..model import MEASURING_RULES, Game
 from ..proof import Choice, Proof
 from . import declared
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..legibility import FaceTexts, Printed
 
 #: The rules measured on rendered faces (a build runs them once its faces are rendered).
-MEASURING = frozenset({"rotated-index", "text-size", "text-contrast"})
+MEASURING = MEASURING_RULES
 DEFAULT_MIN_PT = 6.0
 DEFAULT_MIN_RATIO = 4.5
 
