@@ -40,7 +40,9 @@ machine sets PYTHONDONTWRITEBYTECODE=1, which would otherwise make every run rec
   ≤ 25 s and ≤ 200 MB, memory flat as the deck grows. Only these:
   ``python bench/bench_build.py decks``; other sizes and ``cardgen check`` of each deck too:
   ``python bench/bench_build.py decks 20000 50000 --check`` (above 10,000 cards the deck is
-  read from a CSV file).
+  read from a CSV file). The generated game declares no rule that reads what its faces print,
+  so a build does not measure them; ``--legibility`` declares text size and contrast, and
+  every face is measured too.
 """
 
 from __future__ import annotations
@@ -232,15 +234,18 @@ def floor_line(what: str, floors: list[tuple[float, float]]) -> str:
             f"(walls: {', '.join(f'{f[0]:.2f}' for f in floors)}; CPU: {', '.join(f'{f[1]:.2f}' for f in floors)})")
 
 
-def synthetic_game(root: Path, cards: int) -> Path:
+def synthetic_game(root: Path, cards: int, legibility: bool = False) -> Path:
     """A designer-style game with `cards` distinct cards, using the QCD card templates; above
-    10,000 cards the list is a CSV file (a YAML data file holds at most 2 MiB)."""
+    10,000 cards the list is a CSV file (a YAML data file holds at most 2 MiB). With
+    ``legibility`` it declares the rules that read what the faces print (text size and
+    contrast), and a build measures every face for them."""
     g = root / "big"
     (g / "templates").mkdir(parents=True)
     for name in ("card-front.svg.j2", "card-back.svg.j2"):
         (g / "templates" / name).write_text((ROOT / "templates/qcd" / name).read_text())
     (g / "game.yaml").write_text("id: big\nname: Big deck\ncomponents: [cards.yaml]\ntables: [flavours.yaml, "
-                                 "transmutations.yaml]\n")
+                                 "transmutations.yaml]\n"
+                                 + ("checks:\n  - rule: text-size\n  - rule: text-contrast\n" if legibility else ""))
     for name in ("flavours.yaml", "transmutations.yaml"):
         (g / name).write_text((ROOT / "data/games/qcd/tables" / name).read_text())
     rows = []
@@ -321,12 +326,14 @@ _MEASURE = ("import resource, subprocess, sys, time\n"
             "print(wall, r.ru_utime + r.ru_stime, r.ru_maxrss)\n")
 
 
-def large_decks(sizes: tuple[int, ...] = (1_000, 5_000, 10_000), check: bool = False) -> None:
+def large_decks(sizes: tuple[int, ...] = (1_000, 5_000, 10_000), check: bool = False,
+                legibility: bool = False) -> None:
     """Each deck built in a fresh process: wall, CPU and peak RSS, with the load average; with
-    ``check``, ``cardgen check`` of it too (no cache: every face rendered and drawn)."""
+    ``check``, ``cardgen check`` of it too (no cache: every face rendered and drawn); with
+    ``legibility``, the deck declares the rules that measure every face's texts."""
     for cards in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            game = synthetic_game(Path(tmp), cards)
+            game = synthetic_game(Path(tmp), cards, legibility)
             commands = [("build", [*CARDGEN, "build", str(game), "--out", str(Path(tmp) / "out")])]
             if check:
                 commands.append(("check", [*CARDGEN, "check", str(game), "--no-cache"]))
@@ -335,14 +342,16 @@ def large_decks(sizes: tuple[int, ...] = (1_000, 5_000, 10_000), check: bool = F
                 res = subprocess.run([sys.executable, "-c", _MEASURE, *command], check=True, cwd=ROOT,
                                      capture_output=True, text=True)
                 wall, cpu, rss = res.stdout.split()
-                print(f"{what} {cards:>6} distinct cards + shared back: {float(wall):6.1f} s wall, "
+                print(f"{what} {cards:>6} distinct cards + shared back{' (texts measured)' if legibility else ''}: "
+                      f"{float(wall):6.1f} s wall, "
                       f"{float(cpu):6.1f} s CPU, peak RSS {int(rss) // 1024} MB (load average {load:.1f})"
                       + ("  (10,000: targets ≤ 25 s, ≤ 200 MB)" if what == "build" else ""))
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["decks"]:
-        wanted = [a for a in sys.argv[2:] if a != "--check"]
-        large_decks(tuple(int(a) for a in wanted) if wanted else (1_000, 5_000, 10_000), "--check" in sys.argv[2:])
+        wanted = [a for a in sys.argv[2:] if not a.startswith("--")]
+        large_decks(tuple(int(a) for a in wanted) if wanted else (1_000, 5_000, 10_000), "--check" in sys.argv[2:],
+                    "--legibility" in sys.argv[2:])
     else:
         main()
