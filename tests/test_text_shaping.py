@@ -181,3 +181,31 @@ def test_symbol_fallback_does_not_capture_following_digits(engine):
     res = engine.layout("−2/3", size=4, weight="bold")
     faces = [run.face.path.name for line in res.lines for run in line.runs]
     assert faces == ["NotoSansMath-Regular.ttf", "NotoSans-Bold.ttf"]
+
+
+def test_a_simple_latin_paragraph_is_itemized_as_character_by_character(engine, monkeypatch):
+    """The one-run shortcut for left-to-right Latin text the first face has gives what the
+    cluster-by-cluster path gives, on random paragraphs mixing what it takes with what it
+    must leave to that path (other scripts, marks, a soft hyphen, right-to-left text, digits
+    alone, characters no face has), for every weight, language and paragraph direction."""
+    import random
+
+    from cardgen.text import shaping
+
+    rng = random.Random(18)
+    simple = sorted(shaping._simple_latin()[0])
+    others = list("αβγΩ" "ДЖ" "كو" "\u0305\u0301\u00ad\u200d\u200f" "→−√" "漢字" "\U0001d11e") + ["\ufffe"]
+    taken = 0
+    for _ in range(1500):
+        pool = simple if rng.random() < 0.6 else simple + others
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(1, 30)))
+        for weight, lang, level in [("regular", None, 0), ("bold", "en", 0), ("regular", "ar", 0),
+                                    ("regular", "zh", 0), ("regular", None, 1)]:
+            got = shaping.itemize(text, engine.fonts, weight, lang, level)
+            assert got == shaping._itemize_each(text, engine.fonts, weight, lang, level), (text, weight, lang, level)
+            taken += len(got[0]) == 1 and got[0][0][4] == "Latn" and level == 0
+    assert taken > 2000   # the shortcut was met many times
+
+    monkeypatch.setattr(shaping, "_itemize_each", None)   # a footer takes the shortcut
+    shaping.shape_paragraph.cache_clear()
+    assert engine.layout("Deck · Cards · en · sheet 12/1112 · fronts", size=2.5, cache=False).lines
