@@ -153,6 +153,8 @@ class GlyphFonts:
         result = _line(_engine(), item.text, item.size_pt)
         text = item.text
         fs = result.size * K
+        a, b, c, d = (0.0, fs, -fs, 0.0) if item.vertical else (fs, 0.0, 0.0, fs)
+        scale = f"{num(a)} {num(b)} {num(c)} {num(d)}"   # the same for every glyph of the item
         ops = ["q 0 g BT"]
         current = None
         for line in result.lines:
@@ -170,9 +172,7 @@ class GlyphFonts:
                     self.used_on_page.add(name)
                     dx, dy = line.x + glyph.x, line.baseline - glyph.y
                     px, py = (item.x + dy, item.y - dx) if item.vertical else (item.x + dx, item.y + dy)
-                    a, b, c, d = (0.0, fs, -fs, 0.0) if item.vertical else (fs, 0.0, 0.0, fs)
-                    ops.append(f"{num(a)} {num(b)} {num(c)} {num(d)} {num(px * K)} {num((page_h - py) * K)} Tm "
-                               f"<{code:02x}> Tj")
+                    ops.append(f"{scale} {num(px * K)} {num((page_h - py) * K)} Tm <{code:02x}> Tj")
         ops.append("ET Q")
         return " ".join(ops).encode("ascii")
 
