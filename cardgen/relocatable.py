@@ -34,6 +34,10 @@ from .glyphforms import GlyphForm
 Object = tuple[bytes, "bytes | None"]
 
 
+#: The fixed part of a glyph form's record (its name's and content's lengths, bounds and box).
+_GLYPH_HEAD = struct.calcsize("<II8i")
+
+
 class DamagedRelocatable(ValueError):
     """Bytes that are not a face's objects as :meth:`Relocatable.to_bytes` wrote them."""
 
@@ -60,8 +64,10 @@ class Relocatable:
         return b"".join(out)
 
     @classmethod
-    def from_bytes(cls, raw: bytes) -> "Relocatable":
-        """What :meth:`to_bytes` wrote; :class:`DamagedRelocatable` for anything else."""
+    def from_bytes(cls, raw: bytes, known: dict[bytes, GlyphForm] | None = None) -> "Relocatable":
+        """What :meth:`to_bytes` wrote; :class:`DamagedRelocatable` for anything else.
+        ``known``: glyph forms read before, by the bytes that wrote them (a document's faces
+        draw the same few hundred glyphs: each is decoded once), added to as they are met."""
         try:
             at = 32
             digest = raw[:at]
@@ -70,10 +76,17 @@ class Relocatable:
             glyphs = []
             for _ in range(n_glyphs):
                 name_len, content_len, *ints = struct.unpack_from("<II8i", raw, at)
-                at += struct.calcsize("<II8i")
-                name, content = raw[at:at + name_len].decode("utf-8"), raw[at + name_len:at + name_len + content_len]
-                at += name_len + content_len
-                glyphs.append(GlyphForm(name, content, tuple(ints[:4]), tuple(ints[4:])))  # type: ignore[arg-type]
+                end = at + _GLYPH_HEAD + name_len + content_len
+                record = raw[at:end]
+                form = known.get(record) if known is not None else None
+                if form is None:
+                    at += _GLYPH_HEAD
+                    name, content = raw[at:at + name_len].decode("utf-8"), raw[at + name_len:end]
+                    form = GlyphForm(name, content, tuple(ints[:4]), tuple(ints[4:]))  # type: ignore[arg-type]
+                    if known is not None and end <= len(raw):
+                        known[record] = form
+                at = end
+                glyphs.append(form)
             objects: list[Object] = []
             for _ in range(n_objects):
                 text_len, data_len = struct.unpack_from("<Iq", raw, at)

@@ -420,9 +420,20 @@ def test_a_relocated_face_travels_as_bytes_and_damage_is_a_clear_error(tmp_path)
     raw = face.to_bytes()
     assert relocatable.Relocatable.from_bytes(raw) == face
     assert face.objects[0][0].startswith(b"<<") and face.objects[0][1] is not None   # the form: a stream first
-    for bad in (raw[:-1], raw + b"x", raw[:40], b""):
-        with pytest.raises(relocatable.DamagedRelocatable):
-            relocatable.Relocatable.from_bytes(bad)
+    from cardgen.draw import render_pdf
+    from cardgen.render import Renderer
+
+    qcd = cardgen.load_game("qcd")
+    comp = qcd.components["cards"]
+    lettered = pdfdoc.relocatable("q", render_pdf(Renderer(qcd).face(comp, comp.cards[0], "front").face)).to_bytes()
+    known: dict = {}   # the glyph forms a writer has read: each decoded once, the same objects after
+    first, again = (relocatable.Relocatable.from_bytes(lettered, known) for _ in range(2))
+    assert first == again == relocatable.Relocatable.from_bytes(lettered) and len(known) == len(first.glyphs) > 0
+    assert all(a is b for a, b in zip(first.glyphs, again.glyphs))
+    for bad in (raw[:-1], raw + b"x", raw[:40], b"", lettered[:-1], lettered[:200], lettered + b"x"):
+        for memo in (None, known):
+            with pytest.raises(relocatable.DamagedRelocatable):
+                relocatable.Relocatable.from_bytes(bad, memo)
     with Spool(tmp_path) as spool:
         spool.add("f1", render_face(POKER, 1))
         spool.add_relocated("f1", face)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import file_system_error
+from ..glyphforms import GlyphForm
 from ..relocatable import Relocatable, RelocatedFaces
 
 #: Where each face is in a spool file: (offset, length) by the face's SVG key.
@@ -92,6 +93,7 @@ class SpooledFaces(RelocatedFaces):
             for key, (offset, length) in relocated.items():
                 self._relocated.setdefault(key, (path, offset, length))
         self._open: dict[str, BinaryIO] = {}
+        self._glyphs: dict[bytes, GlyphForm] = {}   # glyph forms read so far (see Relocatable.from_bytes)
 
     def __enter__(self) -> "SpooledFaces":
         return self
@@ -109,7 +111,7 @@ class SpooledFaces(RelocatedFaces):
 
     def relocated(self, key: str) -> Relocatable | None:
         where = self._relocated.get(key)
-        return Relocatable.from_bytes(self._read(*where)) if where is not None else None
+        return Relocatable.from_bytes(self._read(*where), self._glyphs) if where is not None else None
 
     def _read(self, path: str, offset: int, length: int) -> bytes:
         try:
