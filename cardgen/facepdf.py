@@ -243,8 +243,8 @@ def relocatable(data: bytes, deflate: Callable[[bytes], bytes]) -> Relocatable |
     PDF is not one this module reads (see the module docstring)."""
     try:
         return _relocatable(data, deflate)
-    except (_Unexpected, ValueError, KeyError, TypeError, IndexError, zlib.error, UnicodeDecodeError,
-            RecursionError):
+    except (_Unexpected, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError, zlib.error,
+            RecursionError):   # what a damaged face's values may raise on the way (UnicodeError is a ValueError)
         return None
 
 
@@ -306,6 +306,8 @@ def _recompressed(stream: _Stream) -> bool:
 
 
 def _runs(pdf: _File) -> list[glyphforms.Run] | None:
+    """The glyph runs the face carries in its document information (see
+    :func:`cardgen.glyphforms.runs_of`), None when it carries none."""
     info = pdf.get(pdf.trailer.get("/Info"), strings=True)
     if info is None:
         return None

@@ -125,6 +125,14 @@ def test_a_page_made_by_hand_is_read_as_qpdf_reads_it_and_deep_nesting_is_left_t
     assert both(deep)[1] is not None   # pikepdf reads it: the face is still printed
 
 
+def test_a_page_tree_of_the_wrong_shapes_is_left_to_pikepdf():
+    catalog, pages = b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [ 3 0 R ] /Count 1 >>"
+    for page in (b"[ 1 2 3 ]", b"42", b"<< /Type /Page /Contents 4 0 R /Resources << >> /MediaBox [ 0 0 1 ] >>"):
+        pdf = pdf_of([catalog, pages, page, b"<< /Length 0 >>\nstream\n\nendstream"])
+        assert facepdf.relocatable(pdf, pdfdoc.deflate) is None
+    assert facepdf.relocatable(pdf_of([b"[ ]"]), pdfdoc.deflate) is None   # a catalog that is no dictionary
+
+
 @pytest.mark.parametrize("resources", [b"<< /Font << /F1 << /BaseFont (Helvetica) >> >> >>",   # a string
                                        b"<< /X#20Y 1 >>",                                      # an escaped name
                                        b"<< /A 1 /A 2 >>"])                                     # a key twice

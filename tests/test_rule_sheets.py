@@ -285,7 +285,7 @@ def test_sheets_are_tasks_of_their_own_after_the_cards_and_kept_when_unchanged(t
     options = BuildOptions(out=tmp_path).validated()
 
     def tasks() -> list:
-        return _Run(games, options, plan(games, options, 2, FaceCache(options.cache_root))).tasks()
+        return _Run(games, options, plan(games, options, 2, FaceCache(options.cache_root), frozenset())).tasks()
 
     first = tasks()
     kinds = [t.fn for t in first]

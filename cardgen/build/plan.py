@@ -203,7 +203,7 @@ class RenderWork:
     cached: frozenset[str]
     misses: int
     relocate: bool = False
-    measure: bool = True
+    measure: bool = False
 
 
 @dataclass
@@ -259,8 +259,7 @@ class Plan:
         return kept
 
 
-def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache,
-         measured: frozenset[str] = frozenset()) -> Plan:
+def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, measured: frozenset[str]) -> Plan:
     """Decide, for each game's print jobs, what to reuse and what to render (``jobs``: the
     processes the work will be shared among, which sets the size of its pieces; ``measured``:
     the games whose faces' texts the build measures, see :class:`RenderWork`)."""
