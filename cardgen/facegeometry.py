@@ -160,11 +160,13 @@ class Paint:
             return False
         inside = False
         for poly in self.polygons:
-            n = len(poly)
-            for i in range(n):
-                (ax, ay), (bx, by) = poly[i], poly[(i + 1) % n]
+            if not poly:
+                continue
+            ax, ay = poly[-1]   # every edge once, from the closing one on: parity does not mind the order
+            for bx, by in poly:
                 if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
                     inside = not inside
+                ax, ay = bx, by
         return inside
 
 
@@ -454,7 +456,8 @@ def _walk(el: ET.Element, parent: Matrix, inherited: dict[str, str], opacity: fl
     if el.get("aria-label") is not None:
         geo.groups += 1
         label = (el.get("aria-label") or "", el.get("data-field") or "", geo.groups)
-    polys = [[apply(matrix, p) for p in poly] for poly in shape_polygons(el, tag)]
+    a, b, c, d, e, f = matrix   # apply(matrix, p) for every point, without a call for each
+    polys = [[(a * x + c * y + e, b * x + d * y + f) for x, y in poly] for poly in shape_polygons(el, tag)]
     if props.get("visibility") not in ("hidden", "collapse"):
         _paint(el, tag, polys, props, alpha, matrix, geo)
     for child in el:

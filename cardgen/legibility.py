@@ -19,6 +19,7 @@ back to the template's), so a finding points at the call, and names the card tha
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -301,11 +302,12 @@ def _ink_box(placed: PlacedText) -> tuple[float, float, float, float, float] | N
     x1 = y1 = float("-inf")
     size = 0.0
     for g in placed.glyphs:
-        ext = g.face.hb_font.get_glyph_extents(g.gid)
+        ext = _extents(g.face, g.gid)
         if ext is None:
             continue
-        gx0, gx1 = g.x + ext.x_bearing * g.scale, g.x + (ext.x_bearing + ext.width) * g.scale
-        gy0, gy1 = g.y - ext.y_bearing * g.scale, g.y - (ext.y_bearing + ext.height) * g.scale
+        x_bearing, width, y_bearing, height = ext
+        gx0, gx1 = g.x + x_bearing * g.scale, g.x + (x_bearing + width) * g.scale
+        gy0, gy1 = g.y - y_bearing * g.scale, g.y - (y_bearing + height) * g.scale
         x0, x1 = min(x0, gx0, gx1), max(x1, gx0, gx1)
         y0, y1 = min(y0, gy0, gy1), max(y1, gy0, gy1)
         if g.gid != NOTDEF:
@@ -313,6 +315,14 @@ def _ink_box(placed: PlacedText) -> tuple[float, float, float, float, float] | N
     if x0 == float("inf"):
         return None
     return x0, y0, x1, y1, size
+
+
+@functools.lru_cache(maxsize=16384)
+def _extents(face: Any, gid: int) -> tuple[int, int, int, int] | None:
+    """A glyph's ink extents in font units (x bearing, width, y bearing, height), asked of
+    HarfBuzz once per glyph and process: a deck's faces measure the same few hundred glyphs."""
+    ext = face.hb_font.get_glyph_extents(gid)
+    return None if ext is None else (ext.x_bearing, ext.width, ext.y_bearing, ext.height)
 
 
 def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Printed | None:
