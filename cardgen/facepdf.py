@@ -267,15 +267,14 @@ def _relocatable(data: bytes, deflate: Callable[[bytes], bytes]) -> Relocatable:
     raw = _decoded(contents)
     if raw is None:
         raise _Unexpected("content stream")
-    forms: dict[str, GlyphForm] = {}
+    glyphs: tuple[GlyphForm, ...] = ()
     runs = _runs(pdf)
     if runs is not None:
-        raw = glyphforms.resolve(raw, runs, forms)
+        raw, glyphs = glyphforms.resolve(raw, runs)
     form = _Stream({"/Type": _Name("/XObject"), "/Subtype": _Name("/Form"), "/BBox": list(box),
                     "/Resources": page["/Resources"], **({"/Group": page["/Group"]} if "/Group" in page else {})},
                    deflate(raw))
     form.head["/Filter"] = _Name("/FlateDecode")
-    glyphs = tuple(forms[name] for name in sorted(forms))
     x0, y0, x1, y1 = (float(v) for v in box)
     return Relocatable(hashlib.sha256(data).digest(), (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), glyphs,
                        _objects(pdf, form, tuple(g.name for g in glyphs), deflate))

@@ -313,17 +313,26 @@ def marks_intact(data: bytes, runs: list[Run]) -> bool:
     return len(marked) == 1 and _mark_spans(marked[0], len(runs)) is not None
 
 
-def resolve(content: bytes, runs: list[Run], forms: dict[str, GlyphForm]) -> bytes:
+def resolve(content: bytes, runs: list[Run]) -> tuple[bytes, tuple[GlyphForm, ...]]:
     """A marked face's drawing operators with each mark and the path before it replaced by
-    its run's glyph forms (collected in ``forms``); ValueError when they do not match."""
+    its run's glyph forms, and those forms (by name); ValueError when they do not match."""
     spans = _mark_spans(content, len(runs))
     if spans is None:
         raise ValueError("its glyph marks do not match the runs it carries")
+    forms: dict[str, GlyphForm] = {}
     body, at = [], 0
     for run, (start, end) in zip(runs, spans):
         body += [content[at:start], run_operators(run, forms)]
         at = end
-    return b"".join([*body, content[at:]])
+    return b"".join([*body, content[at:]]), tuple(forms[name] for name in sorted(forms))
+
+
+def resolve_page(pdf: Any, page: Any, runs: list[Run], made: dict[str, Any]) -> None:
+    """A page of the pikepdf document ``pdf`` drawn with marks: its content resolved and its
+    glyph forms added to its resources, each made once per document (``made``, see :func:`attach`)."""
+    content, forms = resolve(page.Contents.read_bytes(), runs)
+    page.Contents = pdf.make_stream(content)
+    attach(pdf, page, forms, made)
 
 
 def form_stream(pdf: Any, form: GlyphForm) -> Any:
@@ -361,10 +370,7 @@ def standalone(data: bytes) -> bytes:
         runs = carried_runs(pdf)
         if runs is None:
             return data
-        page = pdf.pages[0]
-        forms: dict[str, GlyphForm] = {}
-        page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), runs, forms))
-        attach(pdf, page.obj, [forms[name] for name in sorted(forms)], {})
+        resolve_page(pdf, pdf.pages[0].obj, runs, {})
         del pdf.trailer.Info["/Keywords"]
         out = io.BytesIO()
         pdf.save(out, deterministic_id=True, fix_metadata_version=False)

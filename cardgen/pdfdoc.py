@@ -550,9 +550,9 @@ def _page_form(src: pikepdf.Pdf) -> tuple[pikepdf.Object, tuple[GlyphForm, ...]]
         raw = contents.read_raw_bytes()
         if contents.get("/Filter") is not None:
             raw = _flate.decompress(raw)
-        forms: dict[str, GlyphForm] = {}
+        glyphs: tuple[GlyphForm, ...] = ()
         if runs is not None:
-            raw = glyphforms.resolve(raw, runs, forms)
+            raw, glyphs = glyphforms.resolve(raw, runs)
         form = pikepdf.Stream(src, b"")
         form.write(deflate(raw), filter=Name.FlateDecode)
         form.Type, form.Subtype = Name.XObject, Name.Form
@@ -560,7 +560,7 @@ def _page_form(src: pikepdf.Pdf) -> tuple[pikepdf.Object, tuple[GlyphForm, ...]]
         form.Resources = page.obj.Resources
         if "/Group" in page.obj:
             form.Group = page.obj.Group
-        return form, tuple(forms[name] for name in sorted(forms))
+        return form, glyphs
     if runs is not None:
         raise ValueError("its marked glyphs are not in one content stream")
     return page.as_form_xobject(), ()

@@ -58,7 +58,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
     import pikepdf
     from pikepdf import Dictionary, Name
 
-    from .glyphforms import GlyphForm, attach, carried_runs, resolve
+    from .glyphforms import carried_runs, resolve_page
     from .pdfwrite import deflate
 
     pdf = pikepdf.new()
@@ -73,9 +73,7 @@ def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height
         page = pdf.pages[-1]
         marked = carried_runs(src)
         if marked is not None:   # its glyphs drawn as forms (see cardgen.glyphforms)
-            forms: dict[str, GlyphForm] = {}
-            page.obj.Contents = pdf.make_stream(resolve(page.obj.Contents.read_bytes(), marked, forms))
-            attach(pdf, page.obj, [forms[name] for name in sorted(forms)], glyphs)
+            resolve_page(pdf, page.obj, marked, glyphs)
         if "/StructParents" in page.obj:
             del page.obj["/StructParents"]   # cairo's tags mark the runs; the structure is not kept
         ops = ["BT", "3 Tr"]
