@@ -131,11 +131,11 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
     reads = tuple((str(p), file_digest(p)) for p in face.reads)
-    if face.key in spool.places and (measured[face.key][1] is not None or not measure):
+    if face.key in spool.places:   # spooled by this task, measured if it measures (see render_chunk)
         template, texts = measured[face.key]
         return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)
-    pdf = spool.read(face.key) if face.key in spool.places else _drawn(face, comp, side)   # drawn first: it
-    texts = tuple(texts_as_data(printed_texts(face))) if measure else None   # says what is wrong with the SVG
+    pdf = _drawn(face, comp, side)   # drawn first: it says what is wrong with the SVG
+    texts = tuple(texts_as_data(printed_texts(face))) if measure else None
     return CachedFace(face.key, pdf, result.issues, result.missing, reads, face.template, texts)
 
 
