@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import i18n
 from ..errors import CardgenError, Location, display_path
-from ..model import Game
+from ..model import MEASURING_RULES, Game
 from .faces import FaceChunk
 from .options import BuildOptions
 from .plan import JobPlan, RenderWork, face_sides
@@ -68,7 +68,7 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
 def measures_faces(game: Game) -> bool:
     """Whether the game declares a rule that reads the texts its faces print (a build then
     measures every face it renders: see :func:`check_legibility`). A game that declares none
-    is not measured: a tenth of the work of drawing a face that nothing reads."""
+    is not measured: a fifth of the work of drawing a face, that nothing would read."""
     return any(spec.measures_faces for spec in game.checks)
 
 
@@ -79,10 +79,10 @@ def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
     check`` would have found it."""
     from ..check import ordered_records, rule_records
     from ..legibility import measured
-    from ..rules.legibility import MEASURING, rendering
+    from ..rules.legibility import rendering
 
     with measured(game, faces), rendering(True):
-        findings = ordered_records(rule_records(game, only=MEASURING))[0]
+        findings = ordered_records(rule_records(game, only=MEASURING_RULES))[0]
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise RuleFindingsError(errors)

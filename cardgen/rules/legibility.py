@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError, Location
-from ..model import MEASURING_RULES, Game
+from ..model import Game
 from ..proof import Choice, Proof
 from . import declared
 
 if TYPE_CHECKING:
     from ..legibility import FaceTexts, Printed
 
-#: The rules measured on rendered faces (a build runs them once its faces are rendered).
-MEASURING = MEASURING_RULES
 DEFAULT_MIN_PT = 6.0
 DEFAULT_MIN_RATIO = 4.5
 
