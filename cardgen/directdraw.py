@@ -28,14 +28,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cairosvg.colors import COLORS, color
-from cairosvg.helpers import PATH_LETTERS, normalize, point_angle, quadratic_points, rotate
-from cairosvg.parser import COLOR_ATTRIBUTES, NOT_INHERITED_ATTRIBUTES
+from . import cairoffi
 
-from . import cairoffi, svgtree
-from .text.svg import PLACEHOLDER_NS
-
+cairoffi.import_cairosvg()   # before cairosvg's modules: see there
 cairocffi = cairoffi.import_cairocffi()
+
+from cairosvg.colors import COLORS, color  # noqa: E402
+from cairosvg.helpers import PATH_LETTERS, normalize, point_angle, quadratic_points, rotate  # noqa: E402
+from cairosvg.parser import COLOR_ATTRIBUTES, NOT_INHERITED_ATTRIBUTES  # noqa: E402
+
+from . import svgtree  # noqa: E402
+from .text.svg import PLACEHOLDER_NS  # noqa: E402
 _lib, _ffi = cairocffi.cairo, cairocffi.ffi
 
 _SVG = "{http://www.w3.org/2000/svg}"

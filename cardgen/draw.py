@@ -30,9 +30,10 @@ from fontTools.pens.basePen import BasePen
 
 from . import cairoffi
 
-cairocffi = cairoffi.import_cairocffi()   # ~0.13 s faster than a plain import (see there)
+cairoffi.import_cairosvg()   # before cairosvg's modules: see there
+cairocffi = cairoffi.import_cairocffi()
 
-from . import svgtree  # noqa: E402 — before cairosvg: it defers cairosvg's raster-image module
+from . import svgtree  # noqa: E402
 from . import directdraw  # noqa: E402
 from . import glyphforms  # noqa: E402
 

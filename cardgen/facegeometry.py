@@ -26,10 +26,14 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
-from cairosvg.colors import COLORS
+from . import cairoffi
 
-from .readability import hex_rgb
-from .text.svg import PLACEHOLDER_NS
+cairoffi.import_cairosvg()   # before cairosvg's modules: see there
+
+from cairosvg.colors import COLORS  # noqa: E402
+
+from .readability import hex_rgb  # noqa: E402
+from .text.svg import PLACEHOLDER_NS  # noqa: E402
 
 #: (a, b, c, d, e, f): x' = a x + c y + e, y' = b x + d y + f, as SVG writes a matrix.
 Matrix = tuple[float, float, float, float, float, float]

@@ -4,57 +4,17 @@ stage, :mod:`cardgen.draw`).
 Faces have no style sheets, so the tree is assembled here the way cairosvg assembles it,
 minus matching every element against empty rule lists; that goes through cairosvg's
 internals (``Tree.__new__``, ``Node.__init__`` and the element wrapper it reads), which
-pyproject.toml bounds and :func:`parses_like_cairosvg` checks. This module also keeps
-cairosvg's raster-image support (and Pillow) from loading until a face needs it: import it
-before cairosvg.
+pyproject.toml bounds and :func:`parses_like_cairosvg` checks.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import threading
-import types
 from collections.abc import Iterator
 from typing import Any
 
 from . import cairoffi
 
-
-def _defer_raster_images() -> None:
-    """Have cairosvg load its raster-image module, and with it Pillow, on first use.
-
-    ``import cairosvg`` imports Pillow (17 ms in a fresh interpreter, 45 ms measured in a
-    build's main process, where the garbage collector walks the loaded games while Pillow
-    builds its EXIF tag enumerations) for ``<image>`` elements holding PNG or JPEG data,
-    which most faces do not have. Until cairosvg first draws one, its ``cairosvg.image`` module is stood in for by
-    one whose two functions load the real module and call it. Nothing changes if cairosvg
-    is already imported."""
-    if "cairosvg" in sys.modules or "cairosvg.image" in sys.modules:
-        return
-    folder = cairoffi.package_folder("cairosvg")
-    if folder is None:
-        return
-    spec = importlib.util.spec_from_file_location("cairosvg.image", folder / "image.py")
-    stand_in = types.ModuleType("cairosvg.image", "cairosvg's raster images, loaded on first use (cardgen.draw).")
-    stand_in.__spec__ = spec
-    lock = threading.Lock()
-
-    def real() -> types.ModuleType:
-        with lock:
-            module = sys.modules.get("cairosvg.image")
-            if module is None or module is stand_in:
-                module = importlib.util.module_from_spec(spec)   # type: ignore[arg-type]
-                spec.loader.exec_module(module)   # type: ignore[union-attr]
-                sys.modules["cairosvg.image"] = module
-            return module
-
-    stand_in.image = lambda surface, node: real().image(surface, node)   # type: ignore[attr-defined]
-    stand_in.invert_image = lambda img: real().invert_image(img)   # type: ignore[attr-defined]
-    sys.modules["cairosvg.image"] = stand_in
-
-
-_defer_raster_images()
+cairoffi.import_cairosvg()   # before cairosvg's modules: see there
 
 from cairosvg import parser as cairosvg_parser  # noqa: E402
 from cairosvg.parser import Node, Tree  # noqa: E402

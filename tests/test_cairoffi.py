@@ -162,3 +162,40 @@ def test_if_cairo_cannot_be_opened_by_its_usual_name_the_real_lookup_is_used():
         print(cairocffi.cairo_version() > 0, tried[-2:] == [True, False])   # blocked, then the real lookup
         """)
     assert out.split() == (["True", "True"] if sys.platform.startswith("linux") else ["True", "False"])
+
+
+def test_every_module_that_brings_in_cairo_brings_it_in_the_fast_way():
+    """Whichever cardgen module a process imports first, cairocffi comes with its pre-parsed
+    declarations and cairosvg without Pillow (unless the module's own code uses Pillow):
+    ``from cairosvg.colors import COLORS`` at the top of a module once imported all of
+    cairosvg the slow way, 0.15 s more for every build that measured a face before drawing
+    one. Each module is imported alone, in a process forked from one that imported none."""
+    out = python("""
+        import importlib, os, sys
+        from pathlib import Path
+        root = Path("cardgen")
+        names = sorted(".".join(p.with_suffix("").parts).removesuffix(".__init__") for p in root.rglob("*.py")
+                       if p.name != "__main__.py")
+        for name in names:
+            r, w = os.pipe()
+            if os.fork() == 0:
+                os.close(r)
+                importlib.import_module(name)
+                ffi = sys.modules.get("cairocffi.ffi")
+                cairo = "none" if ffi is None else "preparsed" if getattr(ffi, "PREPARSED", False) else "parsed"
+                uses_pillow = any("import PIL" in s or "from PIL" in s for s in (
+                    Path(m.__file__).read_text() for m in list(sys.modules.values())
+                    if m.__name__.startswith("cardgen") and getattr(m, "__file__", None)))
+                pillow = "pillow" if "PIL.Image" in sys.modules and not uses_pillow else "-"
+                os.write(w, f"{name} {cairo} {pillow}\\n".encode())
+                os._exit(0)
+            os.close(w)
+            sys.stdout.write(os.read(r, 1000).decode())
+            os.wait()
+        """)
+    rows = [line.split() for line in out.splitlines()]
+    assert len(rows) > 100
+    assert [row[0] for row in rows if row[1] == "parsed"] == []
+    assert [row[0] for row in rows if row[2] == "pillow"] == []
+    assert {"cardgen.draw", "cardgen.directdraw", "cardgen.facegeometry", "cardgen.legibility"} <= {
+        row[0] for row in rows if row[1] == "preparsed"}
