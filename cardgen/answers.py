@@ -184,10 +184,10 @@ def _latex_to_unicode(latex: str) -> str:
 @lru_cache(maxsize=1)
 def _hadrons_by_content() -> dict[tuple[str, ...], str]:
     """Lightest known hadron for each pure quark content (mixtures such as π⁰ are left out)."""
-    from particle import Particle as PDGParticle
+    from . import pdg
 
     best: dict[tuple[str, ...], tuple[float, str]] = {}
-    for p in PDGParticle.all():
+    for p in pdg.particles():
         q = p.quarks or ""
         if not q.isalpha() or len(q) not in (2, 3) or p.mass is None:
             continue

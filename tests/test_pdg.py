@@ -120,3 +120,52 @@ def test_the_products_rule_agrees(p):
         verdict, records, _ = check.value(p, quantity)
         no_pdg_value = {"mass": pdg.mass is None, "lifetime": pdg.lifetime is None}.get(quantity, False)
         assert verdict == ("choices" if no_pdg_value else "equal"), (quantity, records)
+
+
+def test_the_particle_table_alone_answers_every_lookup_as_both_tables_do():
+    """cardgen.pdg loads the package's nuclei table only for a nucleus: for every particle that
+    is not one, by id and by name, it answers exactly what the package's default load (both
+    tables) answers, and a nucleus is still found by either."""
+    code = """
+import attr, json, sys
+from particle import Particle
+from cardgen import pdg
+
+def facts(p):
+    return json.dumps(attr.asdict(p, recurse=False, value_serializer=lambda i, a, v: str(v)), sort_keys=True)
+
+with pdg.pdg_data.basepath.joinpath(pdg.PARTICLE_TABLE).open() as table:
+    rows = [line.split(",") for line in table if not line.startswith("#")][1:]
+ids = [int(r[0]) for r in rows]
+alone = {i: facts(pdg.lookup(i)) for i in ids}
+names = {p.name: int(p.pdgid) for p in pdg.particles()}
+by_name = {n: int(pdg.lookup(n).pdgid) for n in names}
+hadrons = sorted(pdg.particles())
+alone_loaded = (pdg._nuclei_loaded, len(Particle.all()))
+Particle.load_table()   # the package's default: both tables
+both = {i: facts(Particle.from_pdgid(i)) for i in ids}
+both_names = {}
+for p in Particle.all():   # each name built once: building one is slow
+    if p.name in names and (p.name not in both_names or abs(int(p.pdgid)) < abs(int(both_names[p.name].pdgid))):
+        both_names[p.name] = p
+helium = pdg.lookup(1000020040)
+print(json.dumps({"ids": len(ids), "alone_loaded": alone_loaded,
+                  "differ": [i for i in ids if alone[i] != both[i]],
+                  "names_differ": [n for n in names if by_name[n] != int(both_names[n].pdgid)],
+                  "particles": len(hadrons), "helium": helium.name,
+                  "helium_by_name": int(pdg.lookup.__wrapped__("He4").pdgid)}))
+"""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["ids"] > 600
+    assert out["alone_loaded"] == [False, out["ids"]]   # the nuclei were not loaded for particles
+    assert out["differ"] == [] and out["names_differ"] == []
+    assert out["particles"] == out["ids"]
+    assert out["helium"] == "He4" and out["helium_by_name"] == 1000020040
