@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -17,6 +18,9 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-config-")
 # Templates are compiled once per machine into the user's cache folder (XDG_CACHE_HOME, see
 # cardgen.templatecache): the tests use their own, and each test a fresh one (own_template_cache).
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-cache-")
+# Both go when this test process ends (each xdist worker made its own).
+for _folder in (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_CACHE_HOME"]):
+    atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
