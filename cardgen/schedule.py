@@ -193,6 +193,21 @@ def _assign(tasks: list[Task], lanes: list[_Lane]) -> None:
         min(lanes, key=lambda ln: ln.load).own.extend(members)
 
 
+def _may_queue_ahead(lane: _Lane, lanes: list[_Lane]) -> bool:
+    """Whether a busy lane may have its next task queued in its process now.
+
+    A task queued there can no longer be stolen. At the end of the default build that left
+    one process drawing a rule sheet with the next one queued behind it while the other
+    process sat idle for 0.2 s (measured). So a task of the lane's own queue is queued ahead
+    only while the work others may still steal, besides it, is at least its cost: enough for
+    a process that falls idle meanwhile. Otherwise it waits for whichever process is free
+    first. A follow-up is queued ahead as before: it is this lane's alone."""
+    if lane.urgent or not lane.own:
+        return True
+    task = lane.own[0]
+    return sum(ln.load for ln in lanes) - task.cost >= task.cost
+
+
 def _next(lane: _Lane, lanes: list[_Lane]) -> Task | None:
     if lane.urgent:
         return lane.urgent.popleft()
@@ -214,6 +229,8 @@ def _next(lane: _Lane, lanes: list[_Lane]) -> Task | None:
 
 def _feed(lane: _Lane, lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]]) -> None:
     while lane.busy <= _AHEAD:
+        if lane.busy and not _may_queue_ahead(lane, lanes):
+            return
         task = _next(lane, lanes)
         if task is None:
             return

@@ -272,10 +272,10 @@ def test_sheet_digest_follows_the_code_that_makes_sheets(module: str, tmp_path: 
     assert sheets.inputs_digest(game) != same
 
 
-def test_sheets_are_tasks_of_their_own_after_the_cards_and_kept_when_unchanged(tmp_path: Path) -> None:
-    """Each sheet to render is one task on the build's processes, in its game's group, after
-    every card task (a worker out of cards takes it while the other still draws); a sheet
-    whose inputs did not change is kept, with no task."""
+def test_sheets_are_tasks_of_their_own_before_the_cards_and_kept_when_unchanged(tmp_path: Path) -> None:
+    """Each sheet to render is one task on the build's processes, in its game's group, before
+    every card task (each sheet is one large piece: the run ends on small pieces of cards,
+    which both processes share); a sheet whose inputs did not change is kept, with no task."""
     from cardgen.build import BuildOptions, _Run, build, plan
     from cardgen.build.faces import render_chunk
     from cardgen.build.rulesheets import render_sheet_file
@@ -290,7 +290,7 @@ def test_sheets_are_tasks_of_their_own_after_the_cards_and_kept_when_unchanged(t
     first = tasks()
     kinds = [t.fn for t in first]
     assert kinds.count(render_sheet_file) == 2 * len(games) and kinds.count(render_chunk) >= len(games)
-    assert kinds.index(render_sheet_file) > max(i for i, fn in enumerate(kinds) if fn is render_chunk)
+    assert kinds.index(render_chunk) > max(i for i, fn in enumerate(kinds) if fn is render_sheet_file)
     assert [(t.group, t.args[1]) for t in first if t.fn is render_sheet_file] == \
         [(g.id, kind) for g in games for kind in sheets.SHEETS]
     results = build(games, options, jobs=2)

@@ -70,6 +70,31 @@ def test_an_idle_process_steals_the_costliest_task_so_the_small_ones_end_the_run
     assert [name for name, _ in seen][-2:] != ["p5", "p4"], "no big piece ends the run"
 
 
+def test_the_last_heavy_task_waits_for_a_free_process_instead_of_queueing_behind_a_busy_one():
+    """Two rule sheets of one game end the run: the second is not queued behind the first
+    (where no other process could take it), so the process that finishes its small work
+    first draws it."""
+    tasks = [Task(where, ("sheet1", 0.4), group="game", cost=20), Task(where, ("sheet2", 0.2), group="game", cost=20),
+             Task(where, ("small", 0.05), group="other", cost=5)]
+    seen = dict(collect(tasks, 2))
+    assert seen["sheet2"] != seen["sheet1"] and seen["sheet2"] == seen["small"]
+
+
+def test_a_task_is_queued_ahead_while_enough_work_remains_for_the_others():
+    lanes = [schedule._Lane(None), schedule._Lane(None)]   # type: ignore[arg-type]
+    lanes[0].own.extend(Task(where, (f"a{i}",), cost=2) for i in range(3))
+    lanes[1].own.append(Task(where, ("b",), cost=1))
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # 2 + 2 + 1 left besides it
+    lanes[0].own.pop()
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # 2 + 1 left: still its cost
+    lanes[1].own.clear()
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # its second task, 2, left to steal
+    lanes[0].own.pop()
+    assert not schedule._may_queue_ahead(lanes[0], lanes)    # nothing left besides it
+    lanes[0].urgent.append(Task(where, ("follow-up",), cost=5))
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # a follow-up is the lane's alone
+
+
 def test_follow_ups_run_next_on_the_same_process():
     tasks = [Task(where, (f"a{i}", 0.01), group="a") for i in range(3)]
 
