@@ -39,6 +39,7 @@ from cairosvg.parser import COLOR_ATTRIBUTES, NOT_INHERITED_ATTRIBUTES  # noqa: 
 
 from . import svgtree  # noqa: E402
 from .text.svg import PLACEHOLDER_NS  # noqa: E402
+
 _lib, _ffi = cairocffi.cairo, cairocffi.ffi
 
 _SVG = "{http://www.w3.org/2000/svg}"

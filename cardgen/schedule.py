@@ -24,7 +24,8 @@ from typing import Any, Callable, Iterable
 from .errors import CardgenError, InternalError, file_system_error
 
 #: Tasks a lane may have queued in its process beyond the running one, so that it never
-#: waits for the main process between two tasks of its own.
+#: waits for the main process between two tasks of its own (while enough work is left for
+#: the other lanes: see _may_queue_ahead).
 _AHEAD = 1
 
 
