@@ -105,11 +105,24 @@ def same_at(printed: float, figures: int, pdg_value: float) -> bool:
 def contents(p: PDGParticle) -> list[Counter[str]]:
     """Quark content as counts of quark letters (upper case = antiquark, PDG's notation), one
     per term: a neutral meson that is a mixture (π⁰ = (uū − dd̄)/√2) has several, and a card set
-    holding any one term is that meson. Fundamental particles have none."""
+    holding any one term is that meson. Fundamental particles have none. A nucleus (PDG
+    gives no quarks for one) holds its Z protons' and A − Z neutrons' quarks: A + Z up and
+    2A − Z down (an antinucleus the antiquarks); a hypernucleus, whose strange quarks PDG's id
+    counts but does not place, has none here."""
     text = p.quarks or ""
     terms = [t for t in re.findall(r"[A-Za-z]+", text)
              if all(c.lower() in QUARK_LETTERS for c in t) and len(t) in (2, 3)]
+    if not terms and _plain_nucleus(p):
+        z, a = abs(p.pdgid.Z), abs(p.pdgid.A)   # the package signs them for an antinucleus
+        up, down = ("u", "d") if int(p.pdgid) > 0 else ("U", "D")
+        return [Counter({up: a + z, down: 2 * a - z})]
     return [Counter(t) for t in terms]
+
+
+def _plain_nucleus(p: PDGParticle) -> bool:
+    """A nucleus of protons and neutrons only (PDG id 10LZZZAAAI with L, its strange quarks, 0)."""
+    pdgid = abs(int(p.pdgid))
+    return pdgid >= NUCLEUS_IDS and (pdgid // 10_000_000) % 10 == 0 and bool(p.pdgid.A)
 
 
 def content_text(content: Counter[str]) -> str:
@@ -133,8 +146,11 @@ def charge(p: PDGParticle) -> Fraction:
 
 
 def baryon_number(p: PDGParticle) -> Fraction:
+    """+1 a baryon, +1/3 a quark, A a nucleus of A nucleons; the opposite for antiparticles."""
     if p.pdgid.is_baryon:
         return Fraction(1 if int(p.pdgid) > 0 else -1)
+    if abs(int(p.pdgid)) >= NUCLEUS_IDS and p.pdgid.A:
+        return Fraction(abs(p.pdgid.A) if int(p.pdgid) > 0 else -abs(p.pdgid.A))
     if p.pdgid.is_quark:
         return Fraction(1 if int(p.pdgid) > 0 else -1, 3)
     return Fraction(0)

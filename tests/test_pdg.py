@@ -169,3 +169,22 @@ print(json.dumps({"ids": len(ids), "alone_loaded": alone_loaded,
     assert out["differ"] == [] and out["names_differ"] == []
     assert out["particles"] == out["ids"]
     assert out["helium"] == "He4" and out["helium_by_name"] == 1000020040
+
+
+@pytest.mark.parametrize("key, quarks, baryons", [
+    ("He4", {"u": 6, "d": 6}, 4),                    # 2 protons (u u d) and 2 neutrons (u d d)
+    (1000010020, {"u": 3, "d": 3}, 2),               # the deuteron
+    (-1000010020, {"U": 3, "D": 3}, -2),             # the antideuteron: antiquarks
+    (1000030070, {"u": 10, "d": 11}, 7),             # lithium-7: 3 protons, 4 neutrons
+    ("p", {"u": 2, "d": 1}, 1),                      # a nucleon keeps PDG's own content
+])
+def test_a_nucleus_holds_its_nucleons_quarks_and_baryon_number(key, quarks, baryons):
+    from collections import Counter
+
+    from cardgen import pdg
+
+    ref = pdg.lookup(key)
+    assert pdg.contents(ref) == [Counter(quarks)]
+    assert pdg.baryon_number(ref) == baryons
+    thirds = {"u": 2, "d": -1, "U": -2, "D": 1}
+    assert pdg.charge(ref) == Fraction(sum(thirds[q] * n for q, n in quarks.items()), 3)   # PDG's, from its table

@@ -333,6 +333,10 @@ def test_every_target_with_a_wrong_flavour_is_rejected_naming_pdgs_content(tmp_p
      "these cards give charge -2/3, baryon number 2/3, strangeness -1"),
     ("requires: [d, ubar]", "requires: [u, dbar]",
      "target 'pi-minus' requires u d\u0305 for pi- but PDG's pi- is d u\u0305 (charge -1, baryon number 0)"),
+    ('requires: [u, u, d],      points: 10, description: "Found in every atomic nucleus.", identity: [p]',
+     'requires: [u, u, d],      points: 10, description: "Found in every atomic nucleus.", identity: [D2]',
+     "target 'proton' requires u u d for D2 but PDG's D2 is u u u d d d (charge +1, baryon number 2); "
+     "these cards give charge +1, baryon number 1"),
 ])
 def test_identity_findings_name_pdgs_content(tmp_path, old, new, message):
     path, line, column = game_copy_at(tmp_path, "particle-builder", "components/targets.yaml", old, new)

@@ -87,7 +87,7 @@ def _numbers(charge: Fraction, baryon: Fraction, flavours: dict[str, int]) -> st
 
 def _identity_problem(card: Card, ref, share: tuple[Particle, ...]) -> tuple[str, str] | None:
     """Why the cards ``share`` are not PDG's particle ``ref`` (None when they are)."""
-    if not ref.pdgid.is_hadron:  # a fundamental particle: exactly its own card
+    if not ref.pdgid.is_hadron and not pdg.contents(ref):  # a fundamental particle: exactly its own card
         if len(share) == 1 and share[0].pdg_id == int(ref.pdgid):
             return None
         return (f"requires {names(share) or 'nothing'} for {ref.name} but PDG's {ref.name} is one fundamental "
