@@ -91,8 +91,10 @@ def test_a_task_is_queued_ahead_while_enough_work_remains_for_the_others():
     assert schedule._may_queue_ahead(lanes[0], lanes)        # its second task, 2, left to steal
     lanes[0].own.pop()
     assert not schedule._may_queue_ahead(lanes[0], lanes)    # nothing left besides it
-    lanes[0].urgent.append(Task(where, ("follow-up",), cost=5))
-    assert schedule._may_queue_ahead(lanes[0], lanes)        # a follow-up is the lane's alone
+    lanes[0].urgent.append(Task(where, ("follow-up",), cost=1))
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # its own task, 2, is left besides the follow-up
+    lanes[0].own.clear()
+    assert not schedule._may_queue_ahead(lanes[0], lanes)    # the follow-up alone: an idle lane may take it
 
 
 def test_follow_ups_run_next_on_the_same_process():
@@ -105,6 +107,18 @@ def test_follow_ups_run_next_on_the_same_process():
     names = [name for name, _ in seen]
     assert "after-a1" in names and names.index("after-a1") > names.index("a1")
     assert dict(seen)["after-a1"] == dict(seen)["a1"]
+
+
+def test_a_follow_up_waiting_for_a_busy_process_is_taken_by_an_idle_one():
+    """After a one-card edit, the two PDFs that print the card follow the same piece of work:
+    once nothing is left to render, the process with nothing to do writes the second."""
+    tasks = [Task(where, ("card", 0.05), group="a"), Task(where, ("other", 0.01), group="b")]
+
+    def follow(task: Task, result: tuple[str, int]) -> list[Task]:
+        return [Task(where, (f"write{i}", 0.3), group="a") for i in (1, 2)] if result[0] == "card" else []
+
+    seen = dict(collect(tasks, 2, follow))
+    assert seen["write1"] == seen["card"] and seen["write2"] != seen["write1"]
 
 
 def test_one_process_runs_in_order_here():
