@@ -288,13 +288,10 @@ def _inherits(pages: dict[str, object]) -> bool:
 def _decoded(stream: _Stream) -> bytes | None:
     """A stream's data decoded, when it is stored plainly or Flate-compressed without
     parameters; None otherwise."""
-    head = stream.head
-    if "/DecodeParms" in head:
-        return None
-    if "/Filter" not in head:
-        return stream.data
-    if head["/Filter"] == "/FlateDecode":
+    if _recompressed(stream):
         return zlib.decompress(stream.data)
+    if "/Filter" not in stream.head and "/DecodeParms" not in stream.head:
+        return stream.data
     return None
 
 

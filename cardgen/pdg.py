@@ -50,11 +50,13 @@ def _load(nuclei: bool) -> None:
     answer is the same either way (``tests/test_pdg.py`` compares every id). A package without
     that edition's table loads its default tables, as it would on its own."""
     global _nuclei_loaded
+    if _nuclei_loaded or (not nuclei and PDGParticle.table_loaded()):
+        return
     table = pdg_data.basepath.joinpath(PARTICLE_TABLE)
-    if (nuclei or not table.is_file()) and not _nuclei_loaded:
+    if nuclei or not table.is_file():
         PDGParticle.load_table()   # the package's default: particles, then nuclei
         _nuclei_loaded = True
-    elif not PDGParticle.table_loaded():
+    else:
         with table.open(encoding="utf-8") as rows:
             PDGParticle.load_table(rows)
 

@@ -269,9 +269,9 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
     work: list[RenderWork] = []
     for g in games:
         previous[g.id] = previous_files(options.out / g.id / options.lang)
+        measure = g.id in measured
         for jp in planned[g.id]:
             jp.digest = inputs_digest(face_keys(jp.keys), {c.id: settings(options, c) for c in jp.job.components})
-            measure = g.id in measured
             if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure):
                 continue
             work.extend(_work(jp, present, jobs, measure))

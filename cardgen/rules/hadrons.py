@@ -87,14 +87,14 @@ def _numbers(charge: Fraction, baryon: Fraction, flavours: dict[str, int]) -> st
 
 def _identity_problem(card: Card, ref, share: tuple[Particle, ...]) -> tuple[str, str] | None:
     """Why the cards ``share`` are not PDG's particle ``ref`` (None when they are)."""
-    if not ref.pdgid.is_hadron and not pdg.contents(ref):  # a fundamental particle: exactly its own card
+    expected = pdg.contents(ref)
+    if not ref.pdgid.is_hadron and not expected:  # a fundamental particle: exactly its own card
         if len(share) == 1 and share[0].pdg_id == int(ref.pdgid):
             return None
         return (f"requires {names(share) or 'nothing'} for {ref.name} but PDG's {ref.name} is one fundamental "
                 f"particle (PDG id {int(ref.pdgid)})", f"require exactly one {ref.name} card for it")
     letters = [_quark_letter(p) for p in share]
     content = Counter(letter for letter in letters if letter)
-    expected = pdg.contents(ref)
     others = [p for p, letter in zip(share, letters) if letter is None]
     if not others and content in expected:
         return None
