@@ -105,8 +105,8 @@ class _CairoPen(BasePen):
     """Feeds a glyph outline (fontTools pen protocol) into a cairo context, in font units.
     Quadratic segments become the equivalent cubics, as cairosvg does for SVG ``Q``."""
 
-    def __init__(self, glyph_set: Any, ctx: cairocffi.Context) -> None:
-        super().__init__(glyph_set)
+    def __init__(self, ctx: cairocffi.Context) -> None:
+        super().__init__(None)   # composite glyphs come resolved (see FontFace.draw_glyph)
         self.ctx = ctx
 
     def _moveTo(self, pt: tuple[float, float]) -> None:
@@ -136,7 +136,7 @@ class _Outlines:
         if path is None:
             ctx = self._scratch
             ctx.new_path()
-            face.draw_glyph(gid, _CairoPen(face.glyph_set, ctx))
+            face.draw_glyph(gid, _CairoPen(ctx))
             path = _ffi.gc(_lib.cairo_copy_path(ctx._pointer), _lib.cairo_path_destroy)
             ctx.new_path()
             self._paths[key] = path

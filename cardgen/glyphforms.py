@@ -104,8 +104,8 @@ class _FormPen(BasePen):
     an em in the bundled fonts: 0.01 pt at 10 pt). Quadratic segments become cubics, as
     for the cairo paths :mod:`cardgen.draw` draws."""
 
-    def __init__(self, glyph_set: Any) -> None:
-        super().__init__(glyph_set)
+    def __init__(self) -> None:
+        super().__init__(None)   # composite glyphs come resolved (see Face.draw_glyph)
         self.ops: list[str] = []
         self.xs: list[int] = []
         self.ys: list[int] = []
@@ -133,7 +133,7 @@ class _FormPen(BasePen):
 def glyph_form(face: Any, gid: int, evenodd: bool) -> GlyphForm:
     """The form of one glyph (once per process), named by its content: the same outline is
     the same form in every face and document."""
-    pen = _FormPen(face.glyph_set)
+    pen = _FormPen()
     face.draw_glyph(gid, pen)
     content = (" ".join(pen.ops) + (" f*" if evenodd else " f")).encode("ascii")
     bbox = (min(pen.xs, default=0), min(pen.ys, default=0), max(pen.xs, default=0), max(pen.ys, default=0))

@@ -231,7 +231,7 @@ def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyp
             ops.append("h")
 
     if face.has_outline(gid):   # a space has none: it is still a glyph, so text keeps its spaces
-        face.draw_glyph(gid, Pen(face.glyph_set))   # the glyph set resolves composite glyphs
+        face.draw_glyph(gid, Pen(None))   # composite glyphs come resolved
         ops.append("f")
     return " ".join(ops).encode("ascii")
 

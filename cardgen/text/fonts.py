@@ -6,9 +6,12 @@ ordered *chain* of faces per weight and picks, for every character cluster, the 
 face that has glyphs for it. All faces ship inside ``cardgen/fonts`` so that output never
 depends on what the rendering machine has installed.
 
-Each face is opened twice, for two different jobs: HarfBuzz (``uharfbuzz``) for shaping
-and a lazily loaded fontTools ``TTFont`` for glyph outlines. Both are created once and
-cached on the :class:`Face`.
+Each face is opened twice: fontTools (a lazily read ``TTFont``) validates the file and reads
+its vertical metrics; HarfBuzz (``uharfbuzz``) shapes, tells which characters the face covers
+and draws glyph outlines. HarfBuzz reads a table where it lies, as a glyph needs it; fontTools
+would decode whole tables first (glyph names, the character map, every glyph's record: 0.03 s
+for the three faces an English deck uses, in every process that draws text). Both are created
+once and cached on the :class:`Face`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import io
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import uharfbuzz as hb
 from fontTools.pens.svgPathPen import SVGPathPen
@@ -61,8 +65,51 @@ class _Metrics:
     upem: int
     ascender: float
     descender: float
-    glyph_order: list[str]
+    glyph_count: int
     coverage: frozenset[int]
+
+
+class _AsFontTools:
+    """HarfBuzz's pen calls as fontTools' glyph set makes them: HarfBuzz ends a contour that
+    stops short of its start with a line back to it, then ``closePath``; fontTools leaves that
+    line to ``closePath``. With that line dropped the calls are the same, point for point, on
+    every glyph of the bundled fonts (``tests/test_text_svg.py`` draws each both ways). A
+    contour whose own last point repeats its first loses that zero-length line too: nothing
+    drawn changes."""
+
+    def __init__(self, pen: Any) -> None:
+        self._pen = pen
+        self._start: tuple[float, float] | None = None
+        self._back_to_start = False   # a line to the start is held until we know what follows
+
+    def _flush(self) -> None:
+        if self._back_to_start:
+            self._back_to_start = False
+            self._pen.lineTo(self._start)
+
+    def moveTo(self, pt: tuple[float, float]) -> None:
+        self._flush()
+        self._start = pt
+        self._pen.moveTo(pt)
+
+    def lineTo(self, pt: tuple[float, float]) -> None:
+        self._flush()
+        if pt == self._start:
+            self._back_to_start = True
+        else:
+            self._pen.lineTo(pt)
+
+    def qCurveTo(self, *points: tuple[float, float]) -> None:
+        self._flush()
+        self._pen.qCurveTo(*points)
+
+    def curveTo(self, *points: tuple[float, float]) -> None:
+        self._flush()
+        self._pen.curveTo(*points)
+
+    def closePath(self) -> None:
+        self._back_to_start = False
+        self._pen.closePath()
 
 
 class Face:
@@ -106,8 +153,9 @@ class Face:
             font = self._ttfont
             upem = font["head"].unitsPerEm
             hhea = font["hhea"]
-            return _Metrics(upem, hhea.ascent / upem, -hhea.descent / upem, font.getGlyphOrder(),
-                            frozenset(font.getBestCmap() or {}))
+            hb_face = self._hb_face
+            return _Metrics(upem, hhea.ascent / upem, -hhea.descent / upem, hb_face.glyph_count,
+                            frozenset(hb_face.unicodes))
         except (OSError, TTLibError, KeyError, AssertionError, ValueError, ZeroDivisionError) as exc:
             raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
 
@@ -128,9 +176,13 @@ class Face:
         return self._metrics.coverage
 
     @cached_property
+    def _hb_face(self) -> hb.Face:
+        return hb.Face(hb.Blob.from_file_path(str(self.path)))
+
+    @cached_property
     def hb_font(self) -> hb.Font:
-        self._metrics  # noqa: B018 - validate with fontTools before HarfBuzz sees the file
-        return hb.Font(hb.Face(hb.Blob.from_file_path(str(self.path))))
+        self._metrics  # noqa: B018 - validate with fontTools before HarfBuzz shapes with the file
+        return hb.Font(self._hb_face)
 
     def __repr__(self) -> str:
         return f"Face({self.index}, {self.path.name})"
@@ -138,17 +190,13 @@ class Face:
     def covers(self, char: str) -> bool:
         return ord(char) in self.coverage
 
-    @cached_property
-    def glyph_set(self):  # noqa: ANN201 - fontTools' glyph set type is private
-        """fontTools glyph set: what outline pens need to resolve composite glyphs."""
-        return self._ttfont.getGlyphSet()
-
-    def draw_glyph(self, gid: int, pen: object) -> None:
-        """Draw glyph ``gid``'s outline, in font units (y up), into a fontTools pen."""
-        try:
-            self.glyph_set[self._metrics.glyph_order[gid]].draw(pen)
-        except (KeyError, IndexError, TTLibError, AssertionError) as exc:
-            raise TextEngineError(f"cannot read outline of glyph {gid}: {exc}", self.path) from None
+    def draw_glyph(self, gid: int, pen: Any) -> None:
+        """Draw glyph ``gid``'s outline, in font units (y up), into a fontTools pen, with the
+        calls fontTools' own glyph set makes for it (composite glyphs come resolved)."""
+        if not 0 <= gid < self._metrics.glyph_count:
+            raise TextEngineError(f"cannot read outline of glyph {gid}: the font has "
+                                  f"{self._metrics.glyph_count} glyphs", self.path)
+        self.hb_font.draw_glyph_with_pen(gid, _AsFontTools(pen))
 
     def has_outline(self, gid: int) -> bool:
         """Whether glyph ``gid`` draws anything (a space does not), from HarfBuzz's extents:
@@ -168,7 +216,7 @@ class Face:
         """
         path = self._paths.get(gid)
         if path is None:
-            pen = SVGPathPen(self.glyph_set, ntos=fmt)
+            pen = SVGPathPen(None, ntos=fmt)
             self.draw_glyph(gid, pen)
             path = pen.getCommands()
             self._paths[gid] = path
