@@ -13,15 +13,15 @@ import re
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from particle import Particle as PDGParticle
-from particle import data as pdg_data
-from particle.particle.particle import InvalidParticle, ParticleNotFound
+if TYPE_CHECKING:   # the package itself is imported by the first lookup: see _table
+    from particle import Particle as PDGParticle
 
 #: Edition of the Review the package's tables come from, as the report names it.
 EDITION = "PDG 2026"
 #: The package's table of particles for that edition (670 rows). Its other default table, the
-#: nuclei (5,881 rows), is loaded only when a lookup needs it: see :func:`_load`.
+#: nuclei (5,881 rows), is loaded only when a lookup needs it: see :func:`_table`.
 PARTICLE_TABLE = f"particle{EDITION.split()[-1]}.csv"
 #: PDG ids from here up are nuclei (10LZZZAAAI).
 NUCLEUS_IDS = 1_000_000_000
@@ -40,8 +40,12 @@ class UnknownParticle(LookupError):
 _nuclei_loaded = False
 
 
-def _load(nuclei: bool) -> None:
-    """Load the package's tables, the nuclei only when ``nuclei``.
+def _table(nuclei: bool) -> type[PDGParticle]:
+    """The package's particle class, its tables loaded: the nuclei only when ``nuclei``.
+
+    The package is imported here, not with this module: importing it takes 0.06 s, and every
+    process that draws imports this module (the answer keys' content comes from the rules),
+    although only the check gate, and the answer key that names hadrons, look anything up.
 
     The package's own first lookup loads both tables, ten times the rows a check reads:
     0.08 s of every check gate, measured, for 6,551 particle objects of which a deck names a
@@ -50,41 +54,44 @@ def _load(nuclei: bool) -> None:
     answer is the same either way (``tests/test_pdg.py`` compares every id). A package without
     that edition's table loads its default tables, as it would on its own."""
     global _nuclei_loaded
-    if _nuclei_loaded or (not nuclei and PDGParticle.table_loaded()):
-        return
-    table = pdg_data.basepath.joinpath(PARTICLE_TABLE)
+    from particle import Particle
+    from particle import data
+
+    if _nuclei_loaded or (not nuclei and Particle.table_loaded()):
+        return Particle
+    table = data.basepath.joinpath(PARTICLE_TABLE)
     if nuclei or not table.is_file():
-        PDGParticle.load_table()   # the package's default: particles, then nuclei
+        Particle.load_table()   # the package's default: particles, then nuclei
         _nuclei_loaded = True
     else:
         with table.open(encoding="utf-8") as rows:
-            PDGParticle.load_table(rows)
+            Particle.load_table(rows)
+    return Particle
 
 
 def particles() -> list[PDGParticle]:
     """Every particle of the package's tables that is not a nucleus."""
-    _load(nuclei=False)
-    return [p for p in PDGParticle.all() if abs(int(p.pdgid)) < NUCLEUS_IDS]
+    return [p for p in _table(nuclei=False).all() if abs(int(p.pdgid)) < NUCLEUS_IDS]
 
 
 @lru_cache(maxsize=512)
 def lookup(key: int | str) -> PDGParticle:
     """The package's particle for a PDG id (int or digits) or a PDG name ('p', 'pi+', 'K0',
     'J/psi(1S)')."""
-    try:
-        if isinstance(key, int) or re.fullmatch(r"[+-]?\d+", str(key).strip()):
-            _load(nuclei=abs(int(key)) >= NUCLEUS_IDS)
-            return PDGParticle.from_pdgid(int(key))
-    except (InvalidParticle, ParticleNotFound, ValueError) as exc:
-        raise UnknownParticle(str(exc)) from None
+    if isinstance(key, int) or re.fullmatch(r"[+-]?\d+", str(key).strip()):
+        table = _table(nuclei=abs(int(key)) >= NUCLEUS_IDS)
+        from particle.particle.particle import InvalidParticle, ParticleNotFound
+
+        try:
+            return table.from_pdgid(int(key))
+        except (InvalidParticle, ParticleNotFound, ValueError) as exc:
+            raise UnknownParticle(str(exc)) from None
     # Particle.from_name builds every particle's name (0.6 s a call); a name starts with the
     # stored PDG base name, so only those few are built. The nucleon, not the nucleus, for 'p'.
     name = str(key).strip()
-    _load(nuclei=False)
-    found = [p for p in PDGParticle.all() if name.startswith(p.pdg_name) and p.name == name]
+    found = [p for p in _table(nuclei=False).all() if name.startswith(p.pdg_name) and p.name == name]
     if not found:
-        _load(nuclei=True)
-        found = [p for p in PDGParticle.all() if name.startswith(p.pdg_name) and p.name == name]
+        found = [p for p in _table(nuclei=True).all() if name.startswith(p.pdg_name) and p.name == name]
     if not found:
         raise UnknownParticle(f"no particle is named {name!r}")
     return min(found, key=lambda p: abs(int(p.pdgid)))

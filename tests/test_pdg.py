@@ -129,12 +129,13 @@ def test_the_particle_table_alone_answers_every_lookup_as_both_tables_do():
     code = """
 import attr, json, sys
 from particle import Particle
+from particle import data as pdg_data
 from cardgen import pdg
 
 def facts(p):
     return json.dumps(attr.asdict(p, recurse=False, value_serializer=lambda i, a, v: str(v)), sort_keys=True)
 
-with pdg.pdg_data.basepath.joinpath(pdg.PARTICLE_TABLE).open() as table:
+with pdg_data.basepath.joinpath(pdg.PARTICLE_TABLE).open() as table:
     rows = [line.split(",") for line in table if not line.startswith("#")][1:]
 ids = [int(r[0]) for r in rows]
 alone = {i: facts(pdg.lookup(i)) for i in ids}
@@ -169,6 +170,20 @@ print(json.dumps({"ids": len(ids), "alone_loaded": alone_loaded,
     assert out["differ"] == [] and out["names_differ"] == []
     assert out["particles"] == out["ids"]
     assert out["helium"] == "He4" and out["helium_by_name"] == 1000020040
+
+
+def test_the_package_is_imported_by_the_first_lookup_not_by_drawing():
+    """Every process that draws imports the rules (the answer keys come from them), and with
+    them this module; the particle package (0.06 s to import) waits for a lookup."""
+    import subprocess
+    import sys
+
+    code = ("import sys, cardgen.build, cardgen.sheets, cardgen.draw, cardgen.rules, cardgen.pdg\n"
+            "before = 'particle' in sys.modules\n"
+            "cardgen.pdg.lookup('p')\n"
+            "print(before, 'particle' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize("key, quarks, baryons", [

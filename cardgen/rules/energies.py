@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
-from typing import Generator, Iterable, Iterator
+from typing import TYPE_CHECKING, Generator, Iterable, Iterator
 
 from .. import format as fmt
 from .. import pdg
@@ -35,11 +35,13 @@ from .. import schema as S
 from ..errors import CardgenError, Finding, Location
 from ..model import Card, Component, Game, Table
 from ..particles import Design, Particle, design_choice
-from ..pdg import PDGParticle
 from ..proof import Choice, Proof
 from ..tables import Record
 from . import declared
 from .common import component_param, declared_field, particle_field, table_param
+
+if TYPE_CHECKING:
+    from ..pdg import PDGParticle
 
 RULE = "flavour-energies"
 
