@@ -89,7 +89,7 @@ def check_game(game: Game) -> list[Finding]:
 
 
 def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str] = (), strict: bool = False,
-          cache: Path | None = None, loaded_ns: int | None = None) -> Report:
+          cache: Path | None = None, loaded_ns: int | None = None, machine: bool = False) -> Report:
     """Check one game or several, as ``cardgen check`` does; the report is ``ok`` when no rule
     is broken, and also holds what the rules proved, the deviations the data declares and the
     games' assumptions.
@@ -106,7 +106,8 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
     ``render=False`` the cache is not touched); no PDF is ever written. ``loaded_ns``: the
     games were loaded from their files after that time (``cardgen check`` does so): when every
     rule passes, this machine's next build of the same files takes them as proved
-    (:mod:`cardgen.verdicts`).
+    (:mod:`cardgen.verdicts`). With ``loaded_ns`` or ``machine``, what each template prints
+    is also kept in this machine's cache folder, and taken from there by the next check.
 
     Within one check every face is rendered at most once, by whichever part reads it first —
     a rule reading what a card prints, or the render pass (:mod:`cardgen.checkfaces`)."""
@@ -122,7 +123,7 @@ def check(games: Game | Iterable[Game], render: bool = True, langs: Iterable[str
         from .cache import cache_file
 
         db = cache_file(cache)
-    with shared_faces(db):
+    with shared_faces(db, machine=machine or loaded_ns is not None):
         report = _checked(games, render, langs, strict, cache)
     if report.ok and loaded_ns is not None:
         from .verdicts import keep_passes

@@ -180,18 +180,22 @@ class GameFaces:
 
 _CHECK: ContextVar[dict[tuple[int, str], GameFaces] | None] = ContextVar("cardgen check faces", default=None)
 _CACHE_DB: ContextVar[Path | None] = ContextVar("cardgen check faces cache", default=None)
+_MACHINE: ContextVar[bool] = ContextVar("cardgen check keeps on this machine", default=False)
 
 
 @contextmanager
-def shared_faces(cache_db: Path | None = None) -> Iterator[None]:
+def shared_faces(cache_db: Path | None = None, machine: bool = False) -> Iterator[None]:
     """Within this block, :func:`faces_of` hands every caller the same faces (one check);
-    ``cache_db``: the build cache file whose compiled templates the renderers use."""
-    token, db_token = _CHECK.set({}), _CACHE_DB.set(cache_db)
+    ``cache_db``: the build cache file whose compiled templates the renderers use;
+    ``machine``: rules may keep what they derive in this machine's cache folder (see
+    :func:`keeps_on_machine`)."""
+    token, db_token, machine_token = _CHECK.set({}), _CACHE_DB.set(cache_db), _MACHINE.set(machine)
     try:
         yield
     finally:
         _CHECK.reset(token)
         _CACHE_DB.reset(db_token)
+        _MACHINE.reset(machine_token)
 
 
 def faces_of(game: Game, lang: str = i18n.SOURCE_LANG, cache_db: Path | None = None) -> GameFaces:
@@ -212,3 +216,9 @@ def check_cache_db() -> Path | None:
     """The cache file of the current check (None outside one, or without a cache): where
     rules keep what they derived from unchanged inputs for the next check."""
     return _CACHE_DB.get() if _CHECK.get() is not None else None
+
+
+def keeps_on_machine() -> bool:
+    """Whether the current check may take what rules derived from unchanged inputs from this
+    machine's cache folder, and keep it there (not with ``--no-cache``, which keeps nothing)."""
+    return _MACHINE.get() and _CHECK.get() is not None

@@ -1,5 +1,6 @@
-"""Compiled templates kept once per machine, outside every output folder (part of the render
-stage, used by :class:`cardgen.render.CompiledTemplates`).
+"""Compiled templates kept once per machine, outside every output folder (used by
+:class:`cardgen.render.CompiledTemplates`), and beside them what the checker read from each
+template (:func:`cardgen.rules.pdg_values.printed_quantities`).
 
 A cold build — a new output folder, so an empty face cache — used to compile every template
 again (Jinja parses the source and generates Python, Python compiles that: ~1 s of CPU for
@@ -10,9 +11,16 @@ templates. So it is kept in the user's cache folder (``platformdirs.user_cache_d
 ``~/.cache/cardgen/templates``), one file per template and all of that, and every build
 and check of the machine loads it: one ``marshal.loads``, no parsing, no compiling.
 
-It is code, so each file carries an HMAC with this user's key (:func:`cardgen.store.user_key`)
-and one whose tag does not verify — damaged, truncated, written by anyone else — is ignored
-and compiled afresh, never unmarshalled. The folder is bounded (:data:`LIMIT` bytes: the
+The checker scans every template a component prints with for the particle quantities it
+reads (0.09 s of Jinja parsing for Particle Builder's, in every check gate of a build whose
+game changed — after a one-card edit, on the path to the first file written). What the scan
+finds depends on the same things as the compiled code, and on the scan: it is kept here too
+(:meth:`MachineTemplates.facts`), one small file per template source.
+
+It is code, or what decides which printed values the checker compares with PDG, so each file
+carries an HMAC with this user's key (:func:`cardgen.store.user_key`) and one whose tag does
+not verify — damaged, truncated, written by anyone else — is ignored and compiled (or
+scanned) afresh, never unmarshalled or believed. The folder is bounded (:data:`LIMIT` bytes: the
 least recently used files go first) and disposable: a read that fails is a miss, a write
 that fails is skipped.
 """
@@ -69,6 +77,10 @@ class MachineTemplates:
         name = hashlib.sha256(f"{key}\0{checksum}\0{compiler_digest()}".encode()).hexdigest()[:40]
         return self.folder / f"{name}.code"
 
+    def _facts_path(self, key: str) -> Path:
+        name = hashlib.sha256(f"facts\0{key}\0{compiler_digest()}".encode()).hexdigest()[:40]
+        return self.folder / f"{name}.facts"
+
     @staticmethod
     def _tag(name: str, data: bytes) -> bytes:
         from .store import user_key
@@ -77,7 +89,30 @@ class MachineTemplates:
 
     def get(self, key: str, checksum: str) -> CodeType | None:
         """The code compiled for this template source, or None (absent, damaged or foreign)."""
-        path = self._path(key, checksum)
+        data = self._read(self._path(key, checksum))
+        if data is None:
+            return None
+        try:
+            code = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            return None
+        return code if isinstance(code, CodeType) else None
+
+    def put(self, key: str, checksum: str, code: CodeType) -> bool:
+        """Keep ``code``; False when it could not be written (the folder is read-only...)."""
+        return self._write(self._path(key, checksum), marshal.dumps(code))
+
+    def facts(self, key: str) -> bytes | None:
+        """What the checker's scan found in a template source, kept under ``key`` (a digest of
+        the source and of the scan), or None (absent, damaged or foreign)."""
+        return self._read(self._facts_path(key))
+
+    def keep_facts(self, key: str, data: bytes) -> bool:
+        """Keep a scan's findings under ``key``; False when they could not be written."""
+        return self._write(self._facts_path(key), data)
+
+    def _read(self, path: Path) -> bytes | None:
+        """A file's data when its tag verifies (the file is then recently used: evicted last)."""
         try:
             blob = path.read_bytes()
         except OSError:
@@ -86,21 +121,12 @@ class MachineTemplates:
         if len(tag) != _TAG or not hmac.compare_digest(tag, self._tag(path.name, data)):
             return None
         try:
-            code = marshal.loads(data)
-        except (ValueError, EOFError, TypeError):
-            return None
-        if not isinstance(code, CodeType):
-            return None
-        try:
-            os.utime(path)   # recently used: evicted last
+            os.utime(path)
         except OSError:
             pass
-        return code
+        return data
 
-    def put(self, key: str, checksum: str, code: CodeType) -> bool:
-        """Keep ``code``; False when it could not be written (the folder is read-only...)."""
-        path = self._path(key, checksum)
-        data = marshal.dumps(code)
+    def _write(self, path: Path, data: bytes) -> bool:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".part")
@@ -122,7 +148,7 @@ class MachineTemplates:
         try:
             with os.scandir(self.folder) as entries:
                 for entry in entries:
-                    if entry.name.endswith(".code"):
+                    if entry.name.endswith((".code", ".facts")):
                         st = entry.stat()
                         files.append((st.st_mtime_ns, st.st_size, entry.path))
         except OSError:

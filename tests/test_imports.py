@@ -19,7 +19,7 @@ STAGE_OF = {
     "loader": "load", "loadapart": "load", "yamlsrc": "load", "schema": "load", "model": "load", "spreadsheets": "load",
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
     "checkfaces": "check", "legibility": "check", "facegeometry": "check", "verdicts": "check",
-    "render": "render", "text": "render", "budget": "render", "images": "render", "templatecache": "render",
+    "render": "render", "text": "render", "budget": "render", "images": "render",
     "draw": "draw", "svgtree": "draw", "directdraw": "draw",
     "imposition": "layout",
     "pdfwrite": "write", "pdfdoc": "write", "pdfcontent": "write", "pdfmarks": "write", "build": "write",

@@ -121,3 +121,87 @@ def test_no_cache_keeps_nothing_in_the_machine_folder(tmp_path):
     assert not list(default_folder().glob("*.code"))
     build([game], BuildOptions(out=tmp_path / "b"), jobs=1, check=False)
     assert list(default_folder().glob("*.code"))
+
+
+def _scanned(monkeypatch) -> list[str]:
+    """The template files the checker scans for printed quantities from now on, in a process
+    that has scanned nothing yet."""
+    from cardgen.rules import pdg_values
+
+    names: list[str] = []
+    original = pdg_values._scan
+
+    def counting(game, source, path):
+        names.append(path.name)
+        return original(game, source, path)
+
+    monkeypatch.setattr(pdg_values, "_scan", counting)
+    monkeypatch.setattr(pdg_values, "_FACTS", {})
+    return names
+
+
+def test_what_a_template_prints_is_scanned_once_per_machine(monkeypatch, game_copy):
+    """The check gate's scan of the templates (which quantities a card prints, so which values
+    are compared with PDG) is kept beside the compiled templates: a later check parses none
+    of them and finds the same; an edited template is scanned again."""
+    from cardgen.check import check
+
+    g = game_copy("particle-builder")
+    scanned = _scanned(monkeypatch)
+    first = check([g.load()], render=False, machine=True)
+    assert "particle-front.svg.j2" in scanned and len(list(default_folder().glob("*.facts"))) == len(set(scanned))
+    scanned = _scanned(monkeypatch)   # as a new process
+    again = check([g.load()], render=False, machine=True)
+    assert scanned == [] and again.ok and first.ok
+    assert [str(p) for p in again.proofs] == [str(p) for p in first.proofs]
+    g.edit("templates/particle-front.svg.j2", "{% endblock %}", "<desc>{{ card.particle.mass }}</desc>\n{% endblock %}")
+    scanned = _scanned(monkeypatch)
+    check([g.load()], render=False, machine=True)
+    assert scanned == ["particle-front.svg.j2"]
+
+
+def test_damaged_or_foreign_facts_are_scanned_afresh(monkeypatch, tmp_path):
+    """A facts file that does not verify could make the checker skip a printed value: it is
+    never believed."""
+    cache = MachineTemplates(tmp_path / "t")
+    assert cache.keep_facts("k", b'[["mass"], []]') and cache.facts("k") == b'[["mass"], []]'
+    path = next((tmp_path / "t").glob("*.facts"))
+    genuine = path.read_bytes()
+    for damaged in (genuine[:-1] + bytes([genuine[-1] ^ 1]), genuine[:40], b""):
+        path.write_bytes(damaged)
+        assert cache.facts("k") is None
+    forged = b"[[], []]"   # "prints nothing": signed with another user's key
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "mallory"))
+    store.user_key.cache_clear()
+    try:
+        assert cache.keep_facts("k", forged)
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "ann"))
+        store.user_key.cache_clear()
+        assert cache.facts("k") is None
+    finally:
+        store.user_key.cache_clear()
+
+
+def test_a_build_without_cache_keeps_and_takes_nothing_from_the_machine(monkeypatch, tmp_path):
+    """--no-cache: every template compiled and scanned, every rule run, nothing kept on the
+    machine (compiled code, scanned facts or passes); the next build keeps them. The command
+    and the library alike."""
+    from click.testing import CliRunner
+
+    from cardgen.cli import main
+    from cardgen.verdicts import default_folder as verdicts_folder
+
+    game = cardgen.load_game("particles-in-circle")
+    scanned = _scanned(monkeypatch)
+    done = CliRunner().invoke(main, ["build", game.id, "--no-cache", "--out", str(tmp_path / "cli")])
+    assert done.exit_code == 0, done.output
+    assert scanned and not list(default_folder().glob("*")) and not verdicts_folder().exists()
+    scanned = _scanned(monkeypatch)
+    cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "a", cache=False))
+    assert scanned and not list(default_folder().glob("*")) and not verdicts_folder().exists()
+    _scanned(monkeypatch)   # as a new process
+    cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "b"))
+    assert list(default_folder().glob("*.facts")) and list(verdicts_folder().glob("*"))
+    scanned = _scanned(monkeypatch)
+    cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "c", cache=False))
+    assert scanned   # taken from nowhere: scanned again

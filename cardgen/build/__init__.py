@@ -88,7 +88,7 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     # the check gate alongside the rendering (for the games whose files changed since the
     # stamp); the rules that measure faces run once the faces are rendered (gates.check_legibility)
     gate = Alongside(partial(gates.check_rules, stamp.to_check(games) if stamp else games,
-                             stamp.loaded_ns if stamp else None)) if check else None
+                             stamp.loaded_ns if stamp and options.cache else None)) if check else None
     results: list[GameBuild] = []
     with BuildLock(options.out, on_wait=on_wait) as lock:
         for lang in i18n.languages(options.lang, games):

@@ -59,7 +59,7 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
     todo = [(g, d) for g, d in zip(games, digests) if d is None or not kept.passed(d)]
     if not todo:
         return
-    report = check([g for g, _ in todo], render=False)
+    report = check([g for g, _ in todo], render=False, machine=loaded_ns is not None)
     if not report.ok:
         raise RuleFindingsError(list(report.findings))
     kept.remember(d for _, d in todo if d is not None)

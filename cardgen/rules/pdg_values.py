@@ -17,6 +17,7 @@ finding names all three.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -77,8 +78,6 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
 Facts = tuple[frozenset[str], tuple[str, ...]]
 #: Facts of template sources, by :func:`_facts_key` (bounded: ``cardgen serve`` reads edits).
 _FACTS: dict[str, Facts | None] = {}
-#: Changes when :func:`_scan` reads trees differently: facts kept by an older version are not used.
-_SCAN_VERSION = "1:" + ",".join(QUANTITIES)
 
 
 def _template_facts(game: Game, path: Path) -> Facts | None:
@@ -86,10 +85,11 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     be read or parsed, or names a template by a computed expression.
 
     Found by the template's source text: in this process's memory, else in the check's build
-    cache (``OUT/.cache``, where the previous check left them), else read from the tree the
-    render pass compiles the template from (:mod:`cardgen.templatetrees`: parsed once for
-    both). So an edited template (``cardgen serve``) is read again, and an unchanged one is
-    not parsed by a check that takes its compiled code from the cache."""
+    cache (``OUT/.cache``, where the previous check left them), else in this machine's (beside
+    the compiled templates, :mod:`cardgen.templatecache`, where any check or build left
+    them), else read from the tree the render pass compiles the template from
+    (:mod:`cardgen.templatetrees`: parsed once for both). So an edited template (``cardgen
+    serve``) is read again, and an unchanged one is not parsed again on this machine."""
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
@@ -102,27 +102,39 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     return _FACTS[key]
 
 
+@functools.cache
+def _scan_digest() -> str:
+    """This module's code, which decides what a scan finds: facts kept by other code are not used."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def _facts_key(source: str) -> str:
-    return hashlib.sha256(f"{_SCAN_VERSION}\0{source}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{_scan_digest()}\0{source}".encode("utf-8")).hexdigest()
 
 
 def _kept_facts(key: str, scan: Callable[[], Facts | None]) -> Facts | None:
-    """Facts the check's cache holds under ``key``, else ``scan()``'s, then kept there."""
-    from ..checkfaces import check_cache_db
+    """Facts the check's cache or this machine's holds under ``key``, else ``scan()``'s, then
+    kept in both (this machine's only when the check may keep things there)."""
+    from ..checkfaces import check_cache_db, keeps_on_machine
+    from ..templatecache import MachineTemplates
 
     db = check_cache_db()
     store = open_store(db) if db is not None else None
+    machine = MachineTemplates() if keeps_on_machine() else None
     stored = store.get("template_facts", key) if store is not None else None
-    if stored is not None:
-        try:
-            kept = json.loads(stored[1])
-            return None if kept is None else (frozenset(kept[0]), tuple(kept[1]))
-        except (ValueError, TypeError, IndexError):
-            pass
+    for data in (stored[1] if stored is not None else None, machine and machine.facts(key)):
+        if data is not None:
+            try:
+                kept = json.loads(data)
+                return None if kept is None else (frozenset(kept[0]), tuple(kept[1]))
+            except (ValueError, TypeError, IndexError):
+                pass
     facts = scan()
+    data = json.dumps(None if facts is None else [sorted(facts[0]), list(facts[1])]).encode("utf-8")
     if store is not None:
-        data = None if facts is None else [sorted(facts[0]), list(facts[1])]
-        store.put("template_facts", [(key, "", json.dumps(data).encode("utf-8"))])
+        store.put("template_facts", [(key, "", data)])
+    if machine is not None:
+        machine.keep_facts(key, data)
     return facts
 
 
