@@ -79,11 +79,11 @@ def lookup(key: int | str) -> PDGParticle:
     """The package's particle for a PDG id (int or digits) or a PDG name ('p', 'pi+', 'K0',
     'J/psi(1S)')."""
     if isinstance(key, int) or re.fullmatch(r"[+-]?\d+", str(key).strip()):
-        table = _table(nuclei=abs(int(key)) >= NUCLEUS_IDS)
         from particle.particle.particle import InvalidParticle, ParticleNotFound
 
         try:
-            return table.from_pdgid(int(key))
+            pdgid = int(key)   # (more digits than Python converts: ValueError)
+            return _table(nuclei=abs(pdgid) >= NUCLEUS_IDS).from_pdgid(pdgid)
         except (InvalidParticle, ParticleNotFound, ValueError) as exc:
             raise UnknownParticle(str(exc)) from None
     # Particle.from_name builds every particle's name (0.6 s a call); a name starts with the

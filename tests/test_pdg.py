@@ -203,3 +203,13 @@ def test_a_nucleus_holds_its_nucleons_quarks_and_baryon_number(key, quarks, bary
     assert pdg.baryon_number(ref) == baryons
     thirds = {"u": 2, "d": -1, "U": -2, "D": 1}
     assert pdg.charge(ref) == Fraction(sum(thirds[q] * n for q, n in quarks.items()), 3)   # PDG's, from its table
+
+
+@pytest.mark.parametrize("key", ["9" * 5000, "0", "-0", "12345678", "no such particle"])
+def test_an_id_or_name_pdg_does_not_know_is_an_unknown_particle(key):
+    """Never a bare error from the package or from Python's integer conversion (a data file
+    may hold any digits: more than 4,300 is a ValueError of its own)."""
+    from cardgen import pdg
+
+    with pytest.raises(pdg.UnknownParticle):
+        pdg.lookup.__wrapped__(key)
