@@ -199,3 +199,32 @@ def test_every_module_that_brings_in_cairo_brings_it_in_the_fast_way():
     assert [row[0] for row in rows if row[2] == "pillow"] == []
     assert {"cardgen.draw", "cardgen.directdraw", "cardgen.facegeometry", "cardgen.legibility"} <= {
         row[0] for row in rows if row[1] == "preparsed"}
+
+
+def test_url_fetching_is_imported_when_a_face_first_fetches_and_draws_the_same():
+    """cairosvg imports urllib.request (with http.client, email and ssl: 20 ms) for fetching;
+    through cardgen it is imported when a face first embeds artwork (a ``data:`` URI, read
+    through urlopen), and the face draws the same PDF as when cairosvg bound the real module."""
+    draw = """
+        import hashlib, re, sys
+        {before}
+        from cardgen.draw import render_svg_pdf
+        png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+               'width="10mm" height="10mm" viewBox="0 0 10 10"><rect width="10" height="10" fill="#123456"/>'
+               f'<image x="2" y="2" width="6" height="6" xlink:href="data:image/png;base64,{{png}}"/></svg>')
+        before = "urllib.request" in sys.modules
+        stamp = lambda pdf: re.sub(rb"/CreationDate \\([^)]*\\)", b"", pdf)   # cairo stamps the time
+        plain = stamp(render_svg_pdf(svg.replace("<image", "<!--").replace("/></svg>", "--></svg>")))
+        between = "urllib.request" in sys.modules
+        pdf = stamp(render_svg_pdf(svg))
+        import urllib.request
+        real = urllib.request.urlopen.__module__
+        print(before, between, "urllib.request" in sys.modules, real, hashlib.sha256(pdf).hexdigest(),
+              pdf != plain and b"/Image" in pdf)
+        """
+    deferred = python(draw.format(before="")).split()
+    bound = python(draw.format(before="import urllib.request")).split()
+    assert deferred[:4] == ["False", "False", "True", "urllib.request"]
+    assert bound[:3] == ["True", "True", "True"]
+    assert deferred[4] == bound[4] and deferred[5] == "True"   # the artwork is drawn

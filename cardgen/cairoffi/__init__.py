@@ -1,5 +1,5 @@
 """Start cairocffi without parsing its C declarations in every process, and cairosvg
-without Pillow until a face needs it.
+without Pillow until a face needs it, nor Python's URL fetching until it fetches a URL.
 
 ``import cairocffi`` hands cairo's ~600 C declarations to cffi, which parses them with
 pycparser: 0.2 s of pure Python, paid by every process that draws — the build's worker
@@ -16,13 +16,15 @@ After upgrading cairocffi, regenerate them with ``python -m cardgen.cairoffi``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import importlib.util
 import sys
 import threading
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 HERE = Path(__file__).resolve().parent
 #: cairocffi's files that hold its C declarations.
@@ -102,15 +104,60 @@ def import_cairocffi() -> types.ModuleType:
 
 def import_cairosvg() -> types.ModuleType:
     """``import cairosvg`` the fast way: cairocffi through :func:`import_cairocffi`, and
-    cairosvg's raster images (with Pillow) loaded only when a face has one.
+    cairosvg's raster images (with Pillow) and its URL fetching (with ``urllib.request``)
+    loaded only when a face has artwork.
 
     Every cardgen module that uses cairosvg calls this before importing any part of it:
     ``from cairosvg.colors import COLORS`` alone imports all of cairosvg, and with it
     cairocffi, the slow way (the tests import each module in a fresh process to check)."""
     import_cairocffi()
     _defer_raster_images()
-    import cairosvg
+    with _url_fetching_deferred():
+        import cairosvg
     return cairosvg
+
+
+@contextlib.contextmanager
+def _url_fetching_deferred() -> Iterator[None]:
+    """While cairosvg is imported, a stand-in for ``urllib.request``.
+
+    ``cairosvg.url`` imports ``Request`` and ``urlopen`` from it, and with it ``http.client``,
+    ``email`` and ``ssl``: 20 ms of every process that draws (measured with ``-X importtime``),
+    although cairosvg fetches only for a face with artwork (cardgen embeds it as a ``data:``
+    URI, which cairosvg reads through ``urlopen`` too). The stand-in gives cairosvg two
+    functions that import the real module on their first call and call it, so it behaves
+    exactly as before; any other name it asked for would be the real module's. The stand-in
+    leaves ``sys.modules`` with the import: a later ``import urllib.request`` anywhere gets the
+    real module."""
+    if "cairosvg" in sys.modules or "urllib.request" in sys.modules:
+        yield
+        return
+    stand_in = types.ModuleType("urllib.request", "urllib.request, imported on first use (cardgen.cairoffi).")
+
+    lock = threading.Lock()
+
+    def real() -> types.ModuleType:
+        with lock:
+            if sys.modules.get("urllib.request") is stand_in:
+                del sys.modules["urllib.request"]
+            return importlib.import_module("urllib.request")
+
+    stand_in.Request = lambda *args, **kwargs: real().Request(*args, **kwargs)  # type: ignore[attr-defined]
+    stand_in.urlopen = lambda *args, **kwargs: real().urlopen(*args, **kwargs)  # type: ignore[attr-defined]
+
+    def other(name: str) -> Any:
+        if name.startswith("__"):   # what the import system asks of any module (__path__ ...)
+            raise AttributeError(name)
+        return getattr(real(), name)
+
+    stand_in.__getattr__ = other  # type: ignore[attr-defined]
+    sys.modules["urllib.request"] = stand_in
+    try:
+        yield
+    finally:
+        with lock:
+            if sys.modules.get("urllib.request") is stand_in:
+                del sys.modules["urllib.request"]
 
 
 def _defer_raster_images() -> None:
