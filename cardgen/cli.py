@@ -209,7 +209,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
               help="Class sets: print every component N times, each set marked (shape + number) for sorting.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Parallel processes (default: one per core).")
 @click.option("--no-cache", is_flag=True,
-              help="Build even when nothing changed, rendering every face again instead of reusing OUT/.cache.")
+              help="Build even when nothing changed, rendering every face again instead of reusing OUT/.cache "
+                   "and running every rule again; nothing is kept in this machine's cache folder.")
 @click.option("--allow-overflow", is_flag=True,
               help="Print text that does not fit its box (drawn at its smallest size, running over) instead of "
                    "stopping the build.")
