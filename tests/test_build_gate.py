@@ -1,19 +1,25 @@
-"""The check gate of `cardgen build` runs in the build's process while its workers render
-(cardgen.build.workers.Alongside), and nothing is staged until it has passed: a deck the rules
+"""The check gate of `cardgen build` runs while its workers render — in a child of its own
+where there is a second core, else on a thread of the build's process
+(cardgen.build.workers.Alongside) — and nothing is staged until it has passed: a deck the rules
 refuse is refused as before — same error, same exit code, no file written — however many
 processes render and whatever else failed."""
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import os
+import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import cardgen
+from cardgen import forkpair
 from cardgen.build import BuildOptions, RuleFindingsError, gates
+from cardgen.cache import cache_file
 
 BREAK = ("components/cards.yaml", "colour: [anti-red, anti-green, anti-blue]", "colour: [anti-green, anti-blue]")
 
@@ -23,32 +29,89 @@ def _files(out: Path) -> dict[str, bytes]:
             if p.is_file() and ".cache" not in p.parts and p.name != ".lock"}
 
 
-@pytest.fixture
-def slow_gate(monkeypatch) -> list[tuple[bool, int]]:
+@dataclass(frozen=True)
+class GateRun:
+    pid: int          # the process the gate ran in
+    on_thread: bool   # off that process's main thread
+    faces: int        # faces in the build's cache once the gate's extra 2 s were up
+
+
+class SlowGate:
     """The gate takes 2 s longer than it does: long enough for the workers to render and, were
-    it allowed, impose. Notes, per run, whether it ran off the main thread and how many
-    worker processes were alive when it started."""
-    seen: list[tuple[bool, int]] = []
-    original = gates.check_rules
+    it allowed, impose. Each run is noted in a file (the gate may run in a forked child):
+    where it ran, and how many faces the workers had rendered into the cache of ``out`` by
+    the end of its 2 s."""
 
-    def slow(games, *args):
-        seen.append((threading.current_thread() is not threading.main_thread(),
-                     len(multiprocessing.active_children())))
-        time.sleep(2)
-        original(games, *args)
+    def __init__(self, monkeypatch, log: Path) -> None:
+        self.log, self.out = log, None
+        original = gates.check_rules
 
-    monkeypatch.setattr(gates, "check_rules", slow)
-    return seen
+        def slow(games, *args):
+            on_thread = threading.current_thread() is not threading.main_thread()
+            time.sleep(2)
+            with open(self.log, "a", encoding="utf-8") as f:
+                f.write(f"{os.getpid()} {int(on_thread)} {self._faces()}\n")
+            original(games, *args)
+
+        monkeypatch.setattr(gates, "check_rules", slow)
+
+    def _faces(self) -> int:
+        db = self.out and cache_file(self.out / ".cache")
+        if not db or not db.exists():
+            return 0
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            return conn.execute("SELECT count(*) FROM faces").fetchone()[0]
+
+    def runs(self) -> list[GateRun]:
+        lines = self.log.read_text(encoding="utf-8").splitlines() if self.log.exists() else []
+        return [GateRun(int(pid), bool(int(thread)), int(faces)) for pid, thread, faces in map(str.split, lines)]
+
+
+@pytest.fixture
+def slow_gate(monkeypatch, tmp_path) -> SlowGate:
+    return SlowGate(monkeypatch, tmp_path / "gate.log")
 
 
 def test_the_gate_runs_while_the_workers_render(slow_gate, tmp_path, monkeypatch):
+    """With a second core the gate runs in a child forked as soon as the games are read (the
+    build's process plans and starts its workers meanwhile); without one, on a thread once the
+    workers run. Either way the workers render while it runs. One process: first, here."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     games = [cardgen.load_game("qcd")]
-    cardgen.build(games, BuildOptions(out=tmp_path / "two"), jobs=2)
-    assert len(slow_gate) == 1 and slow_gate[0][0] and slow_gate[0][1] >= 2   # on a thread, the workers running
-    cardgen.build(games, BuildOptions(out=tmp_path / "one"), jobs=1)
-    assert len(slow_gate) == 2 and not slow_gate[1][0]   # one process: first, in the build's thread
+    slow_gate.out = tmp_path / "two"
+    cardgen.build(games, BuildOptions(out=slow_gate.out), jobs=2)
+    [run] = slow_gate.runs()
+    if len(forkpair.cores()) >= 2:
+        assert run.pid != os.getpid() and not run.on_thread   # a child of its own
+    else:
+        assert run.pid == os.getpid() and run.on_thread
+    assert run.faces >= 26   # every QCD face rendered while it ran
+    slow_gate.out = tmp_path / "one"
+    cardgen.build(games, BuildOptions(out=slow_gate.out), jobs=1)
+    assert slow_gate.runs()[1:] == [GateRun(os.getpid(), False, 0)]   # first, in the build's thread
     assert _files(tmp_path / "two") == _files(tmp_path / "one") and len(_files(tmp_path / "one")) >= 5
+
+
+def test_a_gate_whose_child_is_lost_runs_here(tmp_path):
+    """A forked gate that dies without answering (killed, out of memory) is no pass: the build's
+    process runs the function itself, and raises what it raises."""
+    from cardgen.build.workers import Alongside
+
+    parent, calls = os.getpid(), []
+
+    def fn():
+        if os.getpid() != parent:
+            os._exit(3)   # the child dies without a word
+        calls.append("here")
+        raise RuleFindingsError([])
+
+    gate = Alongside(fn)
+    gate.fork()
+    if len(forkpair.cores()) >= 2:
+        assert gate.forked
+    with pytest.raises(RuleFindingsError):
+        gate.wait()
+    assert calls == ["here"] and not gate.forked
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -123,41 +123,49 @@ def test_no_cache_keeps_nothing_in_the_machine_folder(tmp_path):
     assert list(default_folder().glob("*.code"))
 
 
-def _scanned(monkeypatch) -> list[str]:
-    """The template files the checker scans for printed quantities from now on, in a process
-    that has scanned nothing yet."""
-    from cardgen.rules import pdg_values
+class _Scans:
+    """The template files the checker scans for printed quantities from now on, by name, in a
+    process that has scanned nothing yet — this one, or a child it forks (a build's check gate
+    runs in one): kept in a file."""
 
-    names: list[str] = []
-    original = pdg_values._scan
+    def __init__(self, monkeypatch, folder: Path) -> None:
+        from cardgen.rules import pdg_values
 
-    def counting(game, source, path):
-        names.append(path.name)
-        return original(game, source, path)
+        self.log = folder / f"scans-{len(list(folder.glob('scans-*')))}.log"
+        self.log.touch()
+        original = pdg_values._scan
 
-    monkeypatch.setattr(pdg_values, "_scan", counting)
-    monkeypatch.setattr(pdg_values, "_FACTS", {})
-    return names
+        def counting(game, source, path):
+            with open(self.log, "a", encoding="utf-8") as f:
+                f.write(path.name + "\n")
+            return original(game, source, path)
+
+        monkeypatch.setattr(pdg_values, "_scan", counting)
+        monkeypatch.setattr(pdg_values, "_FACTS", {})
+
+    def names(self) -> list[str]:
+        return self.log.read_text(encoding="utf-8").split()
 
 
-def test_what_a_template_prints_is_scanned_once_per_machine(monkeypatch, game_copy):
+def test_what_a_template_prints_is_scanned_once_per_machine(monkeypatch, game_copy, tmp_path):
     """The check gate's scan of the templates (which quantities a card prints, so which values
     are compared with PDG) is kept beside the compiled templates: a later check parses none
     of them and finds the same; an edited template is scanned again."""
     from cardgen.check import check
 
     g = game_copy("particle-builder")
-    scanned = _scanned(monkeypatch)
+    scanned = _Scans(monkeypatch, tmp_path)
     first = check([g.load()], render=False, machine=True)
-    assert "particle-front.svg.j2" in scanned and len(list(default_folder().glob("*.facts"))) == len(set(scanned))
-    scanned = _scanned(monkeypatch)   # as a new process
+    assert "particle-front.svg.j2" in scanned.names()
+    assert len(list(default_folder().glob("*.facts"))) == len(set(scanned.names()))
+    scanned = _Scans(monkeypatch, tmp_path)   # as a new process
     again = check([g.load()], render=False, machine=True)
-    assert scanned == [] and again.ok and first.ok
+    assert scanned.names() == [] and again.ok and first.ok
     assert [str(p) for p in again.proofs] == [str(p) for p in first.proofs]
     g.edit("templates/particle-front.svg.j2", "{% endblock %}", "<desc>{{ card.particle.mass }}</desc>\n{% endblock %}")
-    scanned = _scanned(monkeypatch)
+    scanned = _Scans(monkeypatch, tmp_path)
     check([g.load()], render=False, machine=True)
-    assert scanned == ["particle-front.svg.j2"]
+    assert scanned.names() == ["particle-front.svg.j2"]
 
 
 def test_damaged_or_foreign_facts_are_scanned_afresh(monkeypatch, tmp_path):
@@ -192,16 +200,16 @@ def test_a_build_without_cache_keeps_and_takes_nothing_from_the_machine(monkeypa
     from cardgen.verdicts import default_folder as verdicts_folder
 
     game = cardgen.load_game("particles-in-circle")
-    scanned = _scanned(monkeypatch)
+    scanned = _Scans(monkeypatch, tmp_path)
     done = CliRunner().invoke(main, ["build", game.id, "--no-cache", "--out", str(tmp_path / "cli")])
     assert done.exit_code == 0, done.output
-    assert scanned and not [p for p in default_folder().parent.rglob("*") if p.is_file()]   # as --help says
-    scanned = _scanned(monkeypatch)
+    assert scanned.names() and not [p for p in default_folder().parent.rglob("*") if p.is_file()]   # as --help says
+    scanned = _Scans(monkeypatch, tmp_path)
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "a", cache=False))
-    assert scanned and not list(default_folder().glob("*")) and not verdicts_folder().exists()
-    _scanned(monkeypatch)   # as a new process
+    assert scanned.names() and not list(default_folder().glob("*")) and not verdicts_folder().exists()
+    _Scans(monkeypatch, tmp_path)   # as a new process
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "b"))
     assert list(default_folder().glob("*.facts")) and list(verdicts_folder().glob("*"))
-    scanned = _scanned(monkeypatch)
+    scanned = _Scans(monkeypatch, tmp_path)
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "c", cache=False))
-    assert scanned   # taken from nowhere: scanned again
+    assert scanned.names()   # taken from nowhere: scanned again

@@ -89,15 +89,23 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     # stamp); the rules that measure faces run once the faces are rendered (gates.check_legibility)
     gate = Alongside(partial(gates.check_rules, stamp.to_check(games) if stamp else games,
                              stamp.loaded_ns if stamp and options.cache else None)) if check else None
+    jobs = jobs or os.cpu_count() or 1
+    if gate is not None and jobs > 1:
+        gate.fork()   # on a core of its own from now on, where there is one
+    checking = gate
     results: list[GameBuild] = []
-    with BuildLock(options.out, on_wait=on_wait) as lock:
-        for lang in i18n.languages(options.lang, games):
-            todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
-            results += _build_language(todo, replace(options, lang=lang), jobs or os.cpu_count() or 1, on_done,
-                                       lock.fileno(), gate, check)
-            gate = None   # passed
-        if stamp:
-            stamp.record(games, results, checked=check)
+    try:
+        with BuildLock(options.out, on_wait=on_wait) as lock:
+            for lang in i18n.languages(options.lang, games):
+                todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
+                results += _build_language(todo, replace(options, lang=lang), jobs, on_done, lock.fileno(), gate,
+                                           check)
+                gate = None   # passed
+            if stamp:
+                stamp.record(games, results, checked=check)
+    finally:
+        if checking is not None:
+            checking.close()
     return results
 
 

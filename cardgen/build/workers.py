@@ -22,7 +22,10 @@ workbench.
 
 from __future__ import annotations
 
+import gc
 import os
+import select
+import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,19 +74,60 @@ def bench() -> Workbench:
 
 
 class Alongside:
-    """A function the build's process runs while its workers render — the check gate — on a
-    thread of its own, or right away where there are no workers. What it raises is kept and
-    raised again by :meth:`passed` and :meth:`wait`, in the build's thread."""
+    """A function the build's process needs done while its workers render — the check gate.
+    What it raises is raised again by :meth:`passed` and :meth:`wait`, in the build's thread.
+
+    Where the system forks and has a second core, :meth:`fork` runs it in a child process from
+    the moment the games are read: the build's process then plans, imports the drawing
+    libraries and starts its workers — one core's work — while the other core runs the rules,
+    instead of running them on a thread of the build's process once the workers have started
+    (after a one-card edit the gate ended last, and the files waited for it). The child only
+    says whether it passed; when it did not — findings, an error, a child lost — the function
+    runs here, so what it raises is raised exactly as before. Without :meth:`fork` it runs on
+    a thread once the workers run (:meth:`start`), or here and now (:meth:`wait`)."""
 
     def __init__(self, fn: Callable[[], None]) -> None:
         self._fn = fn
         self._thread: threading.Thread | None = None
+        self._child: tuple[int, int] | None = None   # the forked child's pid and the read end of its pipe
         self._error: BaseException | None = None
         self._done = False
 
+    @property
+    def forked(self) -> bool:
+        """Whether it runs in a child process (see :meth:`fork`) that has not yet answered."""
+        return self._child is not None
+
+    def fork(self) -> None:
+        """Run it in a forked child from now on, where the system forks and this process may
+        use a second core (otherwise nothing happens: see :meth:`start` and :meth:`wait`)."""
+        from ..forkpair import can_fork, cores
+
+        if self._child or self._thread or self._done or len(cores()) < 2 or not can_fork():
+            return
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: run, answer one byte, leave without running the parent's exit handlers
+            os.close(read)
+            passed = False
+            try:
+                gc.freeze()   # the collector leaves the inherited games alone (shared pages stay shared)
+                _die_with_parent()
+                self._fn()
+                passed = True
+            except BaseException:  # noqa: BLE001 — the build's process runs it again to raise it
+                pass
+            finally:
+                try:
+                    os.write(write, b"1" if passed else b"0")
+                finally:
+                    os._exit(0)
+        os.close(write)
+        self._child = (pid, read)
+
     def start(self) -> None:
-        """Run it on a thread (workers are running: no fork will follow)."""
-        if self._thread is None and not self._done:
+        """Run it on a thread (workers are running: no fork will follow), unless a child runs it."""
+        if self._child is None and self._thread is None and not self._done:
             self._thread = threading.Thread(target=self._run, name="cardgen check gate", daemon=True)
             self._thread.start()
 
@@ -95,19 +139,58 @@ class Alongside:
         finally:
             self._done = True
 
+    def _answer(self, block: bool) -> bool:
+        """Take the child's answer (waiting for it when ``block``); False while it has none."""
+        assert self._child is not None
+        pid, read = self._child
+        if not block and not select.select([read], [], [], 0)[0]:
+            return False
+        try:
+            answer = os.read(read, 1)
+        except OSError:
+            answer = b""
+        os.close(read)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        self._child = None
+        if answer == b"1":
+            self._done = True
+        else:
+            self._run()   # findings, an error, or a child that died: here, to raise what it raises
+        return True
+
     def passed(self) -> bool:
         """Whether it has returned; raises what it raised."""
+        if self._child is not None and not self._answer(block=False):
+            return False
         if self._error is not None:
             raise self._error
         return self._done
 
     def wait(self) -> None:
         """Until it has returned (run here and now if it never started); raises what it raised."""
-        if self._thread is not None:
+        if self._child is not None:
+            self._answer(block=True)
+        elif self._thread is not None:
             self._thread.join()
         elif not self._done:
             self._run()
         self.passed()
+
+    def close(self) -> None:
+        """Stop and reap a child that is still running (the build ended another way)."""
+        if self._child is None:
+            return
+        pid, read = self._child
+        self._child = None
+        os.close(read)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
 
 
 def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: schedule.OnResult,
@@ -122,8 +205,8 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
     if workers > 1 and ctx.get_start_method() == "fork":
         # imported once here, shared by every forked worker (each measures the faces it draws)
         from .. import draw, legibility, sheets  # noqa: F401
-    if alongside is not None and workers <= 1:
-        alongside.wait()
+    if alongside is not None and workers <= 1 and not alongside.forked:
+        alongside.wait()   # on a thread it would only take turns with the tasks
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
                  initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start)
 
