@@ -7,6 +7,7 @@ processes render and whatever else failed."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sqlite3
 import threading
@@ -73,23 +74,27 @@ def slow_gate(monkeypatch, tmp_path) -> SlowGate:
 
 
 def test_the_gate_runs_while_the_workers_render(slow_gate, tmp_path, monkeypatch):
-    """With a second core the gate runs in a child forked as soon as the games are read (the
-    build's process plans and starts its workers meanwhile); without one, on a thread once the
-    workers run. Either way the workers render while it runs. One process: first, here."""
+    """A process's first gate, with a second core, runs in a child forked as soon as the games
+    are read (the build's process plans and starts its workers meanwhile); a later build of
+    the same process — or any without a second core — runs it on a thread once the workers
+    run, keeping what the rules read for the next. Either way the workers render while it
+    runs. One process: first, here."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(importlib.import_module("cardgen.build"), "_gated_here", False)   # as a new process
     games = [cardgen.load_game("qcd")]
-    slow_gate.out = tmp_path / "two"
-    cardgen.build(games, BuildOptions(out=slow_gate.out), jobs=2)
-    [run] = slow_gate.runs()
-    if len(forkpair.cores()) >= 2:
-        assert run.pid != os.getpid() and not run.on_thread   # a child of its own
-    else:
-        assert run.pid == os.getpid() and run.on_thread
-    assert run.faces >= 26   # every QCD face rendered while it ran
+    forks = len(forkpair.cores()) >= 2
+    for name in ("first", "second"):
+        slow_gate.out = tmp_path / name
+        cardgen.build(games, BuildOptions(out=slow_gate.out), jobs=2)
+    first, second = slow_gate.runs()
+    assert (first.pid != os.getpid(), first.on_thread) == ((True, False) if forks else (False, True))
+    assert second.pid == os.getpid() and second.on_thread
+    assert first.faces >= 26 and second.faces >= 26   # every QCD face rendered while it ran
     slow_gate.out = tmp_path / "one"
     cardgen.build(games, BuildOptions(out=slow_gate.out), jobs=1)
-    assert slow_gate.runs()[1:] == [GateRun(os.getpid(), False, 0)]   # first, in the build's thread
-    assert _files(tmp_path / "two") == _files(tmp_path / "one") and len(_files(tmp_path / "one")) >= 5
+    assert slow_gate.runs()[2:] == [GateRun(os.getpid(), False, 0)]   # first, in the build's thread
+    assert _files(tmp_path / "first") == _files(tmp_path / "one") == _files(tmp_path / "second")
+    assert len(_files(tmp_path / "one")) >= 5
 
 
 def test_a_gate_whose_child_is_lost_runs_here(tmp_path):

@@ -4,7 +4,8 @@
 
 1. :mod:`.options` — the options, checked once (the paper parsed into a ``Paper``);
 2. :mod:`.gates` — the check gate: a deck the rules find wrong is not built (its rules run
-   in this process while the workers render; no file is staged until they pass);
+   while the workers render, in a forked child or on a thread, see :class:`.workers.Alongside`;
+   no file is staged until they pass);
 3. :mod:`.plan` — per game, the files to write (print jobs), the faces each needs, which
    files stay as they are and which faces must be rendered (nothing rendered yet);
 4. :mod:`.workers` + :mod:`.faces` — the faces rendered and drawn, in parallel processes;
@@ -58,6 +59,13 @@ __all__ = [
 ]
 
 
+#: Whether this process has run a check gate: its first runs in a forked child (see
+#: :meth:`Alongside.fork`), cold there as it would be here; later ones run on a thread, so that
+#: a process that builds again — the library's caller, ``cardgen serve`` — keeps what the rules
+#: read (the particle package and its tables, each template's facts) from one build to the next.
+_gated_here = False
+
+
 def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
           on_done: Callable[[GameBuild], None] | None = None,
           on_wait: Callable[[], None] | None = None, *, check: bool = False,
@@ -90,8 +98,10 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     gate = Alongside(partial(gates.check_rules, stamp.to_check(games) if stamp else games,
                              stamp.loaded_ns if stamp and options.cache else None)) if check else None
     jobs = jobs or os.cpu_count() or 1
-    if gate is not None and jobs > 1:
+    global _gated_here
+    if gate is not None and jobs > 1 and not _gated_here:
         gate.fork()   # on a core of its own from now on, where there is one
+    _gated_here = _gated_here or gate is not None
     checking = gate
     results: list[GameBuild] = []
     try:

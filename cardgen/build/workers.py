@@ -12,9 +12,11 @@
 * **the games** reach each worker as an argument of its initializer — inherited, not
   pickled, under fork — and are held by a :class:`Workbench`, which also keeps one renderer
   per game and language so a worker compiles each template once;
-* **the check gate** runs in the build's own process, on a thread started once the workers
-  are (:class:`Alongside`): the main process only hands out tasks meanwhile, and the gate's
-  rules no longer keep the workers waiting.
+* **the check gate** runs while the workers render (:class:`Alongside`): in a child forked
+  as soon as the games are read, where there is a second core, so the rules use that core
+  while the build's process plans and starts its workers; otherwise on a thread of the
+  build's process once the workers are started. Either way the gate's rules no longer keep
+  the workers waiting.
 
 A single process (``jobs`` 1, or little to render) runs the same tasks here, with the same
 workbench.
