@@ -99,23 +99,24 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
                              stamp.loaded_ns if stamp and options.cache else None)) if check else None
     jobs = jobs or os.cpu_count() or 1
     global _gated_here
-    if gate is not None and jobs > 1 and not _gated_here:
-        gate.fork()   # on a core of its own from now on, where there is one
-    _gated_here = _gated_here or gate is not None
-    checking = gate
+    if gate is not None:
+        if jobs > 1 and not _gated_here:
+            gate.fork()   # on a core of its own from now on, where there is one
+        _gated_here = True
     results: list[GameBuild] = []
     try:
         with BuildLock(options.out, on_wait=on_wait) as lock:
+            pending = gate   # the first language waits for it; it has passed for the others
             for lang in i18n.languages(options.lang, games):
                 todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
-                results += _build_language(todo, replace(options, lang=lang), jobs, on_done, lock.fileno(), gate,
+                results += _build_language(todo, replace(options, lang=lang), jobs, on_done, lock.fileno(), pending,
                                            check)
-                gate = None   # passed
+                pending = None
             if stamp:
                 stamp.record(games, results, checked=check)
     finally:
-        if checking is not None:
-            checking.close()
+        if gate is not None:
+            gate.close()   # a child still running when the build ended another way
     return results
 
 

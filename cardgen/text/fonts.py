@@ -113,7 +113,8 @@ class _AsFontTools:
 
 
 class Face:
-    """One font file, ready for shaping (HarfBuzz) and outline extraction (fontTools).
+    """One font file, ready for shaping and outline extraction (HarfBuzz), validated and its
+    vertical metrics read by fontTools.
 
     The file is read on first use, not when the chain is built: an English deck never
     touches the Arabic, Devanagari or Chinese faces, and reading those cost ~0.2 s in every
