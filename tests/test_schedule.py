@@ -37,8 +37,19 @@ def collect(tasks: list[Task], jobs: int, follow=lambda task, result: []) -> lis
     return seen
 
 
+def in_step(name: str, until: float) -> tuple[str, int]:
+    """A task that ends at the wall-clock time ``until``: tasks given the same times progress
+    in step in every process, however late a process started."""
+    time.sleep(max(0.0, until - time.time()))
+    return name, os.getpid()
+
+
 def test_each_group_runs_in_one_process_when_groups_balance():
-    tasks = [Task(where, (f"{g}{i}", 0.02), group=g) for g in "ab" for i in range(6)]
+    """Two groups of equal work, progressing in step (a process forked late on a busy
+    machine would otherwise fall a task behind, and the other, idle, rightly take its last):
+    neither process takes the other's work."""
+    start = time.time() + 0.5   # both processes are running by then
+    tasks = [Task(in_step, (f"{g}{i}", start + 0.05 * (i + 1)), group=g) for g in "ab" for i in range(6)]
     seen = collect(tasks, 2)
     assert sorted(name for name, _ in seen) == sorted(t.args[0] for t in tasks)
     pids = {g: {pid for name, pid in seen if name[0] == g} for g in "ab"}
