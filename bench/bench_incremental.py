@@ -6,6 +6,10 @@ Run: .venv/bin/python bench/bench_incremental.py [--before REF] [--runs N]
 
 Targets (issue #18): a whole-command no-op ≤ 0.15 s, after one edited card ≤ 0.2 s.
 
+Where the tree has a daemon (``cardgen daemon start``), both commands are measured again
+through it, in a daemon folder of their own; their CPU time is spent in the daemon's fork,
+which this script cannot count, so those lines give wall time only.
+
 ``--before REF`` also measures another commit (extracted with ``git archive`` into a temporary
 folder), the two in alternation — before, after, before, after … — so that both see the same load from
 whatever else the machine runs. Every figure is the median of ``--runs`` runs, wall time and
@@ -103,6 +107,21 @@ class Tree:
                               encoding="utf-8")
         return self.run("-m", "cardgen", "build", str(self.game), "--out", str(self.out / "edit"))
 
+    def start_daemon(self, folder: Path) -> bool:
+        """Start this tree's daemon (``cardgen daemon start``), if it has one: the commands
+        that follow go through it, until :meth:`stop_daemon`."""
+        if not (self.root / "cardgen/daemon").is_dir():
+            return False
+        self.env["CARDGEN_DAEMON_DIR"] = str(folder)
+        subprocess.run([self.python, "-m", "cardgen", "daemon", "start"], check=True, capture_output=True,
+                       cwd=self.root, env=self.env)
+        return True
+
+    def stop_daemon(self) -> None:
+        subprocess.run([self.python, "-m", "cardgen", "daemon", "stop"], check=True, capture_output=True,
+                       cwd=self.root, env=self.env)
+        del self.env["CARDGEN_DAEMON_DIR"]
+
     def in_process(self, runs: int) -> list[tuple[float, float]]:
         self.cards.write_text(self.text, encoding="utf-8")   # the card as shipped: each run edits it
         done = subprocess.run([self.python, "-c", IN_PROCESS, str(self.game), str(self.out / "lib"),
@@ -143,6 +162,19 @@ def main() -> None:
                 figures[tree.name]["edit"].append(tree.edit())
         for tree in trees:
             figures[tree.name]["in-process"] = tree.in_process(args.runs)
+        for tree in trees:   # through a daemon, where the tree has one
+            if not tree.start_daemon(Path(tempfile.mkdtemp(prefix="cgd-"))):
+                continue
+            try:
+                tree.no_op()
+                tree.edit()
+                rows = figures[tree.name]
+                rows["daemon no-op"], rows["daemon edit"] = [], []
+                for _ in range(args.runs):
+                    rows["daemon no-op"].append(tree.no_op())
+                    rows["daemon edit"].append(tree.edit())
+            finally:
+                tree.stop_daemon()
     print(f"Medians of {args.runs} runs on {os.cpu_count()} cores, load average {load_before:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end:")
     for name, rows in figures.items():
@@ -150,6 +182,11 @@ def main() -> None:
         print(f"    whole command, nothing changed (all games)   {median(rows['no-op'])}   target ≤ 0.15 s")
         print(f"    whole command, one card edited (Particle B.)  {median(rows['edit'])}   target ≤ 0.2 s")
         print(f"    in-process, one card edited (library)        {median(rows['in-process'])}")
+        if "daemon edit" in rows:   # CPU: the command's process is the daemon's child, not counted here
+            wall = statistics.median(w for w, _ in rows["daemon no-op"])
+            print(f"    through the daemon, nothing changed          {wall:6.3f} s wall")
+            wall = statistics.median(w for w, _ in rows["daemon edit"])
+            print(f"    through the daemon, one card edited          {wall:6.3f} s wall   target ≤ 0.2 s")
 
 
 if __name__ == "__main__":

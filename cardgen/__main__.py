@@ -1,5 +1,6 @@
-"""``python -m cardgen`` runs the command line."""
+"""``python -m cardgen`` runs the command line, as the ``cardgen`` executable does (through the
+daemon when one runs: see :mod:`cardgen.daemon`)."""
 
-from .cli import run
+from .daemon.client import run
 
 run()

@@ -18,8 +18,11 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-config-")
 # Templates are compiled once per machine into the user's cache folder (XDG_CACHE_HOME, see
 # cardgen.templatecache): the tests use their own, and each test a fresh one (own_template_cache).
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-cache-")
-# Both go when this test process ends (each xdist worker made its own).
-for _folder in (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_CACHE_HOME"]):
+# A daemon the developer started (cardgen daemon start) would run the commands the tests start:
+# they look for daemons in a folder of their own, where only tests/test_daemon.py starts any.
+os.environ["CARDGEN_DAEMON_DIR"] = tempfile.mkdtemp(prefix="cgd-")
+# All go when this test process ends (each xdist worker made its own).
+for _folder in (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_CACHE_HOME"], os.environ["CARDGEN_DAEMON_DIR"]):
     atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 
 

@@ -27,7 +27,7 @@ STAGE_OF = {
     "export": "write", "tts_pieces": "write", "tts_text": "write", "tts_validate": "write", "preview": "write",
     "uptodate": "write",
     "cli": "cli", "cli_export": "cli", "cli_help": "cli", "cli_common": "cli", "serve": "cli", "serve_pages": "cli",
-    "api": "cli", "__main__": "cli",
+    "api": "cli", "__main__": "cli", "cli_daemon": "cli", "daemon": "cli",
 }
 #: Reaching forward on purpose, each with its reason (checked: an entry that is no longer
 #: needed fails the test, so the list only shrinks).

@@ -1,0 +1,249 @@
+"""The daemon (cardgen daemon start): a command it runs prints, writes and exits exactly as the
+same command run without it, and the daemon never serves what it should not — a stale
+installation, a command allowed more than the daemon, a request it cannot read."""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from cardgen.daemon.channel import Channel, ProtocolError
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "cardgen"
+EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}
+
+
+def cardgen(*args: str, cwd: Path = ROOT, env: dict | None = None, exe: list[str] | None = None,
+            **popen) -> subprocess.CompletedProcess:
+    return subprocess.run([*(exe or [sys.executable, "-m", "cardgen"]), *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=300, **popen)
+
+
+def commands_run(env: dict | None = None, cwd: Path = ROOT) -> int | None:
+    """How many commands the daemon has run; None when none runs."""
+    res = cardgen("daemon", "status", env=env, cwd=cwd)
+    if res.returncode != 0:
+        return None
+    return int(re.search(r"(\d+) commands run", res.stdout).group(1))
+
+
+@pytest.fixture
+def daemon(monkeypatch: pytest.MonkeyPatch):
+    """A daemon of its own (in a folder of its own), started; stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="cgd-"))
+    monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))
+    res = cardgen("daemon", "start")
+    assert res.returncode == 0, res.stderr
+    assert "daemon started" in res.stdout
+    yield folder
+    cardgen("daemon", "stop")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def pdfs(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.pdf"))}
+
+
+def test_a_build_through_the_daemon_writes_prints_and_exits_as_one_run_here(daemon: Path, tmp_path: Path) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    here = cardgen("build", "qcd", "--out", "out", "--no-cache", cwd=tmp_path / "here",
+                   env={**EPOCH, "CARDGEN_DAEMON": "off"})
+    assert commands_run() == 0
+    there = cardgen("build", "qcd", "--out", "out", "--no-cache", cwd=tmp_path / "there", env=EPOCH)
+    assert commands_run() == 1   # the daemon ran it
+    assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+    assert there.returncode == 0
+    made_here, made_there = pdfs(tmp_path / "here" / "out"), pdfs(tmp_path / "there" / "out")
+    assert made_here and made_here == made_there   # the same bytes: the epoch came from the environment sent
+
+
+def test_errors_and_usage_read_as_here_for_the_executable_and_python_m(daemon: Path, tmp_path: Path) -> None:
+    executable = shutil.which("cardgen", path=str(Path(sys.executable).parent))
+    assert executable is not None
+    for exe in ([executable], [sys.executable, "-m", "cardgen"]):
+        for args in (("check", "no-such-game"), ("build", "--paper"), ("build", "--no-such-option"), ("build", "--jobs", "0"),
+                     ("--version",)):
+            before = commands_run()
+            there = cardgen(*args, exe=exe, cwd=tmp_path)
+            assert commands_run() == before + 1
+            here = cardgen(*args, exe=exe, cwd=tmp_path, env={"CARDGEN_DAEMON": "off"})
+            assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr), args
+    assert "Usage: python -m cardgen build" in cardgen("build", "--no-such-option").stderr
+    assert "Usage: cardgen build" in cardgen("build", "--no-such-option", exe=[executable]).stderr
+
+
+def test_a_changed_installation_stops_the_daemon_and_the_command_runs_here(daemon: Path, tmp_path: Path) -> None:
+    # an installation of its own (a copy of the tree first on the path), so that changing it
+    # disturbs no other test's daemon
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "cardgen", ignore=shutil.ignore_patterns("__pycache__"))
+    for shared in ("data", "templates"):
+        (src / shared).symlink_to(ROOT / shared)
+    env = {**EPOCH, "PYTHONPATH": str(src)}
+    started = cardgen("daemon", "start", env=env, cwd=tmp_path)
+    assert started.returncode == 0, started.stderr
+    assert cardgen("check", "qcd", env=env, cwd=tmp_path).returncode == 0
+    assert commands_run(env, tmp_path) == 1
+    watched = src / "cardgen" / "serve_page.html"   # any file of the package, code or not
+    watched.write_text(watched.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    res = cardgen("build", "qcd", "--out", "out", cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    assert pdfs(tmp_path / "out")
+    assert _wait_for(lambda: commands_run(env, tmp_path) is None, 10)   # stopped instead of running the old code
+    assert commands_run() == 0   # the installation's own daemon was never asked
+
+
+def test_a_command_allowed_more_than_the_daemon_runs_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cgd-"))
+    monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lower = min(hard, 512) if hard != resource.RLIM_INFINITY else 512
+    if lower >= hard:
+        pytest.skip("the open-files limit is already at its lowest here")
+
+    def lowered() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, lower), lower))
+
+    try:
+        assert cardgen("daemon", "start", preexec_fn=lowered).returncode == 0
+        res = cardgen("check", "qcd")
+        assert res.returncode == 0, res.stderr
+        assert commands_run() == 0   # refused: the command ran in its own executable
+        res = cardgen("check", "qcd", preexec_fn=lowered)   # allowed no more than the daemon: served
+        assert res.returncode == 0, res.stderr
+        assert commands_run() == 1
+    finally:
+        cardgen("daemon", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_command_is_hung_up_on_when_its_executable_is_killed(daemon: Path, tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "cardgen", "build", "--out", "out", "--no-cache", "--jobs", "1"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **EPOCH})
+    running = _wait_for(lambda: _running() == 1, 20)
+    proc.kill()
+    proc.wait()
+    assert running
+    assert _wait_for(lambda: _running() == 0, 20)   # the build stopped with its executable
+    assert not list((tmp_path / "out").rglob("*.pdf"))   # and, stopped mid-way, wrote no file
+
+
+def test_ctrl_c_reaches_the_command(daemon: Path, tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "cardgen", "build", "--out", "out", "--no-cache", "--jobs", "1"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **EPOCH})
+    assert _wait_for(lambda: _running() == 1, 20)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "cardgen: interrupted; outputs from before this run are unchanged" in err
+
+
+def test_a_daemon_without_commands_stops_by_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cgd-"))
+    monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))
+    proc = subprocess.Popen([sys.executable, "-c", "from cardgen.daemon.server import main; main()",
+                             "--idle-minutes", "0.02"], cwd=folder, env=os.environ)
+    try:
+        assert proc.wait(timeout=60) == 0
+        assert not list(folder.glob("*.sock"))   # its socket went with it
+    finally:
+        proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_folder_others_may_enter_is_refused_and_ignored(daemon: Path, tmp_path: Path) -> None:
+    os.chmod(daemon, 0o755)
+    try:
+        res = cardgen("check", "qcd")
+        assert res.returncode == 0
+        start = cardgen("daemon", "start")
+        assert start.returncode == 2
+        assert "is not yours alone" in start.stderr and "chmod 700" in start.stderr
+    finally:
+        os.chmod(daemon, 0o700)
+    assert commands_run() == 0   # the check ran in its own executable
+
+
+def test_a_socket_path_too_long_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cgd-"))
+    deep = folder / ("d" * 100)
+    monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(deep))
+    try:
+        res = cardgen("daemon", "start")
+        assert res.returncode == 2
+        assert "CARDGEN_DAEMON_DIR to a shorter folder" in res.stderr
+        assert "Traceback" not in res.stderr
+        assert cardgen("check", "qcd").returncode == 0   # and commands run here
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_garbage_on_the_socket_leaves_the_daemon_serving(daemon: Path, tmp_path: Path) -> None:
+    sock_path = next(daemon.glob("*.sock"))
+    for garbage in (b"", b"\x00\x00", struct.pack(">I", 1 << 30), struct.pack(">I", 5) + b"[1,2]",
+                    struct.pack(">I", 9) + b'{"run": 1', struct.pack(">I", 11) + b'{"run": {}}'):
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(sock_path))
+            s.sendall(garbage)
+            s.shutdown(socket.SHUT_WR)
+            s.settimeout(10)
+            while s.recv(4096):
+                pass
+    res = cardgen("check", "qcd")
+    assert res.returncode == 0
+    assert commands_run() == 1
+
+
+def test_messages_survive_any_split_and_refuse_what_is_too_big() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        sender, receiver = Channel(a), Channel(b)
+        sender.send({"x": "é" * 1000})
+        sender.send({"y": [1, 2]})
+        assert receiver.receive() == ({"x": "é" * 1000}, [])
+        assert receiver.receive() == ({"y": [1, 2]}, [])
+        framed = struct.pack(">I", 8) + b'{"z": 3}'
+        for byte in framed:   # one byte at a time
+            a.sendall(bytes([byte]))
+        assert receiver.receive() == ({"z": 3}, [])
+        a.sendall(struct.pack(">I", 1 << 30))
+        with pytest.raises(ProtocolError):
+            receiver.receive()
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(struct.pack(">I", 10) + b"{}")
+        a.shutdown(socket.SHUT_WR)
+        with pytest.raises(ProtocolError):
+            Channel(b).receive()
+
+
+def _running() -> int | None:
+    res = cardgen("daemon", "status")
+    if res.returncode != 0:
+        return None
+    return int(re.search(r"(\d+) running", res.stdout).group(1))
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
