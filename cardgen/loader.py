@@ -13,6 +13,7 @@ field types themselves are in :mod:`cardgen.fields` and :mod:`cardgen.schema`.
 from __future__ import annotations
 
 import errno
+import hashlib
 import itertools
 import math
 import os
@@ -105,13 +106,28 @@ def _no_link_loop(path: Path, what: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _physics(data_dir: Path) -> PhysicsData:
+def _physics(data_dir: Path, digest: str) -> PhysicsData:
     return load_physics(data_dir)
 
 
 def shipped_physics() -> PhysicsData:
-    """The shared particle and colour data (cached: it is read by every game)."""
-    return _physics(DATA_DIR)
+    """The shared particle and colour data, which every game reads: parsed once per process
+    and again only when its files' bytes change, so that a process that lives on (``cardgen
+    serve``, the daemon, a program) sees an edit at once and pays for parsing only then."""
+    return _physics(DATA_DIR, _physics_digest(DATA_DIR))
+
+
+def _physics_digest(data_dir: Path) -> str:
+    """The bytes of the physics files (reading them is a small part of parsing them); a file
+    that cannot be read counts by its error, which loading it reports."""
+    digest = hashlib.sha256()
+    for name in ("particles.yaml", "colours.yaml"):
+        try:
+            digest.update((data_dir / name).read_bytes())
+        except OSError as exc:
+            digest.update(repr(exc).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> Game:

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from . import loader
 from .check import check
 from .errors import CardgenError, InputError, Report, did_you_mean
 from .fitcheck import rendering_findings
@@ -263,8 +262,6 @@ class PreviewState:
         paths = [p.resolve() for p in paths]
         if any(_under(p, FONT_DIR) for p in paths):
             self.engine = TextEngine(FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}))
-        if any(_under(p, DATA_DIR) and not _under(p, SHIPPED_GAMES) for p in paths):
-            loader._physics.cache_clear()  # particles.yaml / colours.yaml are cached per process
         shared = any(_under(p, SHARED_TEMPLATES) or _under(p, FONT_DIR) or
                      (_under(p, DATA_DIR) and not _under(p, SHIPPED_GAMES)) for p in paths)
         with self._lock:

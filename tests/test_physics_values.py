@@ -23,6 +23,7 @@ import cardgen
 from cardgen import loader
 from cardgen.check import check
 from cardgen.cli import main
+from cardgen.errors import InputError
 from tests.conftest import GAMES, ROOT, run_cli
 
 PARTICLES_YAML = ROOT / "data" / "particles.yaml"
@@ -81,6 +82,23 @@ def broken_physics(tmp_path, monkeypatch):
         return data / "particles.yaml"
     yield use
     loader._physics.cache_clear()
+
+
+def test_a_process_that_lives_on_reads_the_physics_again_when_it_changes(broken_physics):
+    """cardgen serve, the daemon and programs keep their process: an edit of particles.yaml
+    is seen by the next load, and an unchanged file is not parsed again."""
+    shipped = (ROOT / "data" / "particles.yaml").read_text(encoding="utf-8")
+    path = broken_physics(shipped)
+    first = loader.shipped_physics()
+    assert loader.shipped_physics() is first
+    assert first.particles["mu-"].name == "muon"
+    path.write_text(shipped.replace("name: muon\n", "name: heavy electron\n", 1), encoding="utf-8")
+    assert loader.shipped_physics().particles["mu-"].name == "heavy electron"
+    path.write_text(shipped.replace("name: muon\n", "name: muon:\n  - broken\n", 1), encoding="utf-8")
+    with pytest.raises(InputError):
+        loader.shipped_physics()
+    path.write_text(shipped, encoding="utf-8")
+    assert loader.shipped_physics() is first   # the same bytes again: the copy kept
 
 
 def cli(*args: str) -> tuple[int, str]:

@@ -274,6 +274,9 @@ def _take_on(request: dict[str, Any]) -> None:
     except locale.Error:
         pass
     time.tzset()
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = None   # found again from the command's TMPDIR
     sys.path[0] = request["path0"]
     main_module = sys.modules.get("__main__")
     if main_module is not None:
@@ -344,13 +347,19 @@ def _same_user(conn: socket.socket) -> bool:
 
 
 def _preload() -> None:
-    """Import what commands use, read the particle table the check gate reads, and keep it
-    all out of the garbage collector's way (a command's collections never walk it)."""
+    """Import what commands use, read the particle table the check gate reads and the physics
+    data every game reads (read again by a command when its files have changed), and keep
+    it all out of the garbage collector's way (a command's collections never walk it)."""
     for name in PRELOAD:
         importlib.import_module(name)
-    from .. import pdg
+    from .. import loader, pdg
+    from ..errors import CardgenError
 
     pdg.particles()
+    try:
+        loader.shipped_physics()
+    except (CardgenError, OSError):   # a broken file: each command reports it, as without the daemon
+        pass
     gc.collect()
     gc.freeze()
 
