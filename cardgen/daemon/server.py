@@ -214,7 +214,9 @@ class Daemon:
 
 
 def _command(daemon: Daemon, channel: Channel, request: dict[str, Any], fds: list[int]) -> NoReturn:
-    """The command's process: take the executable's place and run the command line."""
+    """The command's process: take the executable's place and run the command line. An
+    exception that escapes the command prints its traceback and ends with status 1, as
+    Python ends the executable."""
     code = 1
     try:
         daemon.sock.close()
@@ -230,15 +232,14 @@ def _command(daemon: Daemon, channel: Channel, request: dict[str, Any], fds: lis
             _take_on(request)
         except (OSError, ValueError) as exc:
             channel.send({"refused": f"cannot take on the command's setting ({exc})"})
-            _end(0)
+            os._exit(0)
         _use_streams(fds, request["streams"])
         channel.send({"pid": os.getpid()})
         from ..cli import exit_code
 
         sys.argv = list(request["argv"])
         code = exit_code()
-        channel.send({"exit": code})
-    except BaseException:   # the daemon's own failure, not the command's: say it where the user looks
+    except BaseException:
         try:
             import traceback
 
@@ -246,11 +247,10 @@ def _command(daemon: Daemon, channel: Channel, request: dict[str, Any], fds: lis
             sys.stderr.flush()
         except BaseException:
             pass
-    _end(code)
-
-
-def _end(code: int) -> NoReturn:
-    os._exit(code)
+    try:
+        channel.send({"exit": code})
+    finally:
+        os._exit(code)
 
 
 def _take_on(request: dict[str, Any]) -> None:
