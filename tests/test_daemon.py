@@ -45,7 +45,7 @@ def daemon(monkeypatch: pytest.MonkeyPatch):
     """A daemon of its own (in a folder of its own), started; stopped at the end."""
     folder = Path(tempfile.mkdtemp(prefix="cgd-"))
     monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))
-    res = cardgen("daemon", "start")
+    res = cardgen("daemon", "start", "--idle-minutes", "1")   # gone within a minute should the test process die
     assert res.returncode == 0, res.stderr
     assert "daemon started" in res.stdout
     yield folder
@@ -94,7 +94,7 @@ def test_a_changed_installation_stops_the_daemon_and_the_command_runs_here(daemo
     for shared in ("data", "templates"):
         (src / shared).symlink_to(ROOT / shared)
     env = {**EPOCH, "PYTHONPATH": str(src)}
-    started = cardgen("daemon", "start", env=env, cwd=tmp_path)
+    started = cardgen("daemon", "start", "--idle-minutes", "1", env=env, cwd=tmp_path)
     assert started.returncode == 0, started.stderr
     assert cardgen("check", "qcd", env=env, cwd=tmp_path).returncode == 0
     assert commands_run(env, tmp_path) == 1
@@ -119,7 +119,7 @@ def test_a_command_allowed_more_than_the_daemon_runs_here(monkeypatch: pytest.Mo
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, lower), lower))
 
     try:
-        assert cardgen("daemon", "start", preexec_fn=lowered).returncode == 0
+        assert cardgen("daemon", "start", "--idle-minutes", "1", preexec_fn=lowered).returncode == 0
         res = cardgen("check", "qcd")
         assert res.returncode == 0, res.stderr
         assert commands_run() == 0   # refused: the command ran in its own executable

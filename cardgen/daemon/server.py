@@ -120,6 +120,7 @@ class Daemon:
         self.lock.close()
 
     def status(self) -> dict[str, Any]:
+        self._reap()   # a command that just ended is not running
         return {"pid": os.getpid(), "started": self.started, "commands": self.commands,
                 "running": len(self.children), "idle_minutes": self.idle_seconds / 60, "socket": str(self.path)}
 
