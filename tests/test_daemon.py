@@ -210,6 +210,22 @@ def test_garbage_on_the_socket_leaves_the_daemon_serving(daemon: Path, tmp_path:
     assert commands_run() == 1
 
 
+def test_a_system_without_fork_runs_every_command_itself(daemon: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cardgen.daemon as shared
+    from cardgen.daemon import client, control
+
+    sock = next(daemon.glob("*.sock"))   # this process's import path differs from the commands'
+    monkeypatch.setattr(control, "socket_path", lambda: sock)
+    monkeypatch.setattr(client, "socket_path", lambda: sock)
+    assert control.status() is not None
+    monkeypatch.setattr(shared, "SUPPORTED", False)
+    assert client.through_daemon(["cardgen", "check", "qcd"]) is None
+    assert control.status() is None
+    with pytest.raises(control.DaemonError, match="needs fork"):
+        control.start()
+    assert commands_run() == 0
+
+
 def test_messages_survive_any_split_and_refuse_what_is_too_big() -> None:
     a, b = socket.socketpair()
     with a, b:

@@ -44,8 +44,17 @@ FOLDER = "CARDGEN_DAEMON_DIR"
 #: Commands that always run in the executable: the daemon's own, and the preview server,
 #: which runs until stopped and watches files from a process of its own.
 HERE_ONLY = frozenset({"daemon", "serve"})
+#: The daemon forks, and passes file descriptors over a Unix socket (Linux, macOS, the BSDs).
+SUPPORTED = hasattr(os, "fork") and hasattr(os, "getuid") and sys.platform != "win32"
+
+
+def supported() -> bool:
+    return SUPPORTED
+
+
 def switched_off() -> bool:
-    return os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false")
+    """The executable runs every command itself: the user said so, or the system cannot."""
+    return not supported() or os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false")
 
 
 def folder() -> Path:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import folder, key, private, socket_path
+from . import folder, key, private, socket_path, supported
 from .channel import Channel, ProtocolError
 
 #: A daemon with no command to run for this long stops (``cardgen daemon start --idle-minutes``).
@@ -31,6 +31,9 @@ class DaemonError(Exception):
 
 def make_folder() -> Path:
     """The sockets' folder, made if missing; refused if anyone but the user could use it."""
+    if not supported():
+        raise DaemonError("the daemon needs fork() and Unix sockets, which this system lacks; "
+                          "commands run without it")
     where = folder()
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -48,6 +51,8 @@ def make_folder() -> Path:
 
 def ask(message: dict[str, Any], timeout: float = 5.0) -> dict[str, Any] | None:
     """The running daemon's answer to ``message``, or None when none answers."""
+    if not supported():
+        return None
     path = socket_path()
     if not private(path.parent):
         return None
