@@ -188,7 +188,7 @@ class _Run:
         the other had nothing left to do (measured on the default build); first, the run
         ends on small pieces of cards, which both processes share (see :mod:`cardgen.schedule`)."""
         o = self.options
-        sheets = [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest, sp.previous), group=gid,
+        sheets = [Task(render_sheet_file, (self.ref[gid], sp.kind, o, sp.digest, sp.game_fp, sp.previous), group=gid,
                        cost=SHEET_COST, tag=(gid, sp.kind))
                   for gid, plans in self.sheet_plans.items() for sp in plans if sp.kept is None]
         cards = [Task(render_chunk, (self.ref[w.game], o.lang, w.component, w.cards, o.cache_root, o.out, w.cached,

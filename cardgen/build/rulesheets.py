@@ -31,6 +31,9 @@ class SheetPlan:
 
     kind: str
     digest: str
+    #: What all the game's faces share in this language (:func:`cardgen.cache.game_fingerprint`),
+    #: found here once and handed to the task, which would otherwise walk the same files again.
+    game_fp: str
     kept: BuiltFile | None = None
     issues: tuple[TextIssue, ...] = ()
     missing: tuple[tuple[str, str], ...] = ()
@@ -69,8 +72,8 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
         notes = _kept_notes(old, digest, options) if old else None
-        planned.append(SheetPlan(kind, digest, old, *notes) if notes else
-                       SheetPlan(kind, digest, previous=old if options.cache else None))
+        planned.append(SheetPlan(kind, digest, game_fp, old, *notes) if notes else
+                       SheetPlan(kind, digest, game_fp, previous=old if options.cache else None))
     return planned
 
 
@@ -84,7 +87,7 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
     return (tuple(notes[0]), tuple(notes[1])) if notes is not None else None
 
 
-def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str,
+def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str, game_fp: str,
                       previous: BuiltFile | None = None) -> SheetFile:
     """Render one sheet (a build task: it runs on a worker process; its PDF is staged by
     the build's process, see :func:`stage_sheet`). ``previous``: the last build's file of it,
@@ -99,8 +102,7 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     same = intact_bytes(options.out / previous.path, previous) if previous is not None else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
-                                options.cache_root and cache_file(options.cache_root), same,
-                                game_fingerprint(game, options.lang))
+                                options.cache_root and cache_file(options.cache_root), same, game_fp)
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
