@@ -162,18 +162,19 @@ def main() -> None:
                 figures[tree.name]["edit"].append(tree.edit())
         for tree in trees:
             figures[tree.name]["in-process"] = tree.in_process(args.runs)
-        for tree in trees:   # through a daemon, where the tree has one
-            if not tree.start_daemon(Path(tempfile.mkdtemp(prefix="cgd-"))):
-                continue
-            try:
+        served = [t for t in trees if t.start_daemon(Path(tempfile.mkdtemp(prefix="cgd-")))]
+        try:   # through a daemon, where the tree has one; in alternation again
+            for tree in served:
                 tree.no_op()
                 tree.edit()
-                rows = figures[tree.name]
-                rows["daemon no-op"], rows["daemon edit"] = [], []
-                for _ in range(args.runs):
-                    rows["daemon no-op"].append(tree.no_op())
-                    rows["daemon edit"].append(tree.edit())
-            finally:
+                figures[tree.name]["daemon no-op"], figures[tree.name]["daemon edit"] = [], []
+            for _ in range(args.runs):
+                for tree in served:
+                    figures[tree.name]["daemon no-op"].append(tree.no_op())
+                for tree in served:
+                    figures[tree.name]["daemon edit"].append(tree.edit())
+        finally:
+            for tree in served:
                 tree.stop_daemon()
     print(f"Medians of {args.runs} runs on {os.cpu_count()} cores, load average {load_before:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end:")
