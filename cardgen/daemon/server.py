@@ -41,7 +41,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str] | None = None) -> None:
     """The daemon's process, as :func:`start` runs it."""
-    parser = argparse.ArgumentParser(prog="python -m cardgen.daemon.server")
+    parser = argparse.ArgumentParser(prog="cardgen's daemon")
     parser.add_argument("--idle-minutes", type=float, default=IDLE_MINUTES)
     args = parser.parse_args(argv)
     daemon = Daemon.open(args.idle_minutes * 60)
@@ -235,7 +235,10 @@ def _command(daemon: Daemon, channel: Channel, request: dict[str, Any], fds: lis
             channel.send({"refused": f"cannot take on the command's setting ({exc})"})
             os._exit(0)
         _use_streams(fds, request["streams"])
-        channel.send({"pid": os.getpid()})
+        try:
+            channel.send({"pid": os.getpid()})
+        except OSError:
+            os._exit(0)   # the executable stopped waiting, and runs the command itself
         from ..cli import exit_code
 
         sys.argv = list(request["argv"])
