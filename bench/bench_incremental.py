@@ -6,9 +6,10 @@ Run: .venv/bin/python bench/bench_incremental.py [--before REF] [--runs N]
 
 Targets (issue #18): a whole-command no-op ≤ 0.15 s, after one edited card ≤ 0.2 s.
 
-Where the tree has a daemon (``cardgen daemon start``), both commands are measured again
-through it, in a daemon folder of their own; their CPU time is spent in the daemon's fork,
-which this script cannot count, so those lines give wall time only.
+Where the tree has a daemon (``cardgen daemon start``), both commands are also run through
+it (a daemon folder of its own), each right after the same command without it
+(``CARDGEN_DAEMON=off``); their CPU time is spent in the daemon's fork, which this script
+cannot count, so those lines give wall time only.
 
 ``--before REF`` also measures another commit (extracted with ``git archive`` into a temporary
 folder), the two in alternation — before, after, before, after … — so that both see the same load from
@@ -89,27 +90,28 @@ class Tree:
         assert CARD in self.text
         self.edits = 0
 
-    def run(self, *args: str) -> tuple[float, float]:
-        """(wall, CPU) seconds of one command."""
+    def run(self, *args: str, daemon: bool = False) -> tuple[float, float]:
+        """(wall, CPU) seconds of one command; through the tree's daemon when ``daemon``."""
+        env = self.env if daemon else {**self.env, "CARDGEN_DAEMON": "off"}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run([self.python, *args], check=True, capture_output=True, cwd=self.root, env=self.env)
+        subprocess.run([self.python, *args], check=True, capture_output=True, cwd=self.root, env=env)
         wall = time.perf_counter() - t
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
-    def no_op(self) -> tuple[float, float]:
-        return self.run("-m", "cardgen", "build", "--out", str(self.out))
+    def no_op(self, daemon: bool = False) -> tuple[float, float]:
+        return self.run("-m", "cardgen", "build", "--out", str(self.out), daemon=daemon)
 
-    def edit(self) -> tuple[float, float]:
+    def edit(self, daemon: bool = False) -> tuple[float, float]:
         self.edits += 1
         self.cards.write_text(self.text.replace(CARD, CARD.replace("points: 5", f"points: {5 + self.edits}")),
                               encoding="utf-8")
-        return self.run("-m", "cardgen", "build", str(self.game), "--out", str(self.out / "edit"))
+        return self.run("-m", "cardgen", "build", str(self.game), "--out", str(self.out / "edit"), daemon=daemon)
 
     def start_daemon(self, folder: Path) -> bool:
-        """Start this tree's daemon (``cardgen daemon start``), if it has one: the commands
-        that follow go through it, until :meth:`stop_daemon`."""
+        """Start this tree's daemon (``cardgen daemon start``), if it has one, for the
+        commands run with ``daemon=True`` until :meth:`stop_daemon`."""
         if not (self.root / "cardgen/daemon").is_dir():
             return False
         self.env["CARDGEN_DAEMON_DIR"] = str(folder)
@@ -154,28 +156,24 @@ def main() -> None:
         for tree in trees:   # the first builds: every face rendered, the bytecode written
             tree.no_op()
             tree.edit()
-        figures: dict[str, dict[str, list]] = {t.name: {"no-op": [], "edit": []} for t in trees}
-        for _ in range(args.runs):
-            for tree in trees:
-                figures[tree.name]["no-op"].append(tree.no_op())
-            for tree in trees:
-                figures[tree.name]["edit"].append(tree.edit())
-        for tree in trees:
-            figures[tree.name]["in-process"] = tree.in_process(args.runs)
-        served = [t for t in trees if t.start_daemon(Path(tempfile.mkdtemp(prefix="cgd-")))]
-        try:   # through a daemon, where the tree has one; in alternation again
+        figures: dict[str, dict[str, list]] = {t.name: {"no-op": [], "edit": [], "daemon no-op": [], "daemon edit": []}
+                                               for t in trees}
+        served = [t for i, t in enumerate(trees) if t.start_daemon(tmp / f"daemon-{i}")]
+        try:   # each command here and, where the tree has a daemon, through it: in alternation
             for tree in served:
-                tree.no_op()
-                tree.edit()
-                figures[tree.name]["daemon no-op"], figures[tree.name]["daemon edit"] = [], []
+                tree.no_op(daemon=True)
+                tree.edit(daemon=True)
             for _ in range(args.runs):
-                for tree in served:
-                    figures[tree.name]["daemon no-op"].append(tree.no_op())
-                for tree in served:
-                    figures[tree.name]["daemon edit"].append(tree.edit())
+                for what in ("no-op", "edit"):
+                    for tree in trees:
+                        figures[tree.name][what].append(getattr(tree, what.replace("-", "_"))())
+                        if tree in served:
+                            figures[tree.name][f"daemon {what}"].append(getattr(tree, what.replace("-", "_"))(True))
         finally:
             for tree in served:
                 tree.stop_daemon()
+        for tree in trees:
+            figures[tree.name]["in-process"] = tree.in_process(args.runs)
     print(f"Medians of {args.runs} runs on {os.cpu_count()} cores, load average {load_before:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end:")
     for name, rows in figures.items():
@@ -183,11 +181,14 @@ def main() -> None:
         print(f"    whole command, nothing changed (all games)   {median(rows['no-op'])}   target ≤ 0.15 s")
         print(f"    whole command, one card edited (Particle B.)  {median(rows['edit'])}   target ≤ 0.2 s")
         print(f"    in-process, one card edited (library)        {median(rows['in-process'])}")
-        if "daemon edit" in rows:   # CPU: the command's process is the daemon's child, not counted here
+        if rows["daemon edit"]:   # CPU: the command's process is the daemon's child, not counted here
             wall = statistics.median(w for w, _ in rows["daemon no-op"])
             print(f"    through the daemon, nothing changed          {wall:6.3f} s wall")
             wall = statistics.median(w for w, _ in rows["daemon edit"])
-            print(f"    through the daemon, one card edited          {wall:6.3f} s wall   target ≤ 0.2 s")
+            pairs = [d / h for (h, _), (d, _) in zip(rows["edit"], rows["daemon edit"])]
+            print(f"    through the daemon, one card edited          {wall:6.3f} s wall   target ≤ 0.2 s   "
+                  f"(÷ the same edit without it, in pairs: median {statistics.median(pairs):.2f}, "
+                  f"range {min(pairs):.2f}–{max(pairs):.2f})")
 
 
 if __name__ == "__main__":
