@@ -474,6 +474,7 @@ def new_cmd(game_id: str, template: str | None, parent: Path) -> None:
                f"  cardgen check {folder}\n"
                f"  cardgen build {folder}            # PDFs in {Path('output').resolve() / game_id}\n"
                f"  cardgen serve --games-dir {folder.parent}   # live preview while you edit\n"
+               f"  cardgen daemon start            # quicker rebuilds while you edit\n"
                f"the format: docs/data-format.md; every check in game.yaml says what it enforces")
 
 
