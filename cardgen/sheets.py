@@ -502,12 +502,15 @@ def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | No
         return None
 
 
-def inputs_digest(game: Game) -> str:
-    """Digest of what a sheet reads beyond the game's fingerprint: every data file of the game
-    (components included: the answer key derives from the cards) and the code that makes,
-    lays out and assembles sheets."""
+def inputs_digest(game: Game, kind: str) -> str:
+    """Digest of what a sheet reads beyond the game's fingerprint: the game's data files and
+    the code that makes, lays out and assembles sheets. The answer key derives from the cards,
+    so it reads every file; the rule sheet never reads the components (tests/test_rule_sheets.py
+    renders it from a game whose components fail when read), so their files are left out and
+    a card edited does not lay the rule sheet out again."""
+    cards = {c.file for c in game.components.values()} if kind == "rules" else set()
     h = hashlib.sha256()
     code = (__file__, A.__file__, sheetlayout.__file__, textlayer.__file__)
-    for path in (*game.files, *map(Path, code)):
+    for path in (*(f for f in game.files if f not in cards), *map(Path, code)):
         h.update(str(path).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]

@@ -52,43 +52,54 @@ def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders
     g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W+\n", "  - id: wild-w\n    particle: W-\n")
     build([g.load()], BuildOptions(out=out), jobs=1)
     rendered = {(c, card) for c, card, _side in count_renders if c == "cards"}
+    assert {c for c, _card, _ in count_renders} == {"cards", "rules", "answers"}
     # a table edit changes every face of the game; isolate the card edit with a second round
     count_renders.clear()
     g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W-\n", "  - id: wild-w\n    particle: W+\n")
     build([g.load()], BuildOptions(out=out), jobs=1)
-    # of the cards only the edited one; the rule sheet and answer key read the deck, so they are redrawn
+    # of the cards only the edited one; the answer key derives from the deck, so it is rendered
+    # again; the rule sheet never reads the deck (test_rule_sheets.py::test_the_rule_sheet_never_
+    # reads_the_cards) and is kept, as after the table edit it was rendered again
     assert {(c, card) for c, card, _ in count_renders if c == "cards"} == {("cards", "wild-w")}
-    assert {c for c, _card, _ in count_renders} == {"cards", "rules", "answers"}
+    assert {c for c, _card, _ in count_renders} == {"cards", "answers"}
     assert len(rendered) == 25
     assert (out / "qcd/en/cards.pdf").read_bytes() != before
 
 
 def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, monkeypatch):
-    """A particle card's points are printed on no sheet: the rule sheet and answer key are
-    laid out again, found the same, and not drawn. A target's points are printed in the
-    answer key: it alone is drawn again. A sheet edited since it was written is drawn again.
-    Every time, both files are byte for byte what a build without a cache writes."""
+    """A particle card's points are printed on no sheet: the answer key, which derives from
+    the cards, is laid out again, found the same, and not drawn; the rule sheet, which never
+    reads the cards, is not even laid out. A target's points are printed in the answer key:
+    it alone is drawn again. A sheet edited since it was written is drawn again. Every time,
+    both files are byte for byte what a build without a cache writes."""
     from cardgen import draw
+    from cardgen import sheets as sheets_module
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     g = game_copy("particle-builder")
     out, sheets = tmp_path / "out", ("rules", "answers")
     drawn: list[str] = []
-    real = draw.render_pdf
+    laid_out: list[str] = []
+    real, real_pages = draw.render_pdf, sheets_module.sheet_pages
     monkeypatch.setattr(draw, "render_pdf", lambda face: drawn.append(face.component) or real(face))
+    monkeypatch.setattr(sheets_module, "sheet_pages",
+                        lambda game, kind, *a: laid_out.append(kind) or real_pages(game, kind, *a))
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert sorted(set(c for c in drawn if c in sheets)) == ["answers", "rules"]
-    edits = [("particles.yaml", "points: 5", "points: 6", set()),
-             ("targets.yaml", "requires: [u, u, d],      points: 10", "requires: [u, u, d],      points: 11", {"answers"}),
-             ("particles.yaml", "points: 6", "points: 7", {"rules"})]
-    for n, (name, old, new, redrawn) in enumerate(edits):
+    edits = [("particles.yaml", "points: 5", "points: 6", set(), {"answers"}),
+             ("targets.yaml", "requires: [u, u, d],      points: 10", "requires: [u, u, d],      points: 11",
+              {"answers"}, {"answers"}),
+             ("particles.yaml", "points: 6", "points: 7", {"rules"}, {"rules", "answers"})]
+    for n, (name, old, new, redrawn, laid) in enumerate(edits):
         if redrawn == {"rules"}:   # edited by hand since the last build: not the file the manifest lists
             with open(out / "particle-builder/en/rules.pdf", "ab") as f:
                 f.write(b"\n")
         drawn.clear()
+        laid_out.clear()
         g.edit(f"components/{name}", old, new)
         cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
         assert {c for c in drawn if c in sheets} == redrawn
+        assert set(laid_out) == laid
         fresh = tmp_path / f"fresh-{n}"
         cardgen.build(str(g.path), BuildOptions(out=fresh, cache=False), jobs=1)
         for kind in sheets:

@@ -266,10 +266,41 @@ def test_sheet_digest_follows_the_code_that_makes_sheets(module: str, tmp_path: 
     copy = tmp_path / Path(mod.__file__).name
     copy.write_bytes(Path(mod.__file__).read_bytes())
     monkeypatch.setattr(mod, "__file__", str(copy))
-    same = sheets.inputs_digest(game)
-    assert sheets.inputs_digest(game) == same
+    same = {kind: sheets.inputs_digest(game, kind) for kind in sheets.SHEETS}
+    assert {kind: sheets.inputs_digest(game, kind) for kind in sheets.SHEETS} == same
     copy.write_bytes(copy.read_bytes() + b"\n# edited\n")
-    assert sheets.inputs_digest(game) != same
+    for kind in sheets.SHEETS:
+        assert sheets.inputs_digest(game, kind) != same[kind]
+
+
+@pytest.mark.parametrize("gid", ["particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
+def test_the_rule_sheet_never_reads_the_cards(gid: str) -> None:
+    """What keeps the rule sheet's digest honest (it leaves out the components' files): the
+    sheet comes out the same, byte for byte, from a game whose components fail when read,
+    for every level and in a language with a catalog."""
+    import dataclasses
+    from collections.abc import Mapping
+
+    from cardgen import i18n
+
+    class Unread(Mapping):
+        def __getitem__(self, key):
+            raise AssertionError(f"the rule sheet read component {key!r}")
+
+        def __iter__(self):
+            raise AssertionError("the rule sheet went through the components")
+
+        def __len__(self):
+            raise AssertionError("the rule sheet counted the components")
+
+    game = cardgen.load_game(gid)
+    blind = dataclasses.replace(game, components=Unread())
+    levels = sorted({None, *(t.level for t in game.tables.values())}, key=lambda v: v or 0)
+    for lang in ("en", "de"):
+        for level in levels:
+            made = [sheets.render_sheet(g, "rules", lang, 210.0, 297.0, i18n.translator(g, lang), level, "t", 0).pdf
+                    for g in (game, blind)]
+            assert made[0] == made[1]
 
 
 def test_sheets_are_tasks_of_their_own_before_the_cards_and_kept_when_unchanged(tmp_path: Path) -> None:

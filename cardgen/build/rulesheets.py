@@ -68,7 +68,7 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
     game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": source_date_epoch(),
-                    "data_and_code": sheets.inputs_digest(game)}
+                    "data_and_code": sheets.inputs_digest(game, kind)}
         digest = inputs_digest([game_fp], settings)
         old = previous.get(kind)
         notes = _kept_notes(old, digest, options) if old else None
