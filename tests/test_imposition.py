@@ -50,6 +50,20 @@ def test_poker_on_a4_goes_edge_to_edge_nine_up():
     assert close(corner.clip, corner.trim.grow(3, 3, 0, 0))
 
 
+def test_a_plan_is_remembered_frozen_and_the_same_as_one_made_afresh():
+    import dataclasses
+
+    first = plan_grid(*A4, POKER, count=20)
+    assert plan_grid(*A4, POKER, count=20) is first
+    assert plan_grid.__wrapped__(*A4, POKER, count=20) == first
+    assert plan_grid(*A4, POKER, count=20, margin=8.0) != first
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.rows = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.slots[0].rotated = True
+    assert isinstance(first.slots, tuple)
+
+
 def test_poker_on_a4_without_bleed_is_also_nine():
     plan = plan_grid(*A4, POKER, bleed=0)
     assert plan.per_sheet == 9

@@ -179,7 +179,8 @@ class _Run:
         self.ref = {g.id: str(g.data_dir) for g in self.games}
         self.pending = Counter((w.game, w.job) for w in self.plan.work)
         self.digests = {(g, jp.job.id): jp.digest for g, jps in self.plan.jobs.items() for jp in jps}
-        self.sheet_plans = {g.id: plan_sheets(g, self.options, self.plan.previous.get(g.id, {})) for g in self.games}
+        self.sheet_plans = {g.id: plan_sheets(g, self.options, self.plan.previous.get(g.id, {}),
+                                              self.plan.fingerprints[g.id]) for g in self.games}
 
     def tasks(self) -> list[Task]:
         """A task per rule sheet or answer key to render, then a rendering task per piece of

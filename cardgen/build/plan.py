@@ -232,6 +232,9 @@ class Plan:
     jobs: dict[str, list[JobPlan]]
     work: list[RenderWork]
     previous: dict[str, dict[str, BuiltFile]]
+    #: each game's fingerprint in this language (:func:`cardgen.cache.game_fingerprint`), found
+    #: once: it walks cardgen's files and the game's, and its sheets are keyed by it too
+    fingerprints: dict[str, str] = field(default_factory=dict)
 
     @property
     def misses(self) -> int:
@@ -263,7 +266,8 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
     """Decide, for each game's print jobs, what to reuse and what to render (``jobs``: the
     processes the work will be shared among, which sets the size of its pieces; ``measured``:
     the games whose faces' texts the build measures, see :class:`RenderWork`)."""
-    planned = {g.id: _job_plans(g, options) for g in games}
+    fingerprints = {g.id: game_fingerprint(g, options.lang) for g in games}
+    planned = {g.id: _job_plans(g, options, fingerprints[g.id]) for g in games}
     present = frozenset(cache.present(k for jps in planned.values() for jp in jps for k in face_keys(jp.keys)))
     previous: dict[str, dict[str, BuiltFile]] = {}
     work: list[RenderWork] = []
@@ -275,11 +279,10 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
             if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure):
                 continue
             work.extend(_work(jp, present, jobs, measure))
-    return Plan(planned, work, previous)
+    return Plan(planned, work, previous, fingerprints)
 
 
-def _job_plans(game: Game, options: BuildOptions) -> list[JobPlan]:
-    game_fp = game_fingerprint(game, options.lang)
+def _job_plans(game: Game, options: BuildOptions, game_fp: str) -> list[JobPlan]:
     out = []
     for job in print_jobs(game, options.level, options):
         _check_size(job, options.sets)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import i18n
-from ..cache import cache_file, game_fingerprint, inputs_digest
+from ..cache import cache_file, inputs_digest
 from ..errors import InputError
 from ..model import Game
 from ..output import source_date_epoch, stage
@@ -53,10 +53,10 @@ class SheetFile:
     missing: tuple[tuple[str, str], ...]
 
 
-def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile]) -> list[SheetPlan]:
+def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile], game_fp: str) -> list[SheetPlan]:
     """The game's sheets, in :data:`cardgen.sheets.SHEETS` order. A sheet whose inputs (the
-    game's data, templates, catalogs and the options it depends on) are unchanged and whose
-    file is intact is kept."""
+    game's data, templates, catalogs and the options it depends on; ``game_fp``: the game's
+    fingerprint in this language) are unchanged and whose file is intact is kept."""
     from .. import sheets
 
     clash = [c for c in game.components if c in sheets.SHEETS]
@@ -65,7 +65,6 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
         raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
                          f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
     planned: list[SheetPlan] = []
-    game_fp = game_fingerprint(game, options.lang)   # templates, fonts, catalogs, physics data
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": source_date_epoch(),
                     "data_and_code": sheets.inputs_digest(game, kind)}

@@ -8,6 +8,7 @@ binary-float rounding error must not cost a card.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,6 +19,7 @@ from .geometry import CardGeometry, ImpositionError, LayoutKind, Rect, Slot, pri
 from .plan import GridPlan
 
 
+@functools.lru_cache(maxsize=512)
 def plan_grid(
     paper_w: float,
     paper_h: float,
@@ -49,6 +51,11 @@ def plan_grid(
     With ``count`` (the pieces to print) the planner minimises *sheets* rather than cards
     per sheet: 36 tokens fit one A4 sheet with bleed as well as edge to edge, so they keep
     their bleed. ``turned`` True or False pins the cards' rotation.
+
+    Remembered: a build asks for the same plans when it decides which components share a
+    sheet, again in each process that writes a file, and again in every later build of a
+    process that lives on (the daemon's, serve, a program) — 0.01–0.03 s of pure geometry
+    each time. A plan and everything in it is frozen, so its callers share it.
     """
     label = paper_label or label_for_size(paper_w, paper_h)
     try:
