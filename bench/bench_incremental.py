@@ -23,8 +23,10 @@ includes compiling cardgen's source.
 
 The no-op is the default command (every game, English, A4) into a fresh output folder, built
 once before measuring; the edit changes one card of Particle Builder (a copy in a temporary
-games folder) — the Higgs card's points, which the answer key prints too, so its rule sheet
-and answer key are redrawn with that card.
+games folder) — the Higgs card's points: that card is rendered again, its two PDFs (the deck
+and its spares) are written again, and the answer key, which derives from the cards, is laid
+out again (it prints no card's points, so it is not drawn); the rule sheet never reads the
+cards and is kept.
 """
 
 from __future__ import annotations
