@@ -154,6 +154,23 @@ def test_ctrl_c_reaches_the_command(daemon: Path, tmp_path: Path) -> None:
     assert "cardgen: interrupted; outputs from before this run are unchanged" in err
 
 
+def test_two_starts_at_once_leave_one_daemon(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cgd-"))
+    monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))
+    try:
+        starts = [subprocess.Popen([sys.executable, "-m", "cardgen", "daemon", "start", "--idle-minutes", "1"],
+                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(2)]
+        said = [p.communicate(timeout=120) for p in starts]
+        assert [p.returncode for p in starts] == [0, 0], said
+        pids = {re.search(r"pid (\d+)", out).group(1) for out, _err in said}
+        assert len(pids) == 1   # both name the one daemon that runs
+        assert commands_run() == 0
+    finally:
+        cardgen("daemon", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_a_daemon_without_commands_stops_by_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = Path(tempfile.mkdtemp(prefix="cgd-"))
     monkeypatch.setenv("CARDGEN_DAEMON_DIR", str(folder))

@@ -98,7 +98,7 @@ def start(idle_minutes: int = IDLE_MINUTES) -> tuple[dict[str, Any], bool]:
         answer = status()
         if answer is not None:
             return answer, True
-        if proc.poll() is not None:
+        if proc.poll() not in (None, 0):   # 0: another start's daemon holds the lock; it will answer
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise DaemonError("the daemon stopped as it started" + (": " + " / ".join(said) if said else "")
                               + f" (its log: {log})")
