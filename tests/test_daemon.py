@@ -4,6 +4,7 @@ installation, a command allowed more than the daemon, a request it cannot read."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -241,6 +242,26 @@ def test_a_system_without_fork_runs_every_command_itself(daemon: Path, monkeypat
     with pytest.raises(control.DaemonError, match="needs fork"):
         control.start()
     assert commands_run() == 0
+
+
+def test_the_daemon_imports_what_a_build_and_a_check_import(tmp_path: Path) -> None:
+    """Each command's process starts with what the daemon imported: a module of cardgen or
+    fontTools first imported by a command would cost every command (fontTools' font builder
+    and tables: 0.03 s)."""
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from cardgen.daemon.server import _preload\n"
+        "_preload()\n"
+        "before = set(sys.modules)\n"
+        "import cardgen\n"
+        f"cardgen.build(cardgen.load_games(), cardgen.BuildOptions(out=Path({str(tmp_path / 'out')!r})), jobs=1)\n"
+        "cardgen.check(cardgen.load_games())\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    late = [m for m in json.loads(res.stdout.splitlines()[-1]) if m.split(".")[0] in ("cardgen", "fontTools")]
+    assert late == []
 
 
 def test_messages_survive_any_split_and_refuse_what_is_too_big() -> None:
