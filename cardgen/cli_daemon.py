@@ -46,11 +46,11 @@ def start_cmd(idle_minutes: int) -> None:
       cardgen daemon start --idle-minutes 120   # for a long session of edits
     """
     from .cli_common import _fail
-    from .daemon import control as server
+    from .daemon import control
 
     try:
-        state, new = server.start(idle_minutes)
-    except server.DaemonError as exc:
+        state, new = control.start(idle_minutes)
+    except control.DaemonError as exc:
         _fail(f"cardgen: {exc}")
         return
     click.echo(("daemon started" if new else "daemon already running") + f": {_describe(state)}")
@@ -65,9 +65,9 @@ def status_cmd() -> None:
       cardgen daemon status
     """
     from .cli_common import _fail
-    from .daemon import control as server
+    from .daemon import control
 
-    state = server.status()
+    state = control.status()
     if state is None:
         _fail("no daemon runs for this installation ('cardgen daemon start' starts one)", 1)
         return
@@ -82,9 +82,9 @@ def stop_cmd() -> None:
     Example:
       cardgen daemon stop
     """
-    from .daemon import control as server
+    from .daemon import control
 
-    state = server.stop()
+    state = control.stop()
     click.echo("no daemon was running" if state is None else f"daemon stopped (pid {state.get('pid')})")
 
 

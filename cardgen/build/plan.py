@@ -234,7 +234,7 @@ class Plan:
     previous: dict[str, dict[str, BuiltFile]]
     #: each game's fingerprint in this language (:func:`cardgen.cache.game_fingerprint`), found
     #: once: it walks cardgen's files and the game's, and its sheets are keyed by it too
-    fingerprints: dict[str, str] = field(default_factory=dict)
+    fingerprints: dict[str, str]
 
     @property
     def misses(self) -> int:

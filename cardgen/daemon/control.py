@@ -43,8 +43,9 @@ def make_folder() -> Path:
     if not private(where):
         raise DaemonError(f"the daemon's folder {where} is not yours alone (it must belong to you, mode 700); "
                           "fix it with 'chmod 700', or set CARDGEN_DAEMON_DIR to a folder of your own")
-    if len(os.fsencode(socket_path())) > MAX_SOCKET_PATH:
-        raise DaemonError(f"the daemon's socket would be {socket_path()}, longer than the {MAX_SOCKET_PATH} bytes "
+    path = socket_path()
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise DaemonError(f"the daemon's socket would be {path}, longer than the {MAX_SOCKET_PATH} bytes "
                           "a socket's name may have; set CARDGEN_DAEMON_DIR to a shorter folder")
     return where
 

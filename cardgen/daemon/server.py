@@ -24,7 +24,6 @@ import socket
 import struct
 import sys
 import time
-from pathlib import Path
 from typing import Any, NoReturn
 
 from . import key, socket_path
@@ -45,8 +44,6 @@ PRELOAD = ("cardgen.cli", "cardgen.build", "cardgen.build.gates", "cardgen.check
 #: of the bundled fonts cardgen reads and of the text layer's font (about 0.03 s in all).
 FONT_TABLES = ("head", "hhea", "hmtx", "maxp", "name", "OS/2", "post", "cmap", "glyf", "loca", "CPAL", "fvar",
                "GSUB", "GPOS", "GDEF")
-#: The package whose every file the daemon watches (code, fonts, declarations).
-PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -383,11 +380,12 @@ def _preload() -> None:
 
 
 def watched_files() -> list[str]:
-    """Every file the daemon imported and every file of the cardgen package."""
+    """Every file the daemon imported and every file of the cardgen package (its code, fonts
+    and declarations)."""
+    from ..cache import PACKAGE, files_under
+
     files = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
-    for parent, dirs, names in os.walk(PACKAGE):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        files.update(os.path.join(parent, n) for n in names)
+    files.update(str(path) for path in files_under(PACKAGE))
     return sorted(files)
 
 
