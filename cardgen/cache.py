@@ -141,9 +141,17 @@ def game_files(game: Game, lang: str) -> list[Path]:
             *game.fonts]
 
 
-def game_fingerprint(game: Game, lang: str) -> str:
-    """Everything shared by all faces of a game in one language."""
-    parts = [__version__, code_digest(), library_versions(),
+def software_digest() -> str:
+    """What every game's fingerprint shares: cardgen's version and files, the libraries'
+    versions. A build finds it once for all its games (walking the package and the site
+    folders is most of a fingerprint's cost)."""
+    return "\n".join([__version__, code_digest(), library_versions()])
+
+
+def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
+    """Everything shared by all faces of a game in one language (``software``: what
+    :func:`software_digest` says now, when the caller has it)."""
+    parts = [software if software is not None else software_digest(),
              "\n".join(f"{p}\0{file_digest(p)}" for p in sorted(set(game_files(game, lang)))), lang]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

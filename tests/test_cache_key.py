@@ -146,3 +146,22 @@ def test_the_library_versions_name_the_drawing_libraries():
     for name in ("cairosvg", "cairocffi", "uharfbuzz", "jinja2", "pillow"):
         assert any(line.lower().startswith(name + "-") for line in versions.splitlines()), name
     assert f"cairo {cache._cairo_version()}" in versions.splitlines()
+
+
+def _planned_fingerprints(tmp_path: Path) -> dict[str, str]:
+    from cardgen.build.plan import plan
+
+    options = BuildOptions(out=tmp_path / "out").validated()
+    return plan(cardgen.load_games(), options, 2, cache.FaceCache(options.cache_root), frozenset()).fingerprints
+
+
+def test_a_build_fingerprints_its_games_as_each_alone_and_sees_the_package_change(package_copy, tmp_path):
+    """A build finds what the games share (cardgen's files, the libraries) once for all of
+    them: each game's fingerprint must still be the one it has alone, and an edited module
+    must still change them all."""
+    planned = _planned_fingerprints(tmp_path)
+    assert planned == {g.id: cache.game_fingerprint(g, "en") for g in cardgen.load_games()}
+    with open(package_copy / "shapes.py", "a", encoding="utf-8") as f:
+        f.write("\n# edited\n")
+    edited = _planned_fingerprints(tmp_path)
+    assert len(planned) == 4 and all(edited[gid] != fp for gid, fp in planned.items())

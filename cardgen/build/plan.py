@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from .. import setmark
-from ..cache import FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest
+from ..cache import (FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest,
+                     software_digest)
 from ..errors import InputError
 from ..imposition import CardGeometry, GridPlan, ImpositionError, band_plan, share_sheets
 from ..model import Component, Game
@@ -266,7 +267,8 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
     """Decide, for each game's print jobs, what to reuse and what to render (``jobs``: the
     processes the work will be shared among, which sets the size of its pieces; ``measured``:
     the games whose faces' texts the build measures, see :class:`RenderWork`)."""
-    fingerprints = {g.id: game_fingerprint(g, options.lang) for g in games}
+    software = software_digest()
+    fingerprints = {g.id: game_fingerprint(g, options.lang, software) for g in games}
     planned = {g.id: _job_plans(g, options, fingerprints[g.id]) for g in games}
     present = frozenset(cache.present(k for jps in planned.values() for jp in jps for k in face_keys(jp.keys)))
     previous: dict[str, dict[str, BuiltFile]] = {}
