@@ -99,6 +99,16 @@ def text(value: Any, loc: Location, raw: str | None = None) -> str:
     return str(value)
 
 
+def reason(value: Any, loc: Location, raw: str | None = None) -> str:
+    """Why the data does something on purpose (a loop, an energy source, a deviation, a looser
+    limit): the checker's report shows it beside the choice, so it must say something; blank
+    text is refused like a missing reason, not listed as an empty one."""
+    said = text(value, loc, raw).strip()
+    if not said:
+        raise InputError("the reason is blank", loc, "say in words why the data does this (the check report shows it)")
+    return said
+
+
 def ident(value: Any, loc: Location, raw: str | None = None) -> str:
     s = text(value, loc, raw)
     if not ID_PATTERN.fullmatch(s):

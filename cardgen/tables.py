@@ -190,8 +190,8 @@ def _declared(f: S.Fields, physics: PhysicsData, keys: tuple[str, ...]) -> Decla
     plist = _particle_list(physics)
     virtual = tuple(f.get("virtual", plist, ())) if "virtual" in keys else ()
     via = tuple(f.get("via", plist, ())) if "via" in keys else ()
-    loop = f.get("loop", S.text, "") if "loop" in keys else ""
-    energy = f.get("energy", S.text, "") if "energy" in keys else ""
+    loop = f.get("loop", S.reason, "") if "loop" in keys else ""
+    energy = f.get("energy", S.reason, "") if "energy" in keys else ""
     for p in via:
         if p.is_fermion:
             raise InputError(f"'via' lists the virtual bosons inside the diagram; {p.id} is a fermion",

@@ -21,7 +21,7 @@ from particle import Particle
 
 import cardgen
 from cardgen import loader
-from cardgen.check import check
+from cardgen.check import check, check_records
 from cardgen.cli import main
 from cardgen.errors import InputError
 from tests.conftest import GAMES, ROOT, run_cli
@@ -502,3 +502,52 @@ def test_what_the_card_prints_is_checked_not_only_the_table(tmp_path):
     assert (f"cards.yaml:{line}:8: error[flavour-energies]: card 'u-red' prints '400 MeV' 'energy' text but the "
             f"energy of its flavour is 300 MeV (row 'up'). Fix: print the row's energy_mev in the 'energy' field of "
             f"card-front.svg.j2.") in out
+
+
+# --- what each particle is: symbol, kind, colour, baryon and lepton numbers -------------------
+
+IDENTITY = [  # (particle, key, old, new, words of the finding at the edited line)
+    ("e-", "symbol", "base: e", "base: μ", "electron (e-, PDG id 11) has the symbol μ⁻, but PDG 2026's particle 11 "
+     "is e-. Fix: write symbol: {base: e, sup: \"-\"}."),
+    ("nu_e", "symbol", "sub: e", "sub: μ", "has the symbol ν_μ, but PDG 2026's particle 12 is nu(e)"),
+    ("ubar", "symbol", "bar: true", "bar: false", "has the symbol u, but PDG 2026's particle -2 is u~"),
+    ("tau+", "symbol", 'sup: "+"', 'sup: "-"', "has the symbol τ⁻, but PDG 2026's particle -15 is tau+"),
+    ("u", "baryon_number", "1/3", "1", "up quark (u) has baryon_number: 1, but PDG 2026's particle 2 (u) has 1/3. "
+     "Fix: write baryon_number: 1/3."),
+    ("e-", "lepton_numbers", "e: 1", "mu: 1", "electron (e-) has lepton_numbers: {mu: 1}, but PDG 2026's particle 11 "
+     "(e-) has {e: 1}"),
+    ("g", "colour_charged", "true", "false", "gluon (g) has colour_charged: false, but PDG 2026's particle 21 (g) has "
+     "true"),
+    ("H", "kind", "scalar", "gauge boson", "Higgs boson (H) has kind: gauge boson, but PDG 2026's particle 25 (H0) has "
+     "scalar"),
+]
+
+
+@pytest.mark.parametrize("pid, key, old, new, words", IDENTITY, ids=[f"{m[0]}-{m[1]}" for m in IDENTITY])
+def test_a_particle_that_is_not_its_pdg_id_is_a_finding_at_its_line(broken_physics, pid, key, old, new, words):
+    """The reaction rules add these numbers up: a wrong one is found where it is written in
+    particles.yaml, not only as findings against the tables that use it."""
+    text, line, _column = mutate_particle(PARTICLES_YAML.read_text(encoding="utf-8"), pid, key, old, new)
+    path = broken_physics(text)
+    code, out = cli("particle-builder", "--no-render")
+    assert code == 1, out
+    here = [ln for ln in out.splitlines()
+            if ln.startswith(f"{cardgen.errors.display_path(path)}:{line}:") and "error[pdg-identity]" in ln]
+    assert any(words in ln for ln in here), out
+
+
+def test_two_particles_of_one_name_are_a_finding(broken_physics):
+    text, line, column = mutate_particle(PARTICLES_YAML.read_text(encoding="utf-8"), "e-", "name", "electron", "muon")
+    path = broken_physics(text)
+    code, out = cli("particle-builder", "--no-render")
+    assert code == 1
+    assert (f"{cardgen.errors.display_path(path)}:{line}:{column}: error[pdg-identity]: e- is named 'muon', as is mu-: "
+            f"a card would name two particles alike. Fix: give e- its own name (PDG: e-).") in out.splitlines()
+
+
+def test_the_identity_proof_counts_every_particle():
+    findings, proofs, _choices = check_records(cardgen.load_game("qcd"))
+    proofs = [r for r in proofs if r.rule == "pdg-identity"]
+    assert not findings
+    n = len(yaml.safe_load(PARTICLES_YAML.read_text(encoding="utf-8"))["particles"])
+    assert len(proofs) == 1 and proofs[0].count == n, proofs

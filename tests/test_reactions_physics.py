@@ -132,15 +132,14 @@ def rejected(cli, g, rel: str, old: str, new: str) -> tuple[str, str, int, int]:
 
 W_FIX = ("Fix: fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or declare a loop "
          "with its reason ('loop: ...').")
-MASS_FIX = ("Fix: fix the products, declare the ones that are virtual ('virtual: [W+]'), or say where the energy "
-            "comes from ('energy: reason').")
+DECAY_FIX = "Fix: fix the products, or declare the ones that are virtual ('virtual: [W+]')."   # a decay borrows none
 
 
 def test_a_decay_into_a_heavier_product_is_rejected(cli, game_copy):
     out, file, line, col = rejected(cli, game_copy("particle-builder"), "tables/decays.yaml",
                                     "{faces: 3-6, becomes: [s, W+]}", "{faces: 3-6, becomes: [b, W+]}")
     assert (f"{file}:{line}:{col}: error[kinematics]: decays: c on 3,4,5,6: c → b W⁺: its real products (b 4.186 "
-            f"GeV) are not lighter than the parent (c 1.273 GeV). {MASS_FIX}") in out
+            f"GeV) are not lighter than the parent (c 1.273 GeV). {DECAY_FIX}") in out
 
 
 def test_a_decay_through_no_vertex_is_rejected(cli, game_copy):
@@ -542,3 +541,134 @@ def test_a_reaction_too_big_to_draw_is_a_finding_not_a_hang(game_copy):
            "{faces: 4, becomes: [nu_tau, d, ubar, u, ubar, u, ubar, u, ubar, d, dbar]}")
     found = g.findings("couplings")
     assert any("has 12 particles, more than the 10 whose diagrams the checker draws" in f.message for f in found)
+
+
+# --- what no declaration can make true ------------------------------------------------------
+
+@pytest.mark.parametrize("row,old,new,words", [
+    ("- name: charged lepton pair", "    members: [e-, mu-, tau-]\n    products: [[gamma, gamma]]",
+     "    members: [e-, mu-, tau-]\n    products: [[gamma]]",
+     "charged lepton pair: e- annihilation: e⁻ e⁺ → γ: particles that meet cannot become one massless γ: energy and "
+     "momentum are not both conserved (the pair's invariant mass is at least 1.022 MeV, a massless particle's is "
+     "zero). Fix: list at least two products (e.g. two photons), or one massive particle the pair can form."),
+    ("- name: quark pair", "products: [[gamma, gamma], [g, g]]", "products: [[gamma, gamma], [g]]",
+     "quark pair: u annihilation: u u̅ → g: particles that meet cannot become one massless g"),
+])
+def test_a_pair_never_becomes_one_massless_particle(cli, game_copy, row, old, new, words):
+    g = game_copy("particle-builder")
+    file, line, col = where(g, "tables/annihilation.yaml", row)
+    g.edit("tables/annihilation.yaml", old, new)
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert f"{file}:{line}:{col}: error[kinematics]: annihilation: {words}" in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("new", ["{faces: 6, becomes: [gamma, gamma], loop: a W loop}",
+                                 "{faces: 6, becomes: [g, g], loop: through quarks}"])
+def test_no_loop_turns_a_z_into_two_photons_or_two_gluons(cli, game_copy, new):
+    """Landau–Yang: a massive spin-1 particle never becomes two identical massless spin-1 bosons."""
+    g = game_copy("particle-builder")
+    file, line, _ = where(g, "tables/decays.yaml", "{faces: 6, becomes: [b, bbar]}")
+    g.edit("tables/decays.yaml", "{faces: 6, becomes: [b, bbar]}", new)
+    col = (g.path / "tables/decays.yaml").read_text(encoding="utf-8").splitlines()[line - 1].index("loop: ") + 7
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    pair = "γ γ" if "gamma" in new else "g g"
+    assert (f"{file}:{line}:{col}: error[couplings]: decays: Z0 on 6: Z⁰ → {pair} is declared a loop, but it never "
+            f"happens, not even through a loop: a massive spin-1 particle and two identical massless spin-1 bosons "
+            f"cannot turn into each other (angular momentum and Bose symmetry: the Landau–Yang theorem). Fix: fix the "
+            f"products (a spin-0 particle such as H may become two photons or two gluons).") in res.stdout + res.stderr
+
+
+def test_a_z_into_two_gluons_without_a_loop_is_not_told_to_declare_one(cli, game_copy):
+    out, file, line, col = rejected(cli, game_copy("particle-builder"), "tables/decays.yaml",
+                                    "{faces: 6, becomes: [b, bbar]}", "{faces: 6, becomes: [g, g]}")
+    found = [ln for ln in out.splitlines() if ln.startswith(f"{file}:{line}:{col}: error[couplings]")]
+    assert found and "the Landau–Yang theorem" in found[0] and "declare a loop" not in found[0], out
+
+
+def test_a_decay_cannot_take_energy_from_elsewhere(cli, game_copy):
+    g = game_copy("particle-builder")
+    old, new = "{faces: 5-6, becomes: [c, sbar]}", "{faces: 5-6, becomes: [t, bbar], energy: the W is boosted}"
+    file, line, _ = where(g, "tables/decays.yaml", old)
+    g.edit("tables/decays.yaml", old, new)
+    col = (g.path / "tables/decays.yaml").read_text(encoding="utf-8").splitlines()[line - 1].index("energy: ") + 9
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert (f"{file}:{line}:{col}: error[kinematics]: decays: W+ on 5,6: W⁺ → t b̅: a decay takes no energy from "
+            f"elsewhere: its real products (t 172.6 GeV + b̅ 4.186 GeV = 176.8 GeV) must be lighter than the parent "
+            f"(W⁺ 80.36 GeV), whatever 'energy' says. Fix: fix the products, or declare the ones that are virtual "
+            f"('virtual: [W+]'), and remove 'energy'.") in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("game,rel,old,new", [
+    ("particle-builder", "tables/transformations.yaml",
+     "{from: b, via: W+, to: t, energy: the top outweighs the quark and the W together; the rest comes from the "
+     "collision}", '{from: b, via: W+, to: t, energy: " "}'),
+    ("particle-builder", "tables/decays.yaml", 'loop: "gluons are massless: no tree-level H g g vertex; the decay goes '
+     'through a top-quark loop"}', 'loop: "  "}'),
+    ("particle-builder", "tables/annihilation.yaml",
+     'energy: "the Z⁰ is far heavier than two neutrinos at rest; the pair must collide with about 91 GeV"',
+     'energy: "\\t"'),
+    ("tutti-quantum", "game.yaml", "  - rule: text-size\n", "  - rule: text-size\n    min_pt: 4\n    reason: ' '\n"),
+])
+def test_a_blank_reason_is_no_reason(cli, game_copy, game, rel, old, new):
+    """Every declared choice is listed with its reason: a blank one is refused where it is written."""
+    g = game_copy(game)
+    g.edit(rel, old, new)
+    lines = (g.path / rel).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if ("reason: ' '" in text or '" "' in text or '"  "' in text
+                                                         or '"\\t"' in text))
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert (f"{g.path / rel}:{line}:" in res.stderr and "error[input]: the reason is blank. Fix: say in words why the "
+            "data does this (the check report shows it)." in res.stderr), res.stderr
+
+
+def test_a_blank_deviation_from_the_rulebook_is_not_a_declared_one(cli, game_copy):
+    g = game_copy("qcd")
+    g.edit("tables/flavours.yaml", "energy_mev: 1500, rulebook_mev: 1500}",
+           'energy_mev: 1500, rulebook_mev: 1400, deviation: " "}')
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert ("Charm prints 1500 MeV but the rulebook gives 1400 MeV. Fix: print 1400 MeV or declare the deviation with "
+            "its reason in 'deviation'.") in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("particle", ["Z0", "gamma", "H", "e-"])
+def test_the_wild_cards_must_show_the_w_their_flavour_changes_need(cli, game_copy, particle):
+    out, file, line, _ = rejected(cli, game_copy("qcd"), "components/cards.yaml", "particle: W+",
+                                  f"particle: {particle}")
+    col = len("    particle: ") + 1   # the value the card shows
+    assert (f"{file}:{line}:{col}: error[weak-transitions]: cards: card 'wild-w' makes the flavour changes of table "
+            f"'transmutations' ('wild'), but shows ") in out and "only a charged W changes a particle's flavour" in out
+
+
+def test_a_w_minus_may_be_the_wild_card(cli, game_copy):
+    g = game_copy("qcd")
+    g.edit("components/cards.yaml", "particle: W+", "particle: W-")
+    assert cli("check", str(g.path), "--no-render").returncode == 0
+
+
+def test_flavour_changes_nobody_makes_are_a_finding(cli, game_copy):
+    g = game_copy("qcd")
+    g.edit("components/cards.yaml", "    wild: true", "    wild: false")
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert ("error[weak-transitions]: cards: no card is marked 'wild', so nothing makes the flavour changes of table "
+            "'transmutations'. Fix: mark the cards that make them with 'wild: true'.") in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("wild", [
+    "  - id: wild-w\n    particle: g\n    wild: true\n    count: 4",
+    "  - matrix: {particle: [g], colour: [red, green, blue]}\n    id: \"{particle}-{colour}\"\n    count: 1",
+])
+def test_a_gluon_has_no_single_colour(cli, game_copy, wild):
+    g = game_copy("qcd")
+    g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W+\n    wild: true\n    count: 4", wild)
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    found = [ln for ln in (res.stdout + res.stderr).splitlines() if "error[colour-balance]" in ln]
+    assert found and all("a gluon carries a colour and an anti-colour at once (a colour octet)" in ln
+                         and "Fix: leave the gluon out of 'cards'" in ln for ln in found), res.stdout
+    assert "add 'colour: red'" not in res.stdout + res.stderr

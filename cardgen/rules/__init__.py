@@ -52,5 +52,6 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_values, placement,  # noqa: E402,F401
+from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_identity, pdg_values,  # noqa: E402,F401
+               placement,
                legibility, reactions, rulebook, tutti, tutti_scoring)

@@ -4,7 +4,8 @@ A decay, an annihilation or a transformation must be drawn as a tree diagram of 
 :mod:`cardgen.rules.standard_model` derives, with the virtual bosons the data declares
 (``via``) as its only internal bosons. A reaction with no tree diagram is allowed only where the
 data declares it a loop (``loop: reason``, e.g. H → g g through a top-quark loop), and then a
-particle must exist that couples to every external line, with colour conserved.
+particle must exist that couples to every external line, with colour conserved; a reaction no
+order allows (Z⁰ → γ γ, by the Landau–Yang theorem) is refused whatever the data declares.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from typing import Iterator
 
 from .. import schema as S
 from ..errors import Finding
-from ..model import Game
+from ..model import Card, Component, Game
 from ..particles import Particle, PhysicsData
 from ..proof import Choice, Proof
 from . import declared
-from .common import names, table_param
+from .common import component_param, names, particle_field, table_param, typed_field
 from .reactions import NOUNS, Reaction, reactions
-from .standard_model import MAX_LINES, ckm_weight, is_up_type, lone_colour, loop_carrier, tree_diagram, uncoupled, weak_partner
+from .standard_model import (MAX_LINES, ckm_weight, is_up_type, landau_yang, lone_colour, loop_carrier, tree_diagram,
+                             uncoupled, weak_partner)
 
 
 def _sym(p: Particle) -> str:
@@ -44,6 +46,12 @@ def missing_vertex(r: Reaction, physics: PhysicsData) -> str:
     return f"no chain of Standard-Model vertices{through} makes it"
 
 
+_LANDAU_YANG = ("never happens, not even through a loop: a massive spin-1 particle and two identical massless "
+                "spin-1 bosons cannot turn into each other (angular momentum and Bose symmetry: the Landau–Yang "
+                "theorem)")
+_LANDAU_YANG_FIX = "fix the products (a spin-0 particle such as H may become two photons or two gluons)"
+
+
 @declared("couplings")
 def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
     """Each reaction of a table is a tree diagram of Standard-Model vertices, or a declared loop."""
@@ -65,7 +73,10 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
         if r.declared.loop:
             loc = r.declared.at("loop", r.location)
             carrier = loop_carrier(r.initial, r.final, physics)
-            if diagram:
+            if landau_yang(r.initial, r.final):
+                yield Finding("couplings", f"{where} is declared a loop, but it {_LANDAU_YANG}", loc, _LANDAU_YANG_FIX,
+                              game.id)
+            elif diagram:
                 yield Finding("couplings", f"{where} is declared a loop but has a tree-level diagram", loc,
                               "remove 'loop'", game.id)
             elif lone_colour(r.initial, r.final):
@@ -80,7 +91,10 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
                 yield Choice("couplings", f"{where}: a loop (e.g. through {_sym(carrier)})", r.declared.loop, loc,
                              game.id)
             continue
-        if diagram is None:
+        if diagram is None and landau_yang(r.initial, r.final):
+            yield Finding("couplings", f"{where} does not happen through Standard-Model vertices: "
+                          f"{missing_vertex(r, physics)}; and it {_LANDAU_YANG}", r.location, _LANDAU_YANG_FIX, game.id)
+        elif diagram is None:
             yield Finding("couplings", f"{where} does not happen through Standard-Model vertices: "
                           f"{missing_vertex(r, physics)}", r.location,
                           "fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or "
@@ -105,10 +119,15 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
 @declared("weak-transitions")
 def weak_transitions(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """A wild W's flavour changes (a records table with particle fields ``from`` and ``to``) are
-    charge-changing weak transitions: a W vertex joins the two (u ↔ d, s, b; never u → c)."""
+    charge-changing weak transitions: a W vertex joins the two (u ↔ d, s, b; never u → c). With
+    ``component`` and ``made_by`` (a yes/no card field), the cards marked so are the ones that
+    make the changes, and each must show the boson of every change (a W; a Z⁰ or a photon never
+    changes flavour)."""
     table = table_param(game, params, ("records",))
     source = params.get("from_field", S.ident, "from")
     target = params.get("to_field", S.ident, "to")
+    carriers = _carrier_cards(game, params)
+    bosons: dict[str, Particle] = {}   # the boson each change needs, by row id
     ok: list[str] = []
     for row in table.rows:
         a, b = row.values.get(source), row.values.get(target)
@@ -128,6 +147,37 @@ def weak_transitions(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             continue
         weight = (f", |V|² = {ckm_weight(a, b):.3g}" if a.kind == "quark" and is_up_type(a) != is_up_type(b) else "")
         ok.append(f"{_sym(a)} → {_sym(b)} {_sym(w)}{weight}")
+        bosons[row.id] = w
+    made = ""
+    if carriers is not None:
+        comp, flag, field_name, cards = carriers
+        for card in cards:
+            shown = card.fields.get(field_name)
+            wrong = [(rid, w) for rid, w in bosons.items()
+                     if not isinstance(shown, Particle) or shown.id not in (w.id, game.physics.anti(w.id).id)]
+            if wrong:
+                rid, w = wrong[0]
+                what = _sym(shown) if isinstance(shown, Particle) else "no particle"
+                yield Finding("weak-transitions", f"{comp.id}: card '{card.id}' makes the flavour changes of table "
+                              f"'{table.id}' ('{flag}'), but shows {what}: change '{rid}' needs a {_sym(w)} "
+                              f"(only a charged W changes a particle's flavour)", card.where(field_name),
+                              f"show {w.id} (or {game.physics.anti(w.id).id}) on it, or unmark '{flag}'", game.id)
+        if not cards:
+            yield Finding("weak-transitions", f"{comp.id}: no card is marked '{flag}', so nothing makes the flavour "
+                          f"changes of table '{table.id}'", params.map.where("made_by"),
+                          f"mark the cards that make them with '{flag}: true'", game.id)
+        made = f"; made by the {sum(c.count for c in cards)} '{flag}' cards of {comp.id}, which show a W"
     yield Proof("weak-transitions", f"{table.id}: {len(ok)} flavour changes are charge-changing weak transitions, "
-                f"each a W vertex (and so are their antiparticles'): {'; '.join(ok)}", len(ok), game.id,
+                f"each a W vertex (and so are their antiparticles'): {'; '.join(ok)}{made}", len(ok), game.id,
                 table.location)
+
+
+def _carrier_cards(game: Game, params: S.Fields) -> tuple[Component, str, str, list[Card]] | None:
+    """The component, yes/no field, particle field and cards that make a table's flavour
+    changes (check keys ``component``, ``made_by``, ``field``), or None when the check names none."""
+    if not params.has("made_by"):
+        return None
+    comp = component_param(game, params)
+    flag = typed_field(comp, params, "made_by", "wild", ("bool",), "a yes/no field")
+    field_name = particle_field(comp, params)
+    return comp, flag, field_name, [c for c in comp.cards if c.fields.get(flag) is True]

@@ -123,7 +123,8 @@ def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding | Pr
 def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Colour-charged cards carry a colour of the right sort (quarks a colour, antiquarks an
     anti-colour), colourless cards carry none, and each flavour comes in all three colours
-    equally often."""
+    equally often. A gluon carries a colour and an anti-colour at once, which one colour field
+    cannot describe: it has no place in such a deck."""
     comp = component_param(game, params)
     field = particle_field(comp, params)
     colour_field = typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
@@ -140,6 +141,15 @@ def colour_balance(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                 wrong = True
                 yield Finding("colour-balance", f"card '{card.id}': {p.name} has no colour charge but is given "
                               f"'{c.id}'", card.where(colour_field), f"remove '{colour_field}'", game.id)
+            continue
+        if not p.is_fermion:   # a gluon: a colour and an anti-colour at once (an octet), never one of them
+            wrong = True
+            yield Finding("colour-balance", f"card '{card.id}': a {p.name} carries a colour and an anti-colour at "
+                          f"once (a colour octet), which no single colour"
+                          f"{' such as ' + repr(c.id) if c is not None else ''} describes",
+                          card.where(colour_field) if c is not None else card.where(field),
+                          f"leave the {p.name} out of '{comp.id}', whose '{colour_field}' holds one colour charge: "
+                          f"a quark's colour or an antiquark's anti-colour", game.id)
             continue
         if c is None:
             wrong = True

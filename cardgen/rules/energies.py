@@ -277,7 +277,7 @@ def _rulebook_values(s: _Setup) -> Iterator[Finding | Choice]:
         book, value = row.values[s.rulebook], row.values[s.energy]
         if book == value:
             continue
-        reason = row.values.get(s.deviation) if s.deviation else None
+        reason = str(row.values.get(s.deviation) or "").strip() if s.deviation else ""   # blank says nothing
         name = row.values.get("name", row.id)
         if reason:
             yield Choice(RULE, f"energy of {name} printed {_mev(value)}, the rulebook's is {_mev(book)}", reason,

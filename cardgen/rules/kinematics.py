@@ -2,7 +2,9 @@
 
 A product the data declares ``virtual`` (the W a c quark decays through) is off its mass shell
 and does not count; a reaction whose products outweigh what goes in (d + W⁺ → t) must declare
-where the energy comes from (``energy: reason``). Both are listed as declared choices, and a
+where the energy comes from (``energy: reason``) — but never a decay: a particle decaying has
+only its own mass to give. Particles that meet never become a single massless particle (e⁺e⁻ → γ):
+energy and momentum could not both be conserved. Both are listed as declared choices, and a
 declaration that is not needed (a "virtual" W in t → b W⁺, which is heavy enough to be real) is
 a finding, so the data never hides physics behind a key.
 """
@@ -57,9 +59,11 @@ def _masses(parts: tuple[Particle, ...]) -> str:
     return listed if len(parts) == 1 else f"{listed} = {fmt_mev(total_mev(parts))}"
 
 
-def _fix(kind: str) -> str:
+def _fix(kind: str, decay: bool) -> str:
     if kind == "transformations":
         return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
+    if decay:   # a decaying particle has only its own mass to give
+        return "fix the products, or declare the ones that are virtual ('virtual: [W+]')"
     return ("fix the products, declare the ones that are virtual ('virtual: [W+]'), or say where the energy "
             "comes from ('energy: reason')")
 
@@ -80,7 +84,23 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
         before, after = total_mev(r.initial), total_mev(real)
         allowed = after < before if len(r.initial) == 1 else after <= before
         where = f"{table.id}: {r.label}: {r.text()}"
+        if len(r.initial) > 1 and len(real) == 1 and real[0].mass_mev == 0:
+            checked -= 1
+            yield Finding("kinematics", f"{where}: particles that meet cannot become one massless "
+                          f"{real[0].symbol.unicode()}: energy and momentum are not both conserved (the pair's "
+                          f"invariant mass is at least {fmt_mev(before)}, a massless particle's is zero)",
+                          r.location, "list at least two products (e.g. two photons), or one massive particle "
+                          "the pair can form", game.id)
+            continue
         if not allowed:
+            if r.declared.energy and len(r.initial) == 1:
+                checked -= 1
+                yield Finding("kinematics", f"{where}: a decay takes no energy from elsewhere: its real products "
+                              f"({_masses(real)}) must be lighter than the parent ({_masses(r.initial)}), whatever "
+                              f"'energy' says", r.declared.at("energy", r.location),
+                              "fix the products, or declare the ones that are virtual ('virtual: [W+]'), and "
+                              "remove 'energy'", game.id)
+                continue
             if r.declared.energy:
                 energy += 1
                 yield Choice("kinematics", f"{where} (products {fmt_mev(after)}, in {fmt_mev(before)})",
@@ -91,7 +111,7 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             yield Finding("kinematics", f"{where}: {products} ({_masses(real)}) "
                           f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
                           f"({_masses(r.initial)})", r.location,
-                          _fix(table.kind), game.id)
+                          _fix(table.kind, len(r.initial) == 1), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "

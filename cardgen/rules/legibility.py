@@ -82,7 +82,7 @@ def _limit(rule: str, game: Game, params: S.Fields, key: str, default: float, wh
     """The rule's limit from its check (``key``, or ``default``). A lower, looser limit needs a
     ``reason`` and is listed as a choice; a stricter one needs none."""
     value = params.get(key, S.number(positive=True), default)
-    reason = params.get("reason", S.text, None)
+    reason = params.get("reason", S.reason, None)
     if value >= default:
         return value, []
     if reason is None:

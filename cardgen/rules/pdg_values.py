@@ -436,6 +436,17 @@ class Comparison:
         self.extra += 1
 
 
+def printed_pairs(game: Game) -> set[tuple[str, str]]:
+    """(particle id, quantity) of every value some card of the game prints."""
+    out: set[tuple[str, str]] = set()
+    for comp in game.components.values():
+        particles, _cards = card_particles(comp)
+        if particles:
+            quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
+            out.update((p.id, q) for p in particles for q in quantities)
+    return out
+
+
 @generic(RULE)
 def pdg_values(game: Game) -> Iterator[Finding | Proof | Choice]:
     """Every charge, spin, mass and lifetime a card prints equals PDG at the precision printed,

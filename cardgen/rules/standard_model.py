@@ -227,6 +227,18 @@ def loop_carrier(initial: Sequence[Particle], final: Sequence[Particle], physics
     return max(carriers, key=lambda p: p.mass_mev, default=None)
 
 
+def landau_yang(initial: Sequence[Particle], final: Sequence[Particle]) -> bool:
+    """Whether a massive spin-1 particle turns into two identical massless spin-1 bosons, or
+    two of them into it (Z⁰ → γ γ, Z⁰ → g g): forbidden at every order, loops included, because
+    two such bosons in a symmetric state cannot carry one unit of angular momentum (the
+    Landau–Yang theorem; H → γ γ, of spin 0, is allowed)."""
+    one, two = (initial, final) if len(initial) == 1 else (final, initial)
+    if len(one) != 1 or len(two) != 2:
+        return False
+    parent, (a, b) = one[0], two
+    return (parent.spin == 1 and parent.mass_mev > 0 and a.id == b.id and a.spin == 1 and a.mass_mev == 0)
+
+
 def lone_colour(initial: Iterable[Particle], final: Iterable[Particle]) -> bool:
     """Colour is conserved: a colourless state cannot become a state with a single colour-charged
     particle (one gluon or one quark cannot be colour-neutral), nor the other way round."""
