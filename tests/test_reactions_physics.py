@@ -672,3 +672,23 @@ def test_a_gluon_has_no_single_colour(cli, game_copy, wild):
     assert found and all("a gluon carries a colour and an anti-colour at once (a colour octet)" in ln
                          and "Fix: leave the gluon out of 'cards'" in ln for ln in found), res.stdout
     assert "add 'colour: red'" not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("old,new,words", [
+    ("particles: [H],                style: scalar", "particles: [H],                style: fermion",
+     "line type 'H' (Higgs) is drawn as a fermion line, but H is a scalar line (spin, colour and mass say so). "
+     "Fix: set style: scalar."),
+    ("particles: [g],                style: gluon", "particles: [gamma],            style: gluon",
+     "line type 'g' (gluon) is drawn as a gluon line, but gamma is a photon line (spin, colour and mass say so). "
+     "Fix: set style: photon."),
+    ("particles: [e-],               style: fermion", "particles: [e-, g],            style: fermion",
+     "line type 'e' (electron) stands for particles drawn differently: e- (fermion), g (gluon). Fix: split it: "
+     "one line type per kind of line."),
+])
+def test_a_line_type_is_drawn_as_its_particles_are(cli, game_copy, old, new, words):
+    """Tutti Quantum's line types: the style comes from spin, colour and mass, and the vertices
+    are derived from the particles, not from the style a line is drawn in."""
+    out, file, line, col = rejected(cli, game_copy("tutti-quantum"), "tables/line-types.yaml", old, new)
+    assert f"{file}:{line}:{col}: error[vertices-derived]: {words}" in out.splitlines(), out
+    if "style: fermion" in new and "[H]" in new:   # a wrong style draws wrongly; the physics stays right
+        assert "is not a tree-level Standard Model vertex" not in out

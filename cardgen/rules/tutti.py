@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Game, Table
+from ..particles import Particle
 from ..proof import Proof
 from ..tables import LineType, Vertex
 from . import declared
@@ -22,11 +23,41 @@ from .common import component_param, table_param
 from .standard_model import bosons_couple, fermion_couples
 
 
+def line_style(p: Particle) -> str:
+    """How a Feynman diagram draws a particle's line, from its spin, colour and mass: a fermion
+    solid with an arrow, a scalar dashed, a gluon curly, a photon wavy, a massive W or Z as a
+    boson line."""
+    if p.is_fermion:
+        return "fermion"
+    if p.spin == 0:
+        return "scalar"
+    if p.colour_charged:
+        return "gluon"
+    return "photon" if p.mass_mev == 0 else "boson"
+
+
+def line_type_findings(game: Game, line_types: Iterable[LineType]) -> Iterator[Finding]:
+    """Each line type stands for particles drawn alike, and is drawn as they are."""
+    for lt in line_types:
+        styles = {p.id: line_style(p) for p in lt.particles}
+        if len(set(styles.values())) > 1:
+            listed = ", ".join(f"{pid} ({style})" for pid, style in styles.items())
+            yield Finding("vertices-derived", f"line type '{lt.id}' ({lt.name}) stands for particles drawn "
+                          f"differently: {listed}", lt.location, "split it: one line type per kind of line", game.id)
+        elif styles and lt.style not in styles.values():
+            right = next(iter(styles.values()))
+            yield Finding("vertices-derived", f"line type '{lt.id}' ({lt.name}) is drawn as a {lt.style} line, but "
+                          f"{', '.join(styles)} {'is a' if len(styles) == 1 else 'are'} {right} line"
+                          f"{'' if len(styles) == 1 else 's'} (spin, colour and mass say so)", lt.location,
+                          f"set style: {right}", game.id)
+
+
 def vertex_exists(lines: tuple[LineType, LineType, LineType]) -> tuple[bool, str]:
     """Whether every choice of particles the three line types stand for gives a vertex; returns
-    (exists, problem) where problem names a line type whose particles disagree."""
-    fermions = [lt for lt in lines if lt.style == "fermion"]
-    bosons = [lt for lt in lines if lt.style != "fermion"]
+    (exists, problem) where problem names a line type whose particles disagree. A line is a
+    fermion's by its particles' spin, not by the style it is drawn in."""
+    fermions = [lt for lt in lines if any(p.is_fermion for p in lt.particles)]
+    bosons = [lt for lt in lines if lt not in fermions]
     if len(fermions) == 2 and fermions[0].id == fermions[1].id:
         answers = {fermion_couples(f, b) for f in fermions[0].particles for b in bosons[0].particles}
     elif not fermions:
@@ -91,8 +122,10 @@ def vertices_derived(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             yield Finding("vertices-derived", f"vertex '{v.id}' repeats '{listed[key].id}'", v.location,
                           "remove the duplicate", game.id)
         listed[key] = v
+    yield from line_type_findings(game, sm.line_types.values())
+    lt_table = game.tables[table.options["line_types"]]
     for problem in sm.problems:
-        yield Finding("vertices-derived", problem, table.location,
+        yield Finding("vertices-derived", problem, lt_table.location,
                       "split the line type so all its particles behave alike", game.id)
     for key in sorted(sm.derived - set(listed), key=lambda k: [order[i] for i in k]):
         yield Finding("vertices-derived", f"the Standard Model has the vertex {'-'.join(key)} but table "
