@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from . import i18n
 from . import schema as S
 from ._callable import make_callable
 from .errors import Finding, InputError, Location, Report, did_you_mean
@@ -156,10 +157,17 @@ def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | 
     faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`).
     After a build, the legibility rules read the faces as the build measured them
     (:func:`cardgen.rendercheck.built_measures`) and the render pass takes them from its cache."""
-    from .legibility import measured
-    from .rendercheck import built_measures, render_game
+    from .legibility import Unrendered, game_faces, language_faces, measured
+    from .rendercheck import built_measures, render_game, wanted_languages
 
     faces = built_measures(game, cache) if cache is not None else None
+    translated = [lang for lang in wanted_languages(game, langs) if lang != i18n.SOURCE_LANG]
+    if translated:   # a build in each of these languages measures its faces: so does the check
+        try:
+            faces = (faces if faces is not None else game_faces(game)) + [
+                f for lang in translated for f in language_faces(game, lang)]
+        except Unrendered:
+            pass   # the rules measure the English faces and say why; the render pass raises the error
     # the legibility rules measure the faces only when the check renders them (or a build has)
     with rendering(True), measured(game, faces) if faces is not None else nullcontext():
         records = rule_records(game, reading_faces=True)

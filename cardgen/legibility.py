@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import facegeometry as fg
 from .errors import CardgenError, Location, display_path
+from .i18n import SOURCE_LANG
 from .model import Game
 from .readability import contrast_ratio, reads_otherwise
 from .render import Face, Renderer
@@ -97,7 +98,8 @@ class FaceTexts:
     @property
     def where(self) -> str:
         more = f" and {self.cards - 1} more" if self.cards > 1 else ""
-        return f"card '{self.face.card}'{more} of component '{self.face.component}' ({self.face.side})"
+        lang = f", {self.face.lang}" if self.face.lang != SOURCE_LANG else ""
+        return f"card '{self.face.card}'{more} of component '{self.face.component}' ({self.face.side}{lang})"
 
 
 def texts_as_data(texts: Iterable[Printed]) -> list[dict[str, Any]]:
@@ -221,10 +223,20 @@ def game_faces(game: Game) -> list[FaceTexts]:
     return out
 
 
-def _measured_faces(game: Game) -> list[FaceTexts]:
+def language_faces(game: Game, lang: str) -> list[FaceTexts]:
+    """Every distinct face of ``game`` in ``lang`` with its printed texts (what
+    :func:`game_faces` is in English): a check of translations measures them too, as a build
+    in that language does. Raises :class:`Unrendered` when a face fails to render."""
+    try:
+        return _measured_faces(game, lang)
+    except (CardgenError, ET.ParseError) as exc:
+        raise Unrendered(str(exc)) from None
+
+
+def _measured_faces(game: Game, lang: str = SOURCE_LANG) -> list[FaceTexts]:
     from .checkfaces import faces_of
 
-    faces = faces_of(game)
+    faces = faces_of(game, lang)
     tally = FaceTally()
     for comp in game.components.values():
         for card in comp.cards:

@@ -4,6 +4,7 @@ rendered faces of broken copies of the shipped games, and the geometry they rest
 from __future__ import annotations
 
 import math
+import shutil
 
 import pytest
 
@@ -11,6 +12,7 @@ import cardgen
 from cardgen import facegeometry as fg
 from cardgen.errors import InputError
 from cardgen.readability import contrast_ratio, hex_rgb, ink_on, reads_otherwise, turned
+from tests.conftest import ROOT
 
 FRONT = "templates/card-front.svg.j2"
 INDEX = "    {{ symbol(p.symbol, 9.5, 14, size=7, fill=ink) }}\n"
@@ -387,3 +389,32 @@ def test_every_class_set_and_level_mark_is_legible(game_id, comp_id):
         assert {t.field for t in marks} == {"set mark", "level mark"}
         for t in marks:
             assert t.size_pt >= 6 and t.contrast >= 4.5, (set_number, t)
+
+
+# --- translations are measured as their builds measure them -------------------------------------
+
+def test_a_check_of_a_translation_finds_what_its_build_would_refuse(game_copy, tmp_path, cli):
+    """A German text that shrinks below 6 pt where the English one fits: the check in German
+    finds it at its template line, naming the language, and the German build stops on it."""
+    g = game_copy("tutti-quantum")
+    catalogs = g.path / "locale" / "de" / "LC_MESSAGES"
+    catalogs.mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "locale" / "de" / "LC_MESSAGES" / "tutti-quantum.po", catalogs)
+    g.edit("templates/reference-back.svg.j2", 'min_size=2.12, field="loop"', 'min_size=1.6, field="loop"')
+    assert cli("check", str(g.path)).returncode == 0
+    checked = cli("check", str(g.path), "--lang", "de")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    found = [ln for ln in checked.stdout.splitlines() if "error[text-size]" in ln]
+    assert found and all("reference-back.svg.j2:" in ln and "(back, de)" in ln for ln in found), checked.stdout
+    assert "'Jede gültige Schleife aus sechs Karten' (field 'loop') is printed at" in found[0]
+    out = tmp_path / "out"
+    built = cli("build", str(g.path), "--lang", "de", "--out", str(out))
+    assert built.returncode == 1 and found[0] in built.stdout + built.stderr
+    assert not list(out.rglob("*.pdf"))
+
+
+def test_every_shipped_translation_is_legible():
+    """What `cardgen build --lang all` measures, the check measures: all of it passes."""
+    report = cardgen.check(cardgen.load_games(), langs=["all"])
+    assert report.ok, [str(f) for f in report.findings]
+    assert {r.lang for r in report.rendered} == {"en", "ar", "de", "es", "fr", "zh"}
