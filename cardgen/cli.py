@@ -197,7 +197,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a string has no translation.")
 @click.option("--paper", default="a4", show_default=True, help="a4, a3, letter, legal, tabloid or WxHmm.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
-              help="How the printer flips the sheet for backs.")
+              help="How the printer flips the sheet for backs; none: a single-sided printer (a deck's "
+                   "shared back is left out, backs that belong to a piece get pages of their own).")
 @click.option("--bleed", type=float, default=None, help="Printed bleed in mm (default: each component's own).")
 @click.option("--gutter", type=float, default=None, help="Space between cards in mm.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer margin in mm.")

@@ -9,14 +9,14 @@ is tiled over several sheets; ``--mode single`` writes one piece per page.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from .. import i18n
 from ..errors import InputError, file_system_error
-from ..imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, GridPlan, ImpositionError, Placement,
+from ..imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, Duplex, GridPlan, ImpositionError, Placement,
                           plan_sheet, plan_tiles, stack_bands)
 from ..model import Component, Game
 from ..output import source_date_epoch, stage, staged_file, staging
@@ -93,6 +93,28 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
                      level_mark=marks[0].level if marks[0] else None, bleed_note=laid.note), staged
 
 
+def single_sided(placements: list[Placement], sets: int) -> list[Placement]:
+    """The pieces as a single-sided printer prints them (``--duplex none``): a deck back — one
+    back shared by pieces of different fronts, there to hide which piece is which — is left
+    out, and the pieces print fronts only; a back that is part of the piece (backs that differ
+    from piece to piece, or the back of a one-design piece such as a reference card) is kept,
+    on a page of its own after its fronts, to print on the reverse or glue behind them. Class
+    sets mark both sides, so each set has a back of its own (``sets``)."""
+    fronts = {p.front for p in placements}
+    backs = {p.back for p in placements if p.back is not None}
+    if backs and (len(backs) > sets or len(fronts) <= sets):
+        return placements
+    return [Placement(p.front, None) for p in placements]
+
+
+def _duplex(options: BuildOptions, placements: Iterable[Placement]) -> Duplex:
+    """How the writer lays the backs out: as asked, and for a single-sided printer as for
+    turning the printed stack over on the long edge (see :func:`single_sided`)."""
+    if options.duplex != "none":
+        return options.duplex
+    return "long" if any(p.back for p in placements) else "none"
+
+
 def _single(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, title: str,
             to: BinaryIO) -> _Layout:
     """One piece per page, for print services."""
@@ -119,12 +141,14 @@ def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Co
         if len(comp.cards) != 1:
             raise
         return _tiled(placements, faces, comp, options, footer, title, _, to), None
-    write_sheets(placements, faces, geometry, plan, duplex=options.duplex, marks=options.marks,
+    if options.duplex == "none":
+        placements = single_sided(placements, options.sets)
+    duplex = _duplex(options, placements)
+    write_sheets(placements, faces, geometry, plan, duplex=duplex, marks=options.marks,
                  back_offset=options.back_offset, footer=footer, title=title,
                  creation_epoch=source_date_epoch(), registration=cutting, to=to)
     laid = _Layout(plan.describe(), plan.per_sheet, -(-len(placements) // plan.per_sheet),
-                   plan.cuts(len(placements)), options.duplex != "none" and any(p.back for p in placements),
-                   plan.note if plan.bleed_given_up else "")
+                   plan.cuts(len(placements)), duplex != "none", plan.note if plan.bleed_given_up else "")
     return laid, _cut_svg(geometry, plan, len(placements)) if cutting else None
 
 
@@ -151,17 +175,20 @@ def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placemen
                         margin=options.margin)
     names = " + ".join(_(c.name, "component") for c in job.members)
     path = options.out / game.id / options.lang / f"{job.id}.pdf"
+    if options.duplex == "none":
+        placements = {cid: single_sided(ps, options.sets) for cid, ps in placements.items()}
+    duplex = _duplex(options, (p for ps in placements.values() for p in ps))
     try:
         with staging(path) as to:
             write_shared([(plan, placements[c.id]) for plan, c in zip(bands, job.members)], faces,
-                         duplex=options.duplex, marks=options.marks, back_offset=options.back_offset,
+                         duplex=duplex, marks=options.marks, back_offset=options.back_offset,
                          footer=report.footer(_, game, names, options.lang),
                          title=f"{game.name} – {names} ({options.lang})", creation_epoch=source_date_epoch(), to=to)
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{job.id}: {exc}", job.comp.location, "choose a larger --paper") from None
     layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
         f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
-    double = options.duplex != "none" and any(p.back for ps in placements.values() for p in ps)
+    double = duplex != "none"
     levels = [m.level for c in job.members for m in job_marks(game, job, options.sets, c)[:1] if m]
     pieces = sum(len(ps) for ps in placements.values())
     sha256, pages = _written(path)

@@ -118,7 +118,12 @@ def _general(_: Say, game: Game, result: GameBuild, options: BuildOptions) -> li
                "the files say.").format(paper=options.sheet().label),
              _("Sheets of paper: {sheets} in all, for {sets} set(s) of the game.").format(sheets=sheets,
                                                                                         sets=options.sets)]
-    if any(f.double_sided for f in result.files):
+    if any(f.double_sided for f in result.files) and options.duplex == "none":
+        lines.append(_("Single-sided printing: deck backs are left out. Pieces whose backs belong to them have each "
+                       "backs page after its fronts page: print the fronts (odd pages), turn the printed stack over "
+                       "on its LONG edge, feed it in again and print the backs (even pages); or glue each backs page "
+                       "behind its fronts page before cutting."))
+    elif any(f.double_sided for f in result.files):
         lines.append(_("Double-sided files: {flip}. If backs drift, measure with 'cardgen calibrate --paper {paper}' "
                        "and rebuild with --back-offset X,Y.").format(flip=flip, paper=options.paper))
     if options.sets > 1:
