@@ -23,13 +23,15 @@ CUT_COLOUR = "#ff0000"
 HOW_TO = "Print the sheets with registration marks on, at 100 % scale, then cut each with this file."
 
 
-def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
+def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int, pieces: int | None = None) -> str:
     """Return an SVG with every card's cut outline at its place on the sheet.
 
     `sheets` is how many printed sheets use this layout; it is recorded in the file so
     the user knows to cut each of them with the same file.  The outlines follow the
     card's own cut path (rounded corners, lozenges, circles…), placed and turned exactly
-    like the artwork on the front pages.
+    like the artwork on the front pages.  `pieces`, when given, is how many pieces the
+    sheets print in all: only places a sheet fills get a path (a cutter would otherwise cut
+    blank paper), and a last sheet filled in part is named in the file's title.
     """
     if plan.card != card:
         raise ImpositionError(
@@ -40,7 +42,11 @@ def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
     w, h = fmt_mm(plan.paper_w), fmt_mm(plan.paper_h)
     b = card.bleed
     trim_origin = (1.0, 0.0, 0.0, 1.0, b, b)  # cut path is relative to the trim's top-left
+    used = plan.slots if pieces is None else plan.slots[:min(pieces, len(plan.slots))]
     note = f"Cut file for {sheets} sheet{'s' if sheets != 1 else ''}: {plan.describe()}"
+    last = pieces - (sheets - 1) * len(plan.slots) if pieces is not None else len(plan.slots)
+    if sheets > 1 and 0 < last < len(plan.slots):
+        note += f"; the last sheet holds pieces 1–{last} only: cut card-1 to card-{last} on it"
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" viewBox="0 0 {w} {h}">',
@@ -56,7 +62,7 @@ def write_cut_svg(card: CardGeometry, plan: GridPlan, sheets: int) -> str:
         'stroke-linejoin="round">'
     )
     path = quoteattr(card.cut_path)
-    for slot in plan.slots:
+    for slot in used:
         matrix = compose(plan.front_transform(slot), trim_origin)
         lines.append(
             f'<path id="card-{slot.index + 1}" transform="matrix({" ".join(_n(v) for v in matrix)})" d={path}/>'

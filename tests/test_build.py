@@ -171,6 +171,28 @@ def test_tutti_deck_of_44_stores_its_distinct_faces_once(tmp_path):
     assert not (folder / "reference-cut.svg").exists()   # rectangles are guillotined, no cut file
 
 
+def test_cut_files_cut_printed_pieces_only_and_their_marks_print(tmp_path):
+    """Every cut path of a cut file is a printed piece, and the registration squares lie inside
+    the printer's margin (5 mm by default), where the printer can print them."""
+    import xml.etree.ElementTree as ET
+
+    build([cardgen.load_game("particle-builder")], BuildOptions(out=tmp_path, cut_file=True, level=3))
+    folder = tmp_path / "particle-builder/en"
+    manifest = {f["component"]: f for f in json.loads((folder / "manifest.json").read_text())["files"]}
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    cut_files = sorted(folder.glob("*-cut.svg"))
+    assert cut_files
+    for cut in cut_files:
+        root = ET.fromstring(cut.read_text(encoding="utf-8"))
+        built = manifest[cut.name.removesuffix("-cut.svg")]
+        paths = root.findall(".//s:g[@id='cut']/s:path", ns)
+        assert len(paths) == min(built["cards"], built["cards_per_sheet"]), cut.name
+        w, h = (float(root.get(k).removesuffix("mm")) for k in ("width", "height"))
+        for r in root.findall(".//s:g[@id='registration']/s:rect", ns):
+            x, y, rw, rh = (float(r.get(k)) for k in ("x", "y", "width", "height"))
+            assert x >= 5 and y >= 5 and x + rw <= w - 5 and y + rh <= h - 5, (cut.name, x, y)
+
+
 def test_mat_tiles_onto_two_a3_or_four_a4_sheets(tmp_path):
     """The 560 × 380 mm mat (every place holds a real card) is glued from two A3 or four A4
     sheets; a 190 × 260 mm target prints one per A4 sheet."""

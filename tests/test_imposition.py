@@ -304,6 +304,30 @@ def test_cut_svg_places_every_outline_and_the_registration_marks():
         write_cut_svg(lozenge, plan, sheets=0)
 
 
+def test_a_cut_file_cuts_only_the_places_its_sheets_fill():
+    """A cutter cuts every path: a sheet filled in part gets paths for its pieces only, and a
+    last sheet filled in part is named in the title."""
+    import xml.etree.ElementTree as ET
+
+    from cardgen.cutfile import write_cut_svg
+
+    lozenge = CardGeometry(60, 90, 3, "M30 0L60 45L30 90L0 45Z", False)
+    plan = plan_grid(*A4, lozenge)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+
+    def cut(sheets: int, pieces: int) -> tuple[list[str], str]:
+        root = ET.fromstring(write_cut_svg(lozenge, plan, sheets, pieces=pieces))
+        return ([p.get("id") for p in root.findall(".//s:g[@id='cut']/s:path", ns)], root.find("s:title", ns).text)
+
+    few = plan.per_sheet - 2
+    ids, title = cut(1, few)
+    assert ids == [f"card-{i}" for i in range(1, few + 1)] and "last sheet" not in title
+    ids, title = cut(2, plan.per_sheet + 1)
+    assert len(ids) == plan.per_sheet and title.endswith("the last sheet holds pieces 1–1 only: cut card-1 to card-1 on it")
+    ids, title = cut(2, 2 * plan.per_sheet)
+    assert len(ids) == plan.per_sheet and "last sheet" not in title
+
+
 def test_with_a_count_the_planner_minimises_sheets_and_keeps_bleed():
     """36 tokens fit one A4 sheet either way: keep their bleed. 36 poker cards need fewer
     sheets edge to edge (4) than with bleed (6): go edge to edge."""

@@ -131,8 +131,9 @@ def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Co
     card larger than the paper is tiled instead."""
     paper, geometry = options.sheet(), card_geometry(comp)
     cutting = options.cut_file and not geometry.is_rectangular
-    # print-and-cut: the cutter finds the sheet by registration squares beside the block
-    margin = max(options.margin, REGISTRATION_SIZE + REGISTRATION_GAP + 1) if cutting else options.margin
+    # print-and-cut: the cutter finds the sheet by registration squares beside the block,
+    # which must print: inside the printer's margin, not in it
+    margin = options.margin + REGISTRATION_SIZE + REGISTRATION_GAP if cutting else options.margin
     try:
         plan = plan_sheet(paper.width, paper.height, geometry, margin=margin, gutter=options.gutter,
                           bleed=None if options.bleed is None else min(options.bleed, comp.bleed),
@@ -205,7 +206,7 @@ def _cut_svg(geometry: CardGeometry, plan: GridPlan, cards: int) -> bytes:
     from ..cutfile import write_cut_svg
 
     sheets = -(-cards // plan.per_sheet)
-    return write_cut_svg(geometry, plan, sheets).encode("utf-8")
+    return write_cut_svg(geometry, plan, sheets, pieces=cards).encode("utf-8")
 
 
 def _written(path: Path) -> tuple[str, int]:
