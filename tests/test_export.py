@@ -74,11 +74,18 @@ def test_bleed_pixels_are_the_rounded_millimetres(bleed, dpi, px):
     assert bleed_px(bleed, dpi) == px
 
 
-def test_trim_crops_the_same_pixels_off_every_edge():
+def test_trim_gives_the_trim_size_in_the_nearest_whole_pixels():
+    """63 × 88 mm at 150 dpi is 372.05 × 519.69 px: 372 × 520, from the bleed's 18 px on (cutting
+    18 px off every edge of the 69 × 94 mm image, 407 × 555 px, gave 371 × 519: 0.17 mm short)."""
     image = Image.new("RGB", (407, 555))
-    assert trim(image, 3, 150).size == (407 - 36, 555 - 36)
+    assert trim(image, 3, 150, (63, 88)).size == (372, 520)
+    for dpi in (72, 100, 150, 254, 300, 600):   # within half a pixel of the size, whatever the dpi
+        k = dpi / 25.4
+        full = Image.new("RGB", (round(26 * k), round(24 * k)))
+        w, h = trim(full, 2, dpi, (22, 20)).size
+        assert abs(w - 22 * k) <= 0.5 and abs(h - 20 * k) <= 0.5, dpi
     with pytest.raises(ValueError):
-        trim(Image.new("RGB", (20, 20)), 3, 254)
+        trim(Image.new("RGB", (20, 20)), 3, 254, (1, 1))
 
 
 def test_grid_leaves_the_bottom_right_cell_for_the_hidden_face():
@@ -122,8 +129,10 @@ def test_trimmed_png_is_the_centre_crop_at_a_dpi_that_does_not_divide_evenly(tmp
         with Image.open(tmp_path / "out" / "shades" / "en" / "png" / "cards" / f"c001.{side}.png") as a, \
                 Image.open(tmp_path / "out" / "shades" / "en" / "png-trim" / "cards" / f"c001.{side}.png") as b:
             cut = 12                                            # 2 mm at 150 dpi = 11.8 px
-            assert b.size == (a.width - 2 * cut, a.height - 2 * cut)
-            box = (cut, cut, a.width - cut, a.height - cut)
+            comp = game.components["cards"]
+            size = (round(comp.width * 150 / 25.4), round(comp.height * 150 / 25.4))
+            assert b.size == size
+            box = (cut, cut, cut + size[0], cut + size[1])
             assert a.convert("RGB").crop(box).tobytes() == b.convert("RGB").tobytes()
 
 
