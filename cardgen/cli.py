@@ -199,7 +199,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
               help="How the printer flips the sheet for backs; none: a single-sided printer (a deck's "
                    "shared back is left out, backs that belong to a piece get pages of their own).")
-@click.option("--bleed", type=float, default=None, help="Printed bleed in mm (default: each component's own).")
+@click.option("--bleed", type=float, default=None,
+              help="Printed bleed in mm, at most each component's own: its artwork's (default: that).")
 @click.option("--gutter", type=float, default=None, help="Space between cards in mm.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Printer margin in mm.")
 @click.option("--marks", type=click.Choice(["ticks", "lines", "none"]), default="ticks", show_default=True,
@@ -270,7 +271,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
                             f"edge duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)"))
         click.echo(said[0][1])
     games = load_games(game_ids, games_dirs, font_dirs)
-    stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results),
+    stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results, bleed),
                               back_offset_saved=back_offset is None)
     steps = _build_steps(games, lang)
     try:
@@ -282,7 +283,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         for f in exc.findings:
             click.echo(str(f), err=True)
         _fail(f"cardgen: {exc.message}", EXIT_FINDINGS)
-    for err, line in (stamp.lines if stamp.lines is not None else _report_lines(games, results))[len(said):]:
+    for err, line in (stamp.lines if stamp.lines is not None else _report_lines(games, results, bleed))[len(said):]:
         click.echo(line, err=err)
 
 
@@ -293,10 +294,11 @@ def _build_steps(games: list, lang: str) -> int:
     return sum(1 for lng in languages(lang, games) for g in games if lang != "all" or lng in available_languages(g))
 
 
-def _report_lines(games: list, results: list) -> list[tuple[bool, str]]:
+def _report_lines(games: list, results: list, bleed: float | None = None) -> list[tuple[bool, str]]:
     """What ``cardgen build`` prints for its results, each line with whether it goes to
     stderr: each built game's files, then its warnings, each untranslated string located in
-    the catalogs and the template or data that prints it."""
+    the catalogs and the template or data that prints it, and each file printed with less
+    bleed than ``--bleed`` asked (its artwork has less, or its pieces are edge to edge)."""
     from .build.report import summary
     from .i18n import MessageLocator
 
@@ -306,6 +308,7 @@ def _report_lines(games: list, results: list) -> list[tuple[bool, str]]:
     for r in results:
         lines += [(False, line) for line in summary(r)]
         lines += [(True, f"    warning: {issue}") for issue in r.issues]
+        lines += [(True, line) for line in _bleed_notes(by_id[r.game], r.files, bleed)]
         locator = MessageLocator(by_id[r.game], r.lang)
         for msgid, context in r.untranslated:
             where, used = locator.locate(msgid, context)
@@ -315,6 +318,21 @@ def _report_lines(games: list, results: list) -> list[tuple[bool, str]]:
     if warnings:
         lines.append((True, f"{warnings} warning(s); see text-report.txt next to the PDFs"))
     return lines
+
+
+def _bleed_notes(game, files: list, asked: float | None) -> list[str]:
+    """A file whose pieces print less bleed than ``--bleed`` asked, and why: a piece prints at
+    most the bleed its artwork has, and pieces laid edge to edge share their cuts."""
+    notes = []
+    for f in files:
+        if asked is None or f.bleed_mm is None or f.bleed_mm >= asked - 1e-9:
+            continue
+        comps = [game.components[c] for c in (f.members or (f.spare_of or f.component,)) if c in game.components]
+        art = min((c.bleed for c in comps), default=asked)
+        why = (f"its artwork has {art:g} mm of bleed" if art < asked
+               else "its pieces are laid edge to edge (see PRINTING.txt)")
+        notes.append(f"    note: {Path(f.path).name} printed with {f.bleed_mm:g} mm bleed, not {asked:g} mm: {why}")
+    return notes
 
 
 @main.command("render")

@@ -209,3 +209,20 @@ def test_mat_tiles_onto_two_a3_or_four_a4_sheets(tmp_path):
     assert targets4["cards_per_sheet"] == 1 and targets4["pages"] == 2 * game.components["targets"].total
     # --level 1 leaves out the level 3, 5 and 7 components
     assert {f["component"] for f in a4["files"]} == {"particles", "targets", "mat", "rules", "answers"}
+
+
+def test_a_bleed_above_the_artworks_is_printed_as_the_artwork_has_and_said(tmp_path, cli):
+    """--bleed 10 on 3 mm bleed artwork: the cards print 3 mm (there is no more artwork), the
+    manifest says so per file, and the command says why."""
+    res = cli("build", "qcd", "--bleed", "10", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert "note: cards.pdf printed with 3 mm bleed, not 10 mm: its artwork has 3 mm of bleed" in res.stderr
+    files = {f["component"]: f for f in json.loads((tmp_path / "qcd/en/manifest.json").read_text())["files"]}
+    assert files["cards"]["bleed_mm"] == 3.0
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+        forms = [o for page in pdf.pages for o in page.Resources.get("/XObject", {}).values()]
+        sizes = {tuple(round(float(v) / 72 * 25.4, 1) for v in (o.BBox[2] - o.BBox[0], o.BBox[3] - o.BBox[1]))
+                 for o in forms if o.get("/Subtype") == "/Form"}
+    assert (69.0, 94.0) in sizes   # 63 × 88 mm and 3 mm on every side
+    quiet = cli("build", "qcd", "--bleed", "2", "--out", str(tmp_path / "two"))
+    assert quiet.returncode == 0 and "note:" not in quiet.stderr

@@ -40,6 +40,7 @@ class _Layout:
     cuts: int
     double: bool = False
     note: str = ""
+    bleed: float | None = None   # printed around each piece (sheets of pieces only)
 
 
 def write_job(game_ref: str, job_id: str, chunks: list[FaceChunk], options: BuildOptions,
@@ -90,7 +91,8 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
     return BuiltFile(str(path.relative_to(options.out)), job.id, options.sheet().label, laid.layout,
                      pages, laid.per_sheet, len(placements), len(faces), sha256, inputs, sheets=laid.sheets, double_sided=laid.double,
                      cuts=laid.cuts, sets=options.sets, spare_of=comp.id if job.spare_level is not None else "",
-                     level_mark=marks[0].level if marks[0] else None, bleed_note=laid.note), staged
+                     level_mark=marks[0].level if marks[0] else None, bleed_note=laid.note,
+                     bleed_mm=laid.bleed), staged
 
 
 def single_sided(placements: list[Placement], sets: int) -> list[Placement]:
@@ -149,7 +151,7 @@ def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Co
                  back_offset=options.back_offset, footer=footer, title=title,
                  creation_epoch=source_date_epoch(), registration=cutting, to=to)
     laid = _Layout(plan.describe(), plan.per_sheet, -(-len(placements) // plan.per_sheet),
-                   plan.cuts(len(placements)), duplex != "none", plan.note if plan.bleed_given_up else "")
+                   plan.cuts(len(placements)), duplex != "none", plan.note if plan.bleed_given_up else "", plan.bleed)
     return laid, _cut_svg(geometry, plan, len(placements)) if cutting else None
 
 
@@ -197,7 +199,7 @@ def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placemen
                       pieces, len(faces), sha256, inputs,
                       sheets=1, double_sided=double, cuts=sum(p.cuts(p.per_sheet) for p in bands), sets=options.sets,
                       level_mark=max((lv for lv in levels if lv), default=None),
-                      members=tuple(c.id for c in job.members))
+                      members=tuple(c.id for c in job.members), bleed_mm=min(plan.bleed for plan in bands))
     return built, [path]
 
 

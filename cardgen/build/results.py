@@ -34,6 +34,7 @@ class BuiltFile:
     level_mark: int | None = None   # the level printed on the pieces ("5+"), if any
     bleed_note: str = ""  # why the cards are edge to edge rather than each with its bleed
     members: tuple[str, ...] = ()   # components sharing this file's sheet (small pieces)
+    bleed_mm: float | None = None   # bleed printed around each piece on sheets (at most its artwork's own)
 
 
 @dataclass
