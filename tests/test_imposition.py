@@ -137,6 +137,18 @@ def test_gutter_separates_bleed_boxes():
     assert second.clip.x - first.clip.right == pytest.approx(2)
 
 
+@pytest.mark.parametrize("count", [None, 36, 52])
+def test_a_gutter_asked_for_is_never_laid_edge_to_edge(count):
+    """Edge to edge, neighbours share a cut and there is no space between them: a user who
+    asks for a gutter gets cards with that much space between their printed areas."""
+    assert plan_grid(*A4, POKER, count=52).layout == "edge"   # what the planner picks without one
+    plan = plan_grid(*A4, POKER, gutter=5, count=count)
+    assert plan.layout == "bleed" and plan.gutter == 5
+    first, second = plan.slots[0], plan.slots[1]
+    gap = max(second.clip.x - first.clip.right, second.clip.y - first.clip.bottom)
+    assert gap == pytest.approx(5)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     w=st.floats(20, 150),
@@ -167,8 +179,9 @@ def test_plan_invariants(w, h, bleed, margin, gutter, paper):
         assert (a.trim.w, a.trim.h) == pytest.approx((tw, th))
         for b in plan.slots[i + 1 :]:
             assert not a.clip.overlaps(b.clip)
-    # No other candidate of the same kind packs more cards.
-    for kind in ("bleed", "edge"):
+    # No other candidate packs more cards (with a gutter, of the layout that has gutters).
+    assert gutter == 0 or plan.layout == "bleed"
+    for kind in ("bleed", "edge") if gutter == 0 else ("bleed",):
         try:
             other = plan_grid(*paper, card, margin=margin, gutter=gutter, layout=kind)
         except ImpositionError:

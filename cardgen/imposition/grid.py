@@ -40,8 +40,9 @@ def plan_grid(
     Candidates are both sheet orientations, cards upright or (if allowed) turned, and the
     two layouts: "bleed" (every card keeps its bleed, cells separated by `gutter`) and
     "edge" (cards butt against each other with one shared cut; bleed only around the
-    block).  Ties prefer bleed (each card can be cut with slack), then upright cards, then
-    the sheet orientation as given.  `bleed` defaults to the card's own bleed and may only
+    block); a `gutter` above 0 asks for space between the cards, so "auto" then plans
+    "bleed" only.  Ties prefer bleed (each card can be cut with slack), then upright cards,
+    then the sheet orientation as given.  `bleed` defaults to the card's own bleed and may only
     reduce it, since artwork that does not exist cannot be printed.
 
     Turning the cards on a portrait sheet is the same geometry as upright cards on a
@@ -65,7 +66,8 @@ def plan_grid(
     b = printed_bleed(card, bleed)
     g = 0.0 if gutter is None else gutter
     _check_options(paper_w, paper_h, margin, g, layout, orientation)
-    kinds: tuple[LayoutKind, ...] = ("bleed", "edge") if layout == "auto" else (layout,)
+    # a gutter asked for is space between the cards: edge to edge would have none
+    kinds: tuple[LayoutKind, ...] = (("bleed",) if g > 0 else ("bleed", "edge")) if layout == "auto" else (layout,)
     turns = (turned,) if turned is not None else ((False, True) if allow_rotate else (False,))
     best: tuple[tuple, _Candidate] | None = None
     for turn_sheet, (sw, sh) in enumerate(_sheet_sizes(paper_w, paper_h, orientation)):
