@@ -349,7 +349,9 @@ def _target_tables(s: Sheet, targets: list[A.TargetAnswer]) -> list[TableBlock |
     rows = []
     for t in targets:
         for ing in t.ingredients:
-            cards = Cell().add("text", " ".join(f"{cid} ×{n}" for cid, n in ing.cards) or "–")
+            # the deck's cards of that particle, as they print (its symbol), with their copies
+            copies = sum(n for _cid, n in ing.cards)
+            cards = s.particles([ing.particle]).add("text", f"×{copies}") if copies else Cell().add("text", "–")
             made = Cell()
             for src, via in ing.transformations:
                 s.particles([src], made).add("text", "+")

@@ -179,6 +179,22 @@ def test_german_sheet_has_translated_headings(tmp_path: Path) -> None:
     assert "Rule sheet" not in text and "becomes" not in text
 
 
+def test_the_answer_key_names_deck_cards_as_they_print(built: Path) -> None:
+    """A teacher finds a recipe's cards by what they print — the particle's symbol — with the
+    deck's copies, never by the data's card ids ('dbar')."""
+    game = cardgen.load_game("particle-builder")
+    deck = game.components["particles"]
+    copies = {}
+    for card in deck.cards:
+        p = card.fields["particle"]
+        copies[p.symbol.unicode()] = copies.get(p.symbol.unicode(), 0) + card.count
+    text = _text(built / "particle-builder" / "en" / "answers.pdf")
+    recipes = text[text.index("Recipes"):]
+    for sym in ("d̅", "u̅", "e⁻", "s"):
+        assert f"{sym} ×{copies[sym]}" in recipes, sym
+    assert not re.search(r"\b(dbar|ubar|sbar|e-) ×", recipes)
+
+
 def test_arabic_sheet_renders_right_to_left() -> None:
     game = cardgen.load_game("qcd")
     tr = i18n.translator(game, "ar")
