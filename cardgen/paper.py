@@ -35,7 +35,12 @@ _CUSTOM_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*mm\s*$
 
 
 class PaperError(ValueError):
-    """Bad paper specification; the message says what to type instead."""
+    """Bad paper specification; the message says what to type instead. ``reason`` is what is
+    wrong alone, for a caller that gives its own fix (the command line's lists every size)."""
+
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(f"{reason}; {hint}" if hint else reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -66,14 +71,14 @@ def parse_paper(spec: str) -> Paper:
     Raises PaperError with a one-line hint, because this is user input from the CLI.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise PaperError(f"empty paper size; use one of {_names()} or WxHmm such as 300x450mm")
+        raise PaperError("empty paper size", f"use one of {_names()} or WxHmm such as 300x450mm")
     key = spec.strip().lower()
     if key in STANDARD_SIZES:
         w, h = STANDARD_SIZES[key]
         return Paper(key, w, h)
     match = _CUSTOM_RE.match(key)
     if not match:
-        raise PaperError(f"unknown paper size {spec!r}; use one of {_names()} or WxHmm such as 300x450mm")
+        raise PaperError(f"unknown paper size {spec!r}", f"use one of {_names()} or WxHmm such as 300x450mm")
     w, h = float(match.group(1)), float(match.group(2))
     check_size(w, h, what=f"paper {spec!r}")
     for side, value in (("width", w), ("height", h)):

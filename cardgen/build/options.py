@@ -89,4 +89,4 @@ def _parsed(paper: str) -> Paper:
     try:
         return parse_paper(paper)
     except PaperError as exc:
-        raise InputError(str(exc), None, PAPER_HINT) from None
+        raise InputError(exc.reason, None, PAPER_HINT) from None
