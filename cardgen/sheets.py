@@ -165,6 +165,8 @@ class Sheet(SheetLayout):
             widths[texts[-1]] = max(40.0, self.W - 2 * MARGIN - (sum(widths) - widths[texts[-1]]))
         rows = []
         for r in table.rows:
+            if self.level is not None and _later_level(r.values.get("level"), self.level):
+                continue   # a row of a later level (a level's rules): not played at this sheet's level
             cells = [self._record_cell(table, name, specs[name], r.values.get(name)) for name in names]
             cells[-1] = self.mark(r, cells[-1])
             rows.append(cells)
@@ -283,6 +285,11 @@ def _line(lt: LineType) -> dict[str, Any]:
     """How a vertex's line is drawn: its style and the symbol at its end (one particle's own
     symbol, or the line type's id for a line standing for several, e.g. q for any quark)."""
     return {"style": lt.style, "sym": lt.particles[0].symbol if len(lt.particles) == 1 else None, "id": lt.id}
+
+
+def _later_level(value: Any, level: int) -> bool:
+    """Whether a record's whole-number ``level`` field puts it after the level played."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > level
 
 
 def _charge(q: Fraction) -> str:

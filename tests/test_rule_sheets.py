@@ -195,6 +195,20 @@ def test_the_answer_key_names_deck_cards_as_they_print(built: Path) -> None:
     assert not re.search(r"\b(dbar|ubar|sbar|e-) ×", recipes)
 
 
+@pytest.mark.parametrize("level", [1, 4, 5, 7])
+def test_a_rule_sheet_lists_the_levels_played_and_no_later_one(level: int) -> None:
+    """At --level N the sheet prints levels 1 to N: a later level's line would point at a
+    table ('table below') the sheet leaves out."""
+    game = cardgen.load_game("particle-builder")
+    result = sheets.render_sheet(game, "rules", "en", 210, 297, None, level, "t", None)
+    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    names = {row.values["level"]: row.values["name"] for row in game.tables["levels"].rows}
+    for n, name in names.items():
+        assert (name in text) == (n <= level), (n, name)
+    assert ("table below" in text) == (level >= 5) and ("Transformations (Level 5)" in text) == (level >= 5)
+
+
 def test_arabic_sheet_renders_right_to_left() -> None:
     game = cardgen.load_game("qcd")
     tr = i18n.translator(game, "ar")
