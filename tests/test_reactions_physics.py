@@ -692,3 +692,33 @@ def test_a_line_type_is_drawn_as_its_particles_are(cli, game_copy, old, new, wor
     assert f"{file}:{line}:{col}: error[vertices-derived]: {words}" in out.splitlines(), out
     if "style: fermion" in new and "[H]" in new:   # a wrong style draws wrongly; the physics stays right
         assert "is not a tree-level Standard Model vertex" not in out
+
+
+# --- a finding's place and fix fit the row -------------------------------------------------
+
+def test_a_transformation_with_no_diagram_is_told_what_a_transformation_can_change(cli, game_copy):
+    out, file, line, col = rejected(cli, game_copy("particle-builder"), "tables/transformations.yaml",
+                                    "{from: u, via: W-, to: d}", "{from: u, via: Z0, to: d}")
+    found = [ln for ln in out.splitlines() if ln.startswith(f"{file}:{line}:{col}: error[couplings]")]
+    assert found and found[0].endswith("Fix: fix the particle it becomes, or the boson it takes in 'via'."), out
+
+
+def test_a_repeated_transformation_is_found_at_the_repeat(cli, game_copy):
+    g = game_copy("particle-builder")
+    _file, first, _ = where(g, "tables/transformations.yaml", "{from: u, via: W-, to: d}")
+    g.edit("tables/transformations.yaml", "  - {from: u, via: W-, to: d}\n",
+           "  - {from: u, via: W-, to: d}\n  - {from: u, via: W-, to: d}\n")
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert (f"{g.path / 'tables/transformations.yaml'}:{first + 1}:5: error[transformations]: transformations: u + W- → "
+            f"d is listed again (first at line {first}). Fix: remove this row.") in res.stdout.splitlines(), res.stdout
+
+
+def test_a_missing_transformation_to_a_heavier_particle_is_told_to_say_where_the_energy_comes_from(cli, game_copy):
+    g = game_copy("particle-builder")
+    g.edit("tables/transformations.yaml", "  - {from: b, via: W+, to: t, energy: the top outweighs the quark and the W "
+           "together; the rest comes from the collision}\n", "")
+    res = cli("check", str(g.path), "--no-render")
+    assert res.returncode == 1
+    assert ("the allowed transformation bottom quark + W⁺ → top quark is missing. Fix: add '- {from: b, via: W+, "
+            "to: t, energy: <where the energy comes from>}'.") in res.stdout

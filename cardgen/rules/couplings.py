@@ -46,6 +46,15 @@ def missing_vertex(r: Reaction, physics: PhysicsData) -> str:
     return f"no chain of Standard-Model vertices{through} makes it"
 
 
+def _no_diagram_fix(kind: str) -> str:
+    """What to change in a row whose reaction has no diagram: a transformation names its one
+    boson in 'via' and takes no loop; other rows may declare the bosons inside and a loop."""
+    if kind == "transformations":
+        return "fix the particle it becomes, or the boson it takes in 'via'"
+    return ("fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or declare a loop with "
+            "its reason ('loop: ...')")
+
+
 _LANDAU_YANG = ("never happens, not even through a loop: a massive spin-1 particle and two identical massless "
                 "spin-1 bosons cannot turn into each other (angular momentum and Bose symmetry: the Landau–Yang "
                 "theorem)")
@@ -96,9 +105,7 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
                           f"{missing_vertex(r, physics)}; and it {_LANDAU_YANG}", r.location, _LANDAU_YANG_FIX, game.id)
         elif diagram is None:
             yield Finding("couplings", f"{where} does not happen through Standard-Model vertices: "
-                          f"{missing_vertex(r, physics)}", r.location,
-                          "fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or "
-                          "declare a loop with its reason ('loop: ...')", game.id)
+                          f"{missing_vertex(r, physics)}", r.location, _no_diagram_fix(table.kind), game.id)
         elif len(diagram.vertices) == 1:
             single += 1
         else:

@@ -130,11 +130,13 @@ def transformations(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         present = [game.physics.particles[pid] for pid in particle_counts(deck, field)]
         bosons = [p for p in present if p.kind == "gauge boson" and p.charge != 0]
         fermions = [p for p in present if p.is_fermion]
-        listed = Counter((r.source.id, r.via.id, r.target.id) for r in table.rows)
-        for key, n in listed.items():
-            if n > 1:
-                yield Finding("transformations", f"{table.id}: {key[0]} + {key[1]} → {key[2]} is listed {n} times",
-                              table.location, "remove the duplicates", game.id)
+        listed: dict[tuple[str, str, str], Transformation] = {}
+        for r in table.rows:
+            key = (r.source.id, r.via.id, r.target.id)
+            first = listed.setdefault(key, r)
+            if first is not r:
+                yield Finding("transformations", f"{table.id}: {key[0]} + {key[1]} → {key[2]} is listed again "
+                              f"(first at line {first.location.line})", r.location, "remove this row", game.id)
         allowed = 0
         for src in fermions:
             for w in bosons:
@@ -143,9 +145,12 @@ def transformations(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                         continue
                     allowed += 1
                     if (src.id, w.id, dst.id) not in listed:
+                        # a heavier product needs its energy source declared (see the kinematics rule)
+                        energy = (", energy: <where the energy comes from>"
+                                  if dst.mass_mev > src.mass_mev + w.mass_mev else "")
                         yield Finding("transformations", f"{table.id}: the allowed transformation {src.name} + "
                                       f"{w.symbol.unicode()} → {dst.name} is missing", table.location,
-                                      f"add '- {{from: {src.id}, via: {w.id}, to: {dst.id}}}'", game.id)
+                                      f"add '- {{from: {src.id}, via: {w.id}, to: {dst.id}{energy}}}'", game.id)
         yield Proof("transformations", f"{table.id}: the {allowed} transformations that conserve charge, baryon "
                     f"number and lepton family numbers among the {len(fermions)} fermions and {len(bosons)} W of "
                     f"'{deck.id}' are all listed", allowed, game.id, table.location)
