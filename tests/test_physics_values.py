@@ -363,6 +363,39 @@ def test_identity_findings_name_pdgs_content(tmp_path, old, new, message):
     assert any(f":{line}:{column + 10}: error[targets]: {message}" in ln for ln in out.splitlines()), out
 
 
+def test_a_hadron_pdg_gives_no_content_for_is_said_so_in_words(tmp_path):
+    """f0(500)'s PDG listing has no quark content ('Maybe non-qQ'): the finding says that in
+    words, and never offers the listing's text as cards to require."""
+    path, line, _column = game_copy_at(tmp_path, "particle-builder", "components/targets.yaml", "identity: [K0]",
+                                       "identity: ['f(0)(500)']")
+    code, out = cli(str(path), "--no-render")
+    assert code == 1
+    assert ("error[targets]: target 'k-zero' names f(0)(500), for which PDG gives no definite quark content (its "
+            "listing says 'Maybe non-qQ'), so no cards can be shown to make it. Fix: name a hadron whose quark "
+            "content PDG gives (p, n, pi+, K0, Lambda, …).") in out
+    assert "require Maybe" not in out
+
+
+def test_a_target_naming_a_fundamental_particle_is_not_told_it_is_an_atom(tmp_path):
+    path, line, column = game_copy_at(tmp_path, "particle-builder", "components/targets.yaml", "identity: [K0]",
+                                      "identity: [gamma]")
+    code, out = cli(str(path), "--no-render")
+    assert code == 1
+    assert (f":{line}:{column + 10}: error[targets]: target 'k-zero' is a meson but names gamma, a fundamental "
+            f"particle: no hadron or atom. Fix: name in 'identity' the hadron or the atom's parts it is.") in out
+    assert "makes an atom" not in out and "set hadron: atom" not in out
+
+
+def test_cards_split_wrongly_among_an_atoms_parts_point_at_the_shares(tmp_path):
+    path, line, column = game_copy_at(tmp_path, "particle-builder", "components/targets.yaml", "shares: [3, 1]",
+                                      "shares: [2, 2]")
+    code, out = cli(str(path), "--no-render")
+    assert code == 1
+    found = [ln for ln in out.splitlines() if "error[targets]" in ln]
+    assert len(found) == 2 and all(f":{line}:{column + 8}: " in ln and ln.endswith(
+        "Fix: set shares: [3, 1]: PDG's p + e- take that many of its cards each.") for ln in found), out
+
+
 def test_the_kind_printed_must_be_the_one_pdg_implies(tmp_path):
     path, line, column = game_copy_at(tmp_path, "particle-builder", "components/targets.yaml",
                                       "hadron: baryon, requires: [u, d, s]", "hadron: meson,  requires: [u, d, s]")

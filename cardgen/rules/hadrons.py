@@ -93,26 +93,48 @@ def _identity_problem(card: Card, ref, share: tuple[Particle, ...]) -> tuple[str
             return None
         return (f"requires {names(share) or 'nothing'} for {ref.name} but PDG's {ref.name} is one fundamental "
                 f"particle (PDG id {int(ref.pdgid)})", f"require exactly one {ref.name} card for it")
+    if not expected:   # an exotic or unsettled state: PDG gives no quark content to build it from
+        listing = f" (its listing says '{ref.quarks}')" if ref.quarks else ""
+        return (f"names {ref.name}, for which PDG gives no definite quark content{listing}, so no cards can be "
+                f"shown to make it", "name a hadron whose quark content PDG gives (p, n, pi+, K0, Lambda, …)")
     letters = [_quark_letter(p) for p in share]
     content = Counter(letter for letter in letters if letter)
     others = [p for p, letter in zip(share, letters) if letter is None]
     if not others and content in expected:
         return None
-    want = expected[0] if expected else Counter()
+    want = expected[0]
     have = _numbers(total(share, "charge"), total(share, "baryon_number"), pdg.flavour_numbers(content))
     pdg_has = _numbers(pdg.charge(ref), pdg.baryon_number(ref), pdg.flavour_numbers(want))
-    alternatives = " or ".join(pdg.content_text(c) for c in expected) or ref.quarks
+    alternatives = " or ".join(pdg.content_text(c) for c in expected)
     return (f"requires {names(share)} for {ref.name} but PDG's {ref.name} is {alternatives} ({pdg_has}); "
             f"these cards give {have}", f"require {alternatives}")
 
 
-def _kind_of(parts: list) -> str:
-    """The target kind PDG's particles imply: one baryon, antibaryon or meson, else an atom."""
+def _kind_of(parts: list) -> str | None:
+    """The target kind PDG's particles imply: one baryon, antibaryon or meson, an atom of
+    several parts (or a nucleus); None for one fundamental particle, which is no target kind."""
     if len(parts) == 1 and parts[0].pdgid.is_baryon:
         return "baryon" if int(parts[0].pdgid) > 0 else "antibaryon"
     if len(parts) == 1 and parts[0].pdgid.is_meson:
         return "meson"
+    if len(parts) == 1 and not pdg.contents(parts[0]):
+        return None
     return "atom"
+
+
+def _shares_of(parts: list) -> list[int] | None:
+    """How many required cards each part takes, from PDG: its quarks, or one card for a
+    fundamental particle (None when a part has no definite content)."""
+    out = []
+    for ref in parts:
+        content = pdg.contents(ref)
+        if content:
+            out.append(sum(content[0].values()))
+        elif ref.pdgid.is_hadron:
+            return None
+        else:
+            out.append(1)
+    return out
 
 
 def _identities(card: Card, field: str, shares_field: str,
@@ -141,6 +163,15 @@ def _identities(card: Card, field: str, shares_field: str,
     for ref, n in zip(parts, shares):
         yield ref, required[start:start + n]
         start += n
+
+
+def _split(required: tuple[Particle, ...], shares: list[int]) -> list[tuple[Particle, ...]]:
+    """The required cards cut into consecutive shares."""
+    out, start = [], 0
+    for n in shares:
+        out.append(required[start:start + n])
+        start += n
+    return out
 
 
 @dataclass(frozen=True)
@@ -198,15 +229,30 @@ def _identity_findings(game: Game, card: Card, fields: _TargetFields,
     the one they make; returns how many parts agree with PDG."""
     loc = card.where(fields.requires)
     identified = list(_identities(card, fields.identity, fields.shares, parts))
+    refs = [ref for ref, _ in identified]
+    given = card.fields.get(fields.shares) if fields.shares else None
+    right = _shares_of(refs)
+    # the cards are right but split wrongly among the parts: that is the line to fix
+    resplit = (given is not None and right is not None and list(given) != right and sum(right) == len(parts)
+               and all(_identity_problem(card, ref, share) is None
+                       for ref, share in zip(refs, _split(parts, right))))
     equal = 0
     for ref, share in identified:
         problem = _identity_problem(card, ref, share)
-        if problem:
+        if problem and resplit:
+            yield Finding("targets", f"target '{card.id}' {problem[0]}", card.where(fields.shares),
+                          f"set {fields.shares}: {right}: PDG's {' + '.join(r.name for r in refs)} take that many "
+                          f"of its cards each", game.id)
+        elif problem:
             yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
         else:
             equal += 1
-    implied = _kind_of([ref for ref, _ in identified])
-    if card.fields.get(fields.kind) != implied:
+    implied = _kind_of(refs)
+    if implied is None:
+        yield Finding("targets", f"target '{card.id}' is a {card.fields.get(fields.kind)} but names "
+                      f"{refs[0].name}, a fundamental particle: no hadron or atom", card.where(fields.identity),
+                      f"name in '{fields.identity}' the hadron or the atom's parts it is", game.id)
+    elif card.fields.get(fields.kind) != implied:
         yield Finding("targets", f"target '{card.id}' is a {card.fields.get(fields.kind)} but "
                       f"{' + '.join(ref.name for ref, _ in identified)} make{'s' if len(identified) == 1 else ''}"
                       f" a{'n' if implied[0] in 'aeiou' else ''} {implied}", card.where(fields.kind),
