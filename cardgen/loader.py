@@ -472,7 +472,7 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
            physics: PhysicsData, place_defaults: dict[str, Any] | None = None) -> tuple[Card, ...]:
     seq = S.sequence(value, loc)
     cards: list[Card] = []
-    seen: dict[str, Location] = {}
+    seen: dict[str, tuple[Location, dict[str, Location]]] = {}   # id → where it and its fields are
     running = 0
     for i, raw_entry in enumerate(seq):
         entry = S.mapping(raw_entry, seq.where(i))
@@ -489,9 +489,18 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
             own = cf.get("places", lambda v, l, r=None: parse_card_places(v, l, physics, place_defaults,
                                                                            f"card '{cid}'"), None)
             if cid in seen:
-                raise InputError(f"duplicate card id '{cid}' in {what} (first at line {seen[cid].line})",
+                first, first_locs = seen[cid]
+                # a matrix axis that lists a value twice: point at the repeat, not at the id pattern
+                repeated = [a for a in axes if a in locs and a in first_locs and locs[a] != first_locs[a]]
+                if repeated and first.line == m.where("id").line:
+                    axis = repeated[-1]
+                    at = first_locs[axis]
+                    raise InputError(f"duplicate card id '{cid}' in {what}: matrix '{axis}' lists "
+                                     f"'{S.shown(str(raws.get(axis, '')))}' again (first at {at.line}:{at.column})",
+                                     locs[axis], f"remove the repeated value, or raise 'count' for more copies")
+                raise InputError(f"duplicate card id '{cid}' in {what} (first at line {first.line})",
                                  m.where("id"), "give each card its own id")
-            seen[cid] = m.where("id")
+            seen[cid] = (m.where("id"), locs)
             cards.append(Card(cid, count, values, raws, m.loc, locs, own, axes))
     total = sum(c.count for c in cards)
     if total > MAX_CARDS_PER_COMPONENT:

@@ -78,6 +78,20 @@ def test_duplicate_card_id(game_copy):
     assert "duplicate card id 'u'" in err.message and "first at line 19" in err.message
 
 
+def test_a_matrix_value_listed_twice_is_found_where_it_is_repeated(game_copy):
+    g = game_copy("qcd")
+    g.edit("components/cards.yaml", "colour: [red, green, blue]}", "colour: [red, green, green]}")
+    err = load_error(g)
+    line = next(i for i, ln in enumerate((g.path / "components/cards.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                if "green, green" in ln)
+    text = (g.path / "components/cards.yaml").read_text(encoding="utf-8").splitlines()[line - 1]
+    first, again = text.index("green") + 1, text.rindex("green") + 1
+    assert err.message == (f"duplicate card id 'u-green' in component 'cards': matrix 'colour' lists 'green' again "
+                           f"(first at {line}:{first})")
+    assert (err.location.line, err.location.column) == (line, again)
+    assert err.fix == "remove the repeated value, or raise 'count' for more copies"
+
+
 def test_duplicate_yaml_key(game_copy):
     g = game_copy("qcd")
     g.edit("components/cards.yaml", "bleed: 3", "bleed: 3\nbleed: 2")
