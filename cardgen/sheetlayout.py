@@ -127,24 +127,38 @@ class SheetLayout:
                 cx += tw + (size * 0.15 if kind == "mark" else size * 0.35)
         return items
 
+    def _widths(self, t: TableBlock, width: float, groups: int) -> list[float]:
+        """The columns' widths when ``groups`` groups of the table share ``width`` side by side."""
+        scale = min(1.0, (width - GAP * (groups - 1)) / groups / sum(t.widths))
+        return [w * scale for w in t.widths]
+
+    def header_extra(self, t: TableBlock, width: float, groups: int) -> float:
+        """The height a second line of column headers adds (0 when every header fits on one
+        line of its column): on a narrow page a header wraps rather than shrinking below what
+        prints legibly."""
+        widths = self._widths(t, width, groups)
+        wraps = any(self.text_width(self.tr(head, t.header_context), HEAD_SIZE, "bold") > w - 1
+                    for head, w in zip(t.headers, widths))
+        return HEAD_SIZE * 1.25 if wraps else 0.0
+
     def table(self, t: TableBlock, x: float, y: float, width: float, rows: Sequence[list[Cell]],
-              groups: int) -> list[dict]:
+              groups: int, extra: float = 0.0) -> list[dict]:
+        """The table's ``groups`` column groups side by side; ``extra``: the height a second
+        line of headers takes (see :meth:`header_extra`)."""
         items: list[dict] = []
-        gw = sum(t.widths)
-        scale = min(1.0, (width - GAP * (groups - 1)) / groups / gw)
-        widths = [w * scale for w in t.widths]
+        widths = self._widths(t, width, groups)
         per_group = math.ceil(len(rows) / groups)
         for g in range(groups):
             gx = x + g * (sum(widths) + GAP)
             cx = gx
             for head, w in zip(t.headers, widths):
-                items.append(self.text_item(self.tr(head, t.header_context), cx, y, w - 1, HEAD_SIZE * 1.3, HEAD_SIZE, "bold",
-                                            "#555555", field="column header"))
+                items.append(self.text_item(self.tr(head, t.header_context), cx, y, w - 1, HEAD_SIZE * 1.3 + extra,
+                                            HEAD_SIZE, "bold", "#555555", field="column header"))
                 cx += w
-            items.append({"kind": "rule", "x": round(self._x(gx, sum(widths)), 3), "y": round(y + HEAD_SIZE * 1.5, 3),
-                          "w": round(sum(widths), 3), "fill": "#888888"})
+            items.append({"kind": "rule", "x": round(self._x(gx, sum(widths)), 3),
+                          "y": round(y + HEAD_SIZE * 1.5 + extra, 3), "w": round(sum(widths), 3), "fill": "#888888"})
             for r, row in enumerate(rows[g * per_group:(g + 1) * per_group]):
-                ry = y + HEAD_SIZE * 1.7 + r * t.row_h
+                ry = y + HEAD_SIZE * 1.7 + extra + r * t.row_h
                 if r % 2:
                     items.append({"kind": "band", "x": round(self._x(gx, sum(widths)), 3), "y": round(ry, 3),
                                   "w": round(sum(widths), 3), "h": t.row_h})
@@ -198,10 +212,11 @@ def paginate(s: SheetLayout, content: list[TableBlock | Block], continued: Calla
             y += block.height + GAP * 0.6
             continue
         groups = max(1, min(len(block.rows), int((width + GAP) // (sum(block.widths) + GAP))))
+        extra = s.header_extra(block, width, groups)   # at the most groups: the narrowest columns
         rows = list(block.rows)
         title = block.title
         while rows:
-            head = TITLE_SIZE * 1.6 + HEAD_SIZE * 1.7
+            head = TITLE_SIZE * 1.6 + HEAD_SIZE * 1.7 + extra
             fit = int((bottom - y - head - (SIZE * 1.6 if block.note else 0)) // block.row_h)
             if fit < min(3, len(rows)) and y > top:
                 new_page()
@@ -212,7 +227,7 @@ def paginate(s: SheetLayout, content: list[TableBlock | Block], continued: Calla
             g = min(g, math.ceil(len(take) / math.ceil(len(take) / g)))
             pages[-1].append(s.text_item(title, x, y, width, TITLE_SIZE * 1.3, TITLE_SIZE, "bold",
                                          field="section title"))
-            pages[-1].extend(s.table(block, x, y + TITLE_SIZE * 1.6, width, take, g))
+            pages[-1].extend(s.table(block, x, y + TITLE_SIZE * 1.6, width, take, g, extra))
             y += head + math.ceil(len(take) / g) * block.row_h
             rows = rows[len(take):]
             if not rows and block.note:

@@ -209,6 +209,16 @@ def test_a_rule_sheet_lists_the_levels_played_and_no_later_one(level: int) -> No
     assert ("table below" in text) == (level >= 5) and ("Transformations (Level 5)" in text) == (level >= 5)
 
 
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("kind", ["rules", "answers"])
+def test_sheets_print_on_a5_with_every_text_fitting(game_id: str, kind: str) -> None:
+    """A5 is a paper cardgen offers: on its narrow page a column header wraps onto a second
+    line instead of shrinking below what fits ('rulebook mev' stopped the QCD build)."""
+    game = cardgen.load_game(game_id)
+    result = sheets.render_sheet(game, kind, "en", 148, 210, None, None, "t", None)
+    assert result.pages >= 1 and not result.issues, [str(i) for i in result.issues]
+
+
 def test_arabic_sheet_renders_right_to_left() -> None:
     game = cardgen.load_game("qcd")
     tr = i18n.translator(game, "ar")
