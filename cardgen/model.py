@@ -158,7 +158,7 @@ class Table:
 #: The rules that measure the texts the rendered faces print (:mod:`cardgen.rules.legibility`):
 #: named here, where a build asks whether a game declares one (and runs only these once its
 #: faces are rendered), without importing the rules.
-MEASURING_RULES = frozenset({"rotated-index", "text-size", "text-contrast"})
+MEASURING_RULES = frozenset({"rotated-index", "text-size", "text-contrast", "printed-values"})
 
 
 @dataclass(frozen=True)

@@ -584,3 +584,32 @@ def test_the_identity_proof_counts_every_particle():
     assert not findings
     n = len(yaml.safe_load(PARTICLES_YAML.read_text(encoding="utf-8"))["particles"])
     assert len(proofs) == 1 and proofs[0].count == n, proofs
+
+
+# --- what the paper says: the rendered text is the particle's value ----------------------------
+
+STAT_ROW = '("spin", _("Spin"), p.spin|spin)'
+
+
+@pytest.mark.parametrize("new, card, printed", [
+    ('("spin", _("Spin"), p.charge|spin)', "e-", "-1"),           # another quantity under the label
+    ('("spin", _("Spin"), "1/2" if p.id == "W+" else p.spin|spin)', "W+", "1/2"),   # a value typed in
+])
+def test_a_template_printing_another_value_than_its_particles_is_a_finding(game_copy, cli, new, card, printed):
+    """The data equals PDG, yet the card would print something else: the text rendered in the
+    declared field is compared with the particle's value."""
+    g = game_copy("particle-builder")
+    g.edit("templates/particle-front.svg.j2", STAT_ROW, new)
+    res = cli("check", str(g.path))
+    assert res.returncode == 1, res.stdout + res.stderr
+    found = [ln for ln in res.stdout.splitlines() if "error[printed-values]" in ln]
+    assert any(f"card '{card}'" in ln and f"field 'stat.spin.value' prints '{printed}', but the spin of" in ln
+               for ln in found), res.stdout
+    assert all("pb.svg.j2:" in ln.split(": error")[0] for ln in found), found   # the line that prints it
+
+
+def test_the_shipped_cards_print_their_particles_values():
+    report = check(cardgen.load_game("particle-builder"))
+    proof = next(p for p in report.proofs if p.rule == "printed-values")
+    faces = {c.fields["particle"].id for c in cardgen.load_game("particle-builder").components["particles"].cards}
+    assert report.ok and proof.count == 4 * len(faces)

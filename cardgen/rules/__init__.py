@@ -53,5 +53,5 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 # Importing the modules registers their rules.
 from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_identity, pdg_values,  # noqa: E402,F401
-               placement,
+               placement, printed_values,
                legibility, reactions, rulebook, tutti, tutti_scoring)

@@ -48,7 +48,7 @@ def rendering(on: bool) -> Iterator[None]:
 Records = Iterator[Finding | Proof | Choice]
 
 
-def _faces(game: Game) -> list[FaceTexts] | None:
+def rendered_faces(game: Game) -> list[FaceTexts] | None:
     """The game's faces with their measured texts (rendered here, in English; see
     :func:`cardgen.legibility.game_faces`), or none when faces are not rendered or one fails to."""
     if not _RENDERING.get():
@@ -60,7 +60,7 @@ def _faces(game: Game) -> list[FaceTexts] | None:
         return None
 
 
-def _unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
+def unrendered(rule: str, game: Game, params: S.Fields) -> Proof:
     """What the rule says when it could not measure: the check renders no faces (``--no-render``),
     or a face fails to render (the render pass and a build report the template error itself)."""
     why = ("a face fails to render (the render pass reports the template error)" if _RENDERING.get()
@@ -110,9 +110,9 @@ def _what(printed: Printed) -> str:
 @declared("rotated-index", reads_faces=True)
 def rotated_index(game: Game, params: S.Fields) -> Records:
     """No text turned upside down reads as another symbol, unless a mark under it shows which way is up."""
-    faces = _faces(game)
+    faces = rendered_faces(game)
     if faces is None:
-        yield _unrendered("rotated-index", game, params)
+        yield unrendered("rotated-index", game, params)
         return
     findings: dict[tuple, Finding] = {}   # one per template line and text: the first face showing it
     turned = marked = 0
@@ -144,9 +144,9 @@ def text_size(game: Game, params: S.Fields) -> Records:
     """No text is printed smaller than `min_pt` points at 100 % (default 6 pt)."""
     min_pt, choices = _limit("text-size", game, params, "min_pt", DEFAULT_MIN_PT, "smallest text size (pt)")
     yield from choices
-    faces = _faces(game)
+    faces = rendered_faces(game)
     if faces is None:
-        yield _unrendered("text-size", game, params)
+        yield unrendered("text-size", game, params)
         return
     findings: dict[tuple, Finding] = {}
     count, smallest = 0, float("inf")
@@ -175,9 +175,9 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
     min_ratio, choices = _limit("text-contrast", game, params, "min_ratio", DEFAULT_MIN_RATIO,
                                 "lowest text contrast")
     yield from choices
-    faces = _faces(game)
+    faces = rendered_faces(game)
     if faces is None:
-        yield _unrendered("text-contrast", game, params)
+        yield unrendered("text-contrast", game, params)
         return
     findings: dict[tuple, Finding] = {}
     count, lowest = 0, float("inf")
