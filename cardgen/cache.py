@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from . import __version__
 from .model import Card, Component, Game
+from .filedigest import sha256_file
 from .installed import open_cairo, site_folders
 from .loader import SHARED_TEMPLATES
 from .store import open_store
@@ -50,12 +51,14 @@ PACKAGE = Path(__file__).resolve().parent
 
 @functools.lru_cache(maxsize=4096)
 def _file_digest(path: Path, size: int, mtime_ns: int, inode: int) -> str:
-    """A file's sha256, read once per process while its size, time and inode are unchanged."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """A file's sha256, read once per process while its size, time and inode are unchanged
+    (see :func:`cardgen.filedigest.sha256_file`: a pipe or device is not read)."""
+    return sha256_file(path)
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes ("" if it cannot be read: then any later change shows)."""
+    """sha256 of a file's bytes ("" if it cannot be read, or is no regular file: then any
+    later change shows)."""
     try:
         st = path.stat()
         return _file_digest(path, st.st_size, st.st_mtime_ns, st.st_ino)

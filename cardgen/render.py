@@ -23,6 +23,7 @@ import inspect
 import json
 import linecache
 import math
+import os
 import re
 import traceback
 import unicodedata
@@ -185,18 +186,53 @@ class _ComponentView:
         self.total = comp.total
 
 
+#: The largest template read (the shipped ones are under 8 KB): a template is read whole and
+#: compiled, so one of hundreds of megabytes would take that much memory, and time, first.
+MAX_TEMPLATE_BYTES = 1 << 20
+
+
 class _ContainedLoader(jinja2.FileSystemLoader):
     """A template loader that refuses files reached through a symbolic link pointing outside
-    the template folders (Jinja already refuses '..' in template names)."""
+    the template folders (Jinja already refuses '..' in template names), files larger than
+    :data:`MAX_TEMPLATE_BYTES` and text that is not UTF-8 (at its line and column). Jinja's
+    own lookup, otherwise: the first search path holding a regular file of that name."""
 
     def get_source(self, environment: jinja2.Environment, template: str):  # type: ignore[override]
-        source, filename, uptodate = super().get_source(environment, template)
+        pieces = jinja2.loaders.split_template_path(template)
+        for searchpath in self.searchpath:
+            filename = os.path.join(searchpath, *pieces)
+            if os.path.isfile(filename):
+                break
+        else:
+            raise jinja2.TemplateNotFound(template)
         real = Path(filename).resolve()
         roots = [Path(p).resolve() for p in self.searchpath]
+        where = Location(display_path(filename))
         if not any(real == r or r in real.parents for r in roots):
             raise TemplateError(f"template '{template}' leaves the template folder (through a symbolic link)",
-                                Location(display_path(filename)), "copy the template into the game's templates folder")
-        return source, filename, uptodate
+                                where, "copy the template into the game's templates folder")
+        with open(filename, "rb") as fh:
+            data = fh.read(MAX_TEMPLATE_BYTES + 1)
+        if len(data) > MAX_TEMPLATE_BYTES:
+            raise TemplateError(f"template '{template}' is larger than {MAX_TEMPLATE_BYTES >> 20} MiB", where,
+                                "a template draws one face: move long content into the game's data files")
+        try:
+            source = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise TemplateError(f"template '{template}' is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be "
+                                f"read", Location(display_path(filename), line, column),
+                                "save the template as UTF-8 (the encoding every text editor offers)") from None
+        mtime = os.path.getmtime(filename)
+
+        def uptodate() -> bool:
+            try:
+                return os.path.getmtime(filename) == mtime
+            except OSError:
+                return False
+
+        return source, os.path.normpath(filename), uptodate
 
 
 def _template_location(exc: BaseException, fallback: str) -> Location:
@@ -523,8 +559,12 @@ class Renderer:
         to explain, or is cardgen's own error, given its location here)."""
         what = self._what(component, card, side)
         if isinstance(exc, jinja2.TemplateNotFound):
+            # the side's own template is named by the component; any other by the line that includes it
+            own = exc.name == getattr(component, side, None)
             return TemplateError(f"template '{exc.name}' not found (rendering {what})",
-                                 component.where(side), f"create it in {display_path(self.game.templates_dir)}")
+                                 component.where(side) if own else _template_location(exc, where),
+                                 f"create it in {display_path(self.game.templates_dir)}"
+                                 + ("" if own else ", or include one of the templates that are there"))
         if isinstance(exc, CardgenError):
             if exc.location is None:   # a helper refused its arguments: point at the call and the card
                 exc.location = _template_location(exc, where)

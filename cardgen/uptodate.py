@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
+from .filedigest import sha256_file
 from .installed import open_cairo, site_folders
 
 FORMAT = "cardgen-uptodate/1"
@@ -85,11 +86,9 @@ def _signature(st: os.stat_result) -> Signature:
 
 
 def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    """The file's digest, read safely (:func:`cardgen.filedigest.sha256_file`): OSError, and
+    so a :class:`Doubt`, for a pipe or a device."""
+    return sha256_file(path)
 
 
 class Doubt(Exception):

@@ -450,3 +450,90 @@ def test_text_far_too_long_for_its_box_is_overflow_at_once(tmp_path, words):
     assert (issue.kind, issue.field, issue.card) == ("overflow", "rules", "one")
     assert issue.detail.startswith(f"{5 * words:,} characters cannot fit 46 × 74 mm even at 2 mm")
     assert len(issue.text) <= 81 and f.svg.count('aria-label="word') == 1
+
+
+# --- files a shared game folder may hold, that nothing refers to --------------------------------
+
+def _odd_files(game: Path) -> None:
+    """A named pipe, a link to an endless device and a 50 GB (sparse) file, nowhere referred to."""
+    os.mkfifo(game / "notes.txt")
+    os.mkfifo(game / "templates" / "unused.svg.j2")
+    (game / "templates" / "zero.svg.j2").symlink_to("/dev/zero")
+    with open(game / "templates" / "big.bin", "wb") as fh:
+        fh.truncate(50 << 30)
+
+
+def test_pipes_devices_and_huge_files_in_a_game_folder_are_not_read(game_copy, tmp_path):
+    """They go into no key by their bytes: a check and a build finish (a plain read blocked for
+    ever on the pipe, never ended on /dev/zero and read 50 GB into memory)."""
+    g = game_copy("qcd")
+    _odd_files(g.path)
+    env = {**os.environ, "CARDGEN_DAEMON": "off"}
+    for args in (["check", str(g.path)], ["build", str(g.path), "--out", str(tmp_path / "out")],
+                 ["build", str(g.path), "--out", str(tmp_path / "out")]):
+        res = subprocess.run([sys.executable, "-m", "cardgen", *args], capture_output=True, text=True, timeout=120,
+                             env=env)
+        assert res.returncode == 0, res.stderr
+    assert (tmp_path / "out/qcd/en/cards.pdf").is_file()
+
+
+def test_a_pipe_where_a_data_file_belongs_is_a_clear_error(game_copy, tmp_path, cli):
+    g = game_copy("qcd")
+    (g.path / "tables" / "flavours.yaml").unlink()
+    os.mkfifo(g.path / "tables" / "flavours.yaml")
+    for args in (["check", str(g.path)], ["build", str(g.path), "--out", str(tmp_path / "out")]):
+        res = cli(*args)
+        assert res.returncode == 2 and "flavours.yaml: error[input]: not a regular file" in res.stderr, res.stderr
+    assert not (tmp_path / "out" / "qcd").exists()
+
+
+def test_the_safe_digest_reads_regular_files_only_and_big_ones_by_size(tmp_path):
+    from cardgen.filedigest import HASH_LIMIT, sha256_file
+
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"x" * 3_000_000)
+    assert sha256_file(plain) == hashlib.sha256(b"x" * 3_000_000).hexdigest()
+    big = tmp_path / "big"
+    with open(big, "wb") as fh:
+        fh.truncate(HASH_LIMIT + 1)
+    assert sha256_file(big) == f"size:{HASH_LIMIT + 1}:{big.stat().st_mtime_ns}"
+    os.mkfifo(tmp_path / "pipe")
+    for path in (tmp_path / "pipe", Path("/dev/zero")):
+        with pytest.raises(OSError, match="not a regular file"):
+            sha256_file(path)
+
+
+# --- templates: size, encoding, includes -------------------------------------------------------
+
+def test_a_template_of_more_than_a_mebibyte_is_refused_before_it_is_read(game_copy, cli):
+    g = game_copy("qcd")
+    with open(g.path / "templates" / "card-back.svg.j2", "a", encoding="utf-8") as fh:
+        fh.write("{# " + "x" * (2 << 20) + " #}\n")
+    res = cli("check", str(g.path))
+    assert res.returncode == 2
+    assert ("card-back.svg.j2: error[input]: template 'card-back.svg.j2' is larger than 1 MiB. Fix: a template draws "
+            "one face: move long content into the game's data files.") in res.stderr, res.stderr
+
+
+def test_a_template_that_is_not_utf8_is_found_at_its_byte(game_copy, cli):
+    g = game_copy("qcd")
+    path = g.path / "templates" / "card-back.svg.j2"
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2] + b" \xff\xfe"
+    path.write_bytes(b"\n".join(lines))
+    res = cli("check", str(g.path))
+    assert res.returncode == 2 and "Traceback" not in res.stderr and "UnicodeDecodeError" not in res.stderr
+    assert (f"card-back.svg.j2:3:{len(lines[2]) - 1}: error[input]: template 'card-back.svg.j2' is not UTF-8 text: "
+            f"byte 0xff cannot be read. Fix: save the template as UTF-8") in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("name", ["missing.svg.j2", "../game.yaml", "/etc/passwd"])
+def test_a_missing_or_outside_include_is_found_at_the_line_that_includes_it(game_copy, cli, name):
+    g = game_copy("qcd")
+    path = g.path / "templates" / "card-back.svg.j2"
+    text = path.read_text(encoding="utf-8")
+    line = text.count("\n") + 1
+    path.write_text(text + f'{{% include "{name}" %}}\n', encoding="utf-8")
+    res = cli("check", str(g.path))
+    assert res.returncode == 2
+    assert f"card-back.svg.j2:{line}:1: error[input]: template '{name}' not found" in res.stderr, res.stderr
