@@ -96,18 +96,70 @@ def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
     return sorted(out)
 
 
+_PO_FIX = "fix the .po file (msgfmt --check or Poedit show the problem)"
+#: A line of a .po file: a keyword and its quoted string, or a quoted string continuing it.
+_PO_LINE = re.compile(r'(?:(?P<key>msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?"(?:[^"\\]|\\.)*"\s*')
+
+
+def _checked_po(data: bytes, path: Path) -> None:
+    """What Babel reads leniently, refused at its line: text that is not UTF-8, a line that is
+    no keyword with a quoted string (an unclosed quote loses its last letter in Babel), and a
+    message listed twice (msgfmt refuses both)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"the catalog is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read",
+                         Location(display_path(path), line, exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1),
+                         "save the catalog as UTF-8") from None
+    seen: dict[tuple[str, str], int] = {}
+    entry: dict[str, Any] = {}   # the message being read: its context, msgid, first line
+    current, after_str = "", False
+
+    def finish() -> None:
+        if "msgid" in entry:
+            key = (entry.get("msgctxt", ""), entry["msgid"])
+            if key in seen:
+                raise InputError(f"message {key[1][:60]!r} is listed twice (first at line {seen[key]})",
+                                 Location(display_path(path), entry["line"], 1), "remove one of the two entries")
+            seen[key] = entry["line"]
+        entry.clear()
+
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _PO_LINE.fullmatch(line)
+        if m is None:
+            raise InputError(f"line {n} is not a keyword with a quoted string (an unclosed quote?)",
+                             Location(display_path(path), n, 1), _PO_FIX)
+        key, string = m["key"], line[line.index('"') + 1:line.rindex('"')]
+        if key in ("msgctxt", "msgid") and after_str:
+            finish()
+            after_str = False
+        if key in ("msgctxt", "msgid"):
+            entry.setdefault("line", n)
+            entry[key], current = string, key
+        elif key is not None:   # msgid_plural, msgstr, msgstr[n]
+            after_str, current = after_str or key.startswith("msgstr"), key
+        elif current in ("msgctxt", "msgid"):
+            entry[current] += string
+    finish()
+
+
 def _read(path: Path, lang: str) -> Catalog:
     from babel.messages.pofile import read_po
 
     try:
-        with path.open("rb") as fh:
-            return read_po(fh, locale=_babel_locale(lang), abort_invalid=True)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"no catalog for language '{lang}'", Location(display_path(path)),
                          f"create it with 'cardgen i18n init --lang {lang}'") from None
+    _checked_po(data, path)
+    try:
+        return read_po(io.BytesIO(data), locale=_babel_locale(lang), abort_invalid=True)
     except Exception as exc:  # Babel raises PoFileError / ValueError with a line number in the text
-        raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)),
-                         "fix the .po file (msgfmt --check or Poedit show the problem)") from None
+        raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)), _PO_FIX) from None
 
 
 @lru_cache(maxsize=64)

@@ -537,3 +537,64 @@ def test_a_missing_or_outside_include_is_found_at_the_line_that_includes_it(game
     res = cli("check", str(g.path))
     assert res.returncode == 2
     assert f"card-back.svg.j2:{line}:1: error[input]: template '{name}' not found" in res.stderr, res.stderr
+
+
+# --- translation catalogs are read strictly -----------------------------------------------------
+
+def _german_qcd(game_copy):
+    g = game_copy("qcd")
+    folder = g.path / "locale" / "de" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    po = folder / "qcd.po"
+    po.write_bytes((Path(__file__).resolve().parent.parent / "data/locale/de/LC_MESSAGES/qcd.po").read_bytes())
+    return g, po
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('msgstr "Joker"', 'msgstr "Joker', "is not a keyword with a quoted string (an unclosed quote?)"),
+    ('msgstr "Joker"', 'msgstr Joker', "is not a keyword with a quoted string (an unclosed quote?)"),
+])
+def test_a_damaged_catalog_line_is_an_error_at_its_line_not_a_shortened_translation(game_copy, cli, old, new, message):
+    """Babel reads an unclosed quote by dropping the last letter ('Joke'): the card would print
+    it, and 'i18n update' would write it back."""
+    g, po = _german_qcd(game_copy)
+    line = _line_of(po, old)
+    po.write_text(po.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    before = po.read_bytes()
+    for args in (["check", str(g.path), "--lang", "de"], ["i18n", "update", "--lang", "de", str(g.path)]):
+        res = cli(*args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert f"qcd.po:{line}:1: error[input]: line {line} {message}" in res.stderr, res.stderr
+    assert po.read_bytes() == before   # update refused to rewrite it
+
+
+def test_a_message_listed_twice_in_a_catalog_is_an_error(game_copy, cli):
+    g, po = _german_qcd(game_copy)
+    text = po.read_text(encoding="utf-8")
+    entry = text[text.index('msgid "Wild card"'):]
+    entry = entry[:entry.index("\n\n") + 2]
+    first = _line_of(po, 'msgid "Wild card"')
+    po.write_text(text.rstrip("\n") + "\n\n" + entry, encoding="utf-8")
+    again = len(po.read_text(encoding="utf-8").splitlines()) - entry.count("\n") + 1
+    res = cli("check", str(g.path), "--lang", "de")
+    assert res.returncode == 2
+    assert (f"qcd.po:{again}:1: error[input]: message 'Wild card' is listed twice (first at line {first})"
+            in res.stderr), res.stderr
+
+
+def test_a_catalog_that_is_not_utf8_is_found_at_its_byte(game_copy, cli):
+    g, po = _german_qcd(game_copy)
+    po.write_bytes(po.read_bytes().replace(b'msgstr "Joker"', b'msgstr "Jok\xe9r"', 1))
+    res = cli("check", str(g.path), "--lang", "de")
+    line = _line_of_bytes(po, b"Jok\xe9r")
+    column = len('msgstr "Jok') + 1
+    assert res.returncode == 2 and f"qcd.po:{line}:{column}: error[input]: the catalog is not UTF-8 text" in res.stderr, \
+        res.stderr
+
+
+def _line_of_bytes(path: Path, text: bytes) -> int:
+    return next(n for n, line in enumerate(path.read_bytes().split(b"\n"), 1) if text in line)
