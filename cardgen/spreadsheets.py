@@ -113,23 +113,40 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
                          f"{MAX_XLSX_UNPACKED // (1024 * 1024)} MB limit", where, "split the component")
     import openpyxl  # only games with spreadsheets pay for the import
 
+    damaged = InputError(f"'{path.name}' is not a readable XLSX file", where,
+                         "save it again from the spreadsheet program as .xlsx")
     try:
+        # the values a spreadsheet program computed, and beside them the formulas: a formula
+        # never computed (a file written by a script) has no value to read
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        formulas = openpyxl.load_workbook(path, read_only=True, data_only=False)
     except Exception as exc:  # openpyxl raises many types for damaged files
-        raise InputError(f"'{path.name}' is not a readable XLSX file ({type(exc).__name__}: {exc})", where,
-                         "save it again from the spreadsheet program as .xlsx") from None
+        damaged.message += f" ({type(exc).__name__}: {exc})"
+        raise damaged from None
     try:
         name = sheet if sheet is not None else book.sheetnames[0]
         if name not in book.sheetnames:
             raise InputError(f"'{path.name}' has no sheet '{name}'", where,
                              f"use one of: {', '.join(book.sheetnames)}")
         shown = display_path(path)
-        for r, row in enumerate(book[name].iter_rows(values_only=True), start=1):
+        rows = zip(book[name].iter_rows(values_only=True), formulas[name].iter_rows(values_only=True))
+        for r, (row, written) in enumerate(rows, start=1):
             _bound_row(path, shown, name, r, len(row), max_rows)
+            for c, (value, formula) in enumerate(zip(row, written), start=1):
+                if value is None and isinstance(formula, str) and formula.startswith("="):
+                    raise InputError(f"'{path.name}' holds a formula with no computed value ({formula[:40]})",
+                                     cell_location(shown, name, r, c), "open the file in the spreadsheet program "
+                                     "and save it (it stores what each formula computes), or type the value")
             yield [(_bounded_cell(v, shown, name, r, c), cell_location(shown, name, r, c))
                    for c, v in enumerate(row, start=1)]
+    except InputError:
+        raise
+    except Exception as exc:  # a sheet damaged inside is found as its rows are read (XML, zip, openpyxl)
+        damaged.message += f" ({type(exc).__name__}: {exc})"
+        raise damaged from None
     finally:
         book.close()
+        formulas.close()
 
 
 def _bound_row(path: Path, shown: str, sheet: str | None, row: int, columns: int, max_rows: int) -> None:
@@ -174,6 +191,10 @@ def rows_as_cards(rows: list[list[tuple[Any, Location]]], specs: Mapping[str, Fi
     for row in rows[1:]:
         if all(_blank(v) for v, _ in row):
             continue
+        for value, loc in row[len(header):]:   # past the last column the header names: a shifted row
+            if not _blank(value):
+                raise InputError("this cell has no column name (the row has more cells than the header)", loc,
+                                 "name its column in the first row, or remove the cell (a stray separator?)")
         m = YMap()
         m.loc, m.key_locs, m.value_locs, m.raw = row[0][1], {}, {}, {}
         for (name, key_loc), (value, loc) in zip(header, row):

@@ -205,3 +205,45 @@ def test_a_sheet_is_shown_by_one_path_found_once_not_once_per_cell(game_copy, mo
         write(copy, qcd_rows() + [["x", "upp", "red", None, 1]])
         copy.load()
     assert info.value.location.cell.endswith("B27") and info.value.location.file.endswith(f"cards.{kind}")
+
+
+def test_a_row_longer_than_its_header_is_found_at_its_first_extra_cell(game_copy):
+    copy = game_copy("qcd")
+    write_csv(copy, qcd_rows())
+    path = copy.path / "components" / "cards.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[3] += ",extra,cols"                                # the third card: CSV row 4
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    use_sheet(copy, "{from: cards.csv}")
+    err = error_of(copy)
+    assert str(err.location).endswith(f"cards.csv:{column_letters(len(QCD_HEADER) + 1)}4")
+    assert "the row has more cells than the header" in err.message
+
+
+def test_a_formula_never_computed_is_found_at_its_cell(game_copy):
+    """A file written by a script holds formulas but not their values: read as blank, the
+    count fell back to its default without a word."""
+    copy = game_copy("qcd")
+    rows = qcd_rows()
+    rows[1][4] = "=1+1"                                    # the second card's count: row 3, column E
+    write_xlsx(copy, rows)
+    use_sheet(copy, "{from: cards.xlsx}")
+    err = error_of(copy)
+    assert str(err.location).endswith("cards.xlsx:Cards!E3")
+    assert "holds a formula with no computed value (=1+1)" in err.message and "save it" in err.fix
+
+
+def test_a_sheet_damaged_inside_its_zip_is_a_clear_error(game_copy):
+    copy = game_copy("qcd")
+    write_xlsx(copy, qcd_rows())
+    path = copy.path / "components" / "cards.xlsx"
+    with zipfile.ZipFile(path) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    sheet = "xl/worksheets/sheet1.xml"
+    parts[sheet] = parts[sheet][: len(parts[sheet]) // 2]      # cut in half: unclosed XML
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    use_sheet(copy, "{from: cards.xlsx}")
+    err = error_of(copy)
+    assert "is not a readable XLSX file" in err.message and err.fix == "save it again from the spreadsheet program as .xlsx"
