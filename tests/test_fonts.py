@@ -142,3 +142,10 @@ def test_build_refuses_missing_glyphs_and_overflow_unless_allowed(korean_qcd, cl
                   "--allow-missing-glyphs")
     assert allowed.returncode == 0, allowed.stderr
     assert (out / "qcd" / "ko" / "cards.pdf").is_file()
+
+
+def test_the_fonts_report_of_a_valid_game_writes_no_warnings(cli):
+    """The report collects the strings a game prints, cardgen's own included: reading them
+    printed the string extractor's warnings about cardgen's own code on every run."""
+    res = cli("fonts", "qcd")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
