@@ -157,26 +157,40 @@ def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | 
     faces those rules rendered are the ones the render pass takes (:mod:`cardgen.checkfaces`).
     After a build, the legibility rules read the faces as the build measured them
     (:func:`cardgen.rendercheck.built_measures`) and the render pass takes them from its cache."""
-    from .legibility import Unrendered, game_faces, language_faces, measured
-    from .rendercheck import built_measures, render_game, wanted_languages
+    from .legibility import measured
+    from .rendercheck import built_measures, render_game
 
     faces = built_measures(game, cache) if cache is not None else None
-    translated = [lang for lang in wanted_languages(game, langs) if lang != i18n.SOURCE_LANG]
-    if translated:   # a build in each of these languages measures its faces: so does the check
-        try:
-            faces = (faces if faces is not None else game_faces(game)) + [
-                f for lang in translated for f in language_faces(game, lang)]
-        except Unrendered:
-            pass   # the rules measure the English faces and say why; the render pass raises the error
     # the legibility rules measure the faces only when the check renders them (or a build has)
     with rendering(True), measured(game, faces) if faces is not None else nullcontext():
         records = rule_records(game, reading_faces=True)
     if not _passes(r for _, rs in records for r in rs):
         return _Faces(records, None)
     try:
-        return _Faces(records, render_game(game, langs, strict, cache))
+        found, shown, proofs = render_game(game, langs, strict, cache)
     except Exception:
         return _Faces(records, _FAILED)
+    return _Faces(records, (found + _translations_measured(game, langs, found), shown, proofs))
+
+
+def _translations_measured(game: Game, langs: list[str], found: list[Finding]) -> list[Finding]:
+    """The rules that read the faces' texts, on the translated faces, as a build in each of
+    those languages runs them: after its text has rendered without errors (a text that does
+    not fit or lacks glyphs is reported as that, by the render pass, first)."""
+    from .legibility import Unrendered, language_faces, measured
+    from .model import MEASURING_RULES
+    from .rendercheck import wanted_languages
+
+    translated = [lang for lang in wanted_languages(game, langs) if lang != i18n.SOURCE_LANG]
+    if not translated or any(f.severity == "error" for f in found):
+        return []
+    try:
+        faces = [f for lang in translated for f in language_faces(game, lang)]
+    except Unrendered:
+        return []   # the render pass said why
+    with measured(game, faces), rendering(True):
+        records = rule_records(game, only=MEASURING_RULES)
+    return [r for _, rs in records for r in rs if isinstance(r, Finding)]
 
 
 def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:

@@ -149,3 +149,19 @@ def test_the_fonts_report_of_a_valid_game_writes_no_warnings(cli):
     printed the string extractor's warnings about cardgen's own code on every run."""
     res = cli("fonts", "qcd")
     assert res.returncode == 0 and res.stderr == "", res.stderr
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9])
+def test_a_font_cut_short_is_refused_with_a_fix(korean_qcd, cli, tmp_path, cut):
+    """A truncated font keeps a valid header and table list: it was taken as usable, and
+    failed (or drew nothing) only at some glyph."""
+    whole = make_font(tmp_path / "whole.ttf", WILD_KO).read_bytes()
+    folder = korean_qcd.path / "fonts"
+    folder.mkdir()
+    size = int(len(whole) * cut)
+    (folder / "Cut.ttf").write_bytes(whole[:size])
+    for args in (["fonts", str(korean_qcd.path), "--lang", "ko"], ["check", str(korean_qcd.path), "--lang", "ko"]):
+        res = cli(*args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert "Cut.ttf: error[font]: the font file is cut short: its '" in res.stderr, res.stderr
+        assert "Fix: use a complete TrueType (.ttf) or OpenType (.otf) font file" in res.stderr

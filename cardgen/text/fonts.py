@@ -35,8 +35,9 @@ FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 class TextEngineError(CardgenError):
     """A font could not be used (missing, unreadable, not a font)."""
 
-    def __init__(self, message: str, path: Path | str | None = None) -> None:
-        super().__init__(message, location=Location.of_file(path) if path else None, code="font")
+    def __init__(self, message: str, path: Path | str | None = None,
+                 fix: str = "use a complete TrueType (.ttf) or OpenType (.otf) font file, as its maker ships it") -> None:
+        super().__init__(message, location=Location.of_file(path) if path else None, fix=fix, code="font")
 
 
 def fmt(value: float) -> str:
@@ -142,9 +143,16 @@ class Face:
         # that descriptor's position with each other (a glyph read in one process moved the
         # others' reads: "not enough 'glyf' table data").
         try:
-            return TTFont(io.BytesIO(self.path.read_bytes()), lazy=True)
+            data = self.path.read_bytes()
+            font = TTFont(io.BytesIO(data), lazy=True)
         except (OSError, TTLibError, AssertionError, ValueError) as exc:
             raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
+        # the tables are read on demand: one cut short would fail on some glyph, or not at all
+        for tag, entry in font.reader.tables.items():
+            if entry.offset + entry.length > len(data):
+                raise TextEngineError(f"the font file is cut short: its '{tag}' table runs past its end "
+                                      f"({len(data)} bytes)", self.path)
+        return font
 
     @cached_property
     def _metrics(self) -> _Metrics:
