@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextvars
 import ctypes
 import functools
+import math
 import os
 import re
 import threading
@@ -133,15 +134,25 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
         for seq, n in ((left, right), (right, left)):
             if _sized(seq) and isinstance(n, int):
                 _check_length(len(seq) * max(n, 0), f"'{type(seq).__name__} * {n}'")
+        if _whole(left) and _whole(right):   # a product has about as many bits as its factors together
+            _check_bits(abs(left).bit_length() + abs(right).bit_length(), "the product", budget)
     elif operator == "+" and _sized(left) and _sized(right):
         _check_length(len(left) + len(right), "the sum")
     elif operator == "%" and isinstance(left, str):
         _check_widths(left, "the '%' formatting")
-    elif operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
-        bits = max(abs(left), 1).bit_length() * right
-        if bits > MAX_INT_BITS:
-            reason = f"{left} ** {right} is a number of about {bits:,} bits; the limit is {MAX_INT_BITS:,}"
-            raise budget.exceeded(reason, "use smaller numbers") if budget else BudgetExceeded(reason)
+    elif operator == "**" and _whole(left) and _whole(right) and right > 0 and abs(left) > 1:
+        # log2 |left| × right: 2 ** 2100 has 2,101 bits (bit_length × right counted 4,200)
+        _check_bits(math.floor(right * math.log2(abs(left))) + 1, f"{left} ** {right}", budget)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_bits(bits: int, what: str, budget: FaceBudget | None) -> None:
+    if bits > MAX_INT_BITS:
+        reason = f"{what} is a number of about {bits:,} bits; the limit is {MAX_INT_BITS:,}"
+        raise budget.exceeded(reason, "use smaller numbers") if budget else BudgetExceeded(reason)
 
 
 _NUMBER = re.compile(r"\d+")
@@ -221,14 +232,39 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
         # (the sandbox hands out str.format wrapped: the string is on the wrapped method)
         owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
         if isinstance(owner, (str, list, tuple, bytes)):
-            _check_counts(args, kwargs, f"the result of {getattr(__obj, '__name__', 'a method')}()")
-            if isinstance(owner, str) and getattr(__obj, "__name__", "") in ("format", "format_map"):
+            name = getattr(__obj, "__name__", "")
+            _check_counts(args, kwargs, f"the result of {name or 'a method'}()")
+            if isinstance(owner, str) and name in ("format", "format_map"):
                 _check_widths(owner, "the format")
+            if isinstance(owner, str):
+                _check_length(_grown(owner, name, args, kwargs), f"the result of {name}()")
         budget = current()
         if budget is not None:
             budget.check_time()
         return SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
 
+
+
+def _grown(s: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """The length a string method's result would have, where it can grow past the string's
+    own by its arguments (tabs expanded, a separator repeated, a text replaced): counted
+    before the method runs, which would take the memory first (0 for any other method)."""
+    try:
+        if name == "expandtabs":
+            size = args[0] if args else kwargs.get("tabsize", 8)
+            return len(s) + s.count("\t") * max(int(size), 0)
+        if name == "join" and args and isinstance(args[0], (str, list, tuple)):
+            items = args[0]
+            return len(s) * max(len(items) - 1, 0) + sum(len(x) for x in items if isinstance(x, str))
+        if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+            old, new = args[0], args[1]
+            count = s.count(old) if old else len(s) + 1
+            if len(args) > 2 and _whole(args[2]) and args[2] >= 0:
+                count = min(count, args[2])
+            return len(s) + count * (len(new) - len(old))
+    except (TypeError, ValueError, OverflowError):
+        return 0   # arguments the method itself refuses
+    return 0
 
 
 class _GuardedFilters(dict):
@@ -253,6 +289,10 @@ def _guarded_filter(name: str, fn: Any) -> Any:
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         _check_counts(args[skip:], kwargs, f"the result of the filter '{name}'")
+        if name == "join" and len(args) > skip - 1 and isinstance(args[skip - 1], (list, tuple)):
+            sep = args[skip] if len(args) > skip else kwargs.get("d", "")
+            if isinstance(sep, str):   # the separator repeated between the items
+                _check_length(_grown(sep, "join", (args[skip - 1],), {}), "the result of the filter 'join'")
         if name == "format" and len(args) >= skip and isinstance(args[skip - 1], str):
             _check_widths(args[skip - 1], "the filter 'format'")
         return fn(*args, **kwargs)

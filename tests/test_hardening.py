@@ -598,3 +598,16 @@ def test_a_catalog_that_is_not_utf8_is_found_at_its_byte(game_copy, cli):
 
 def _line_of_bytes(path: Path, text: bytes) -> int:
     return next(n for n, line in enumerate(path.read_bytes().split(b"\n"), 1) if text in line)
+
+
+def test_numbers_up_to_the_limit_render_and_a_power_is_counted_by_its_real_size(game_copy):
+    """2 ** 4095 has 4,096 bits: allowed (the estimate counted 2 ** 2100 as 4,200 bits)."""
+    from cardgen.budget import BudgetExceeded, FaceBudget, _check_binop
+
+    with FaceBudget(10):
+        _check_binop("**", 2, 4095)
+        _check_binop("*", 2 ** 2000, 2 ** 2000)
+        with pytest.raises(BudgetExceeded, match="about 4,097 bits"):
+            _check_binop("**", 2, 4096)
+        with pytest.raises(BudgetExceeded, match="the product is a number of about 4,098 bits"):
+            _check_binop("*", 2 ** 4095, 2)

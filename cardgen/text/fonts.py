@@ -35,9 +35,12 @@ FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 class TextEngineError(CardgenError):
     """A font could not be used (missing, unreadable, not a font)."""
 
-    def __init__(self, message: str, path: Path | str | None = None,
-                 fix: str = "use a complete TrueType (.ttf) or OpenType (.otf) font file, as its maker ships it") -> None:
+    def __init__(self, message: str, path: Path | str | None = None, fix: str | None = None) -> None:
         super().__init__(message, location=Location.of_file(path) if path else None, fix=fix, code="font")
+
+
+#: What to do about a font file cardgen cannot read.
+FONT_FIX = "use a complete TrueType (.ttf) or OpenType (.otf) font file, as its maker ships it"
 
 
 def fmt(value: float) -> str:
@@ -132,9 +135,9 @@ class Face:
             with open(path, "rb") as f:
                 magic = f.read(4)
         except OSError as exc:
-            raise TextEngineError(f"cannot read font file: {exc.strerror}", path) from None
+            raise TextEngineError(f"cannot read font file: {exc.strerror}", path, FONT_FIX) from None
         if magic not in _SFNT_MAGIC:
-            raise TextEngineError("not a TrueType or OpenType font file", path)
+            raise TextEngineError("not a TrueType or OpenType font file", path, FONT_FIX)
 
     @cached_property
     def _ttfont(self) -> TTFont:
@@ -146,12 +149,12 @@ class Face:
             data = self.path.read_bytes()
             font = TTFont(io.BytesIO(data), lazy=True)
         except (OSError, TTLibError, AssertionError, ValueError) as exc:
-            raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
+            raise TextEngineError(f"cannot read font file: {exc}", self.path, FONT_FIX) from None
         # the tables are read on demand: one cut short would fail on some glyph, or not at all
         for tag, entry in font.reader.tables.items():
             if entry.offset + entry.length > len(data):
                 raise TextEngineError(f"the font file is cut short: its '{tag}' table runs past its end "
-                                      f"({len(data)} bytes)", self.path)
+                                      f"({len(data)} bytes)", self.path, FONT_FIX)
         return font
 
     @cached_property
@@ -166,7 +169,7 @@ class Face:
             return _Metrics(upem, hhea.ascent / upem, -hhea.descent / upem, hb_face.glyph_count,
                             frozenset(hb_face.unicodes))
         except (OSError, TTLibError, KeyError, AssertionError, ValueError, ZeroDivisionError) as exc:
-            raise TextEngineError(f"cannot read font file: {exc}", self.path) from None
+            raise TextEngineError(f"cannot read font file: {exc}", self.path, FONT_FIX) from None
 
     @property
     def upem(self) -> int:
@@ -268,7 +271,7 @@ def is_bold(path: Path) -> bool:
         weight = font["OS/2"].usWeightClass if "OS/2" in font else 400
         font.close()
     except (OSError, TTLibError, AssertionError, ValueError, KeyError) as exc:
-        raise TextEngineError(f"cannot read font file: {exc}", path) from None
+        raise TextEngineError(f"cannot read font file: {exc}", path, FONT_FIX) from None
     return weight >= BOLD_WEIGHT_CLASS
 
 
