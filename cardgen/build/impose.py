@@ -110,11 +110,12 @@ def single_sided(placements: list[Placement], sets: int) -> list[Placement]:
 
 
 def _duplex(options: BuildOptions, placements: Iterable[Placement]) -> Duplex:
-    """How the writer lays the backs out: as asked, and for a single-sided printer as for
-    turning the printed stack over on the long edge (see :func:`single_sided`)."""
-    if options.duplex != "none":
-        return options.duplex
-    return "long" if any(p.back for p in placements) else "none"
+    """How the writer lays the backs out: as asked, for a single-sided printer as for turning
+    the printed stack over on the long edge (see :func:`single_sided`); "none" when no piece
+    has a back."""
+    if not any(p.back for p in placements):
+        return "none"
+    return options.duplex if options.duplex != "none" else "long"
 
 
 def _single(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, title: str,

@@ -30,6 +30,8 @@ GUIDE: dict[str, tuple[str, str]] = {
                    "declare a product `virtual`, or a reaction that needs energy with `energy:` and its reason"),
     "weak-transitions": ("each flavour change is a charge-changing weak transition a W can make",
                          "change the row to a transition that changes the charge by one unit"),
+    "printed-values": ("what each card prints in the named fields is its particle's charge, spin, mass or lifetime",
+                       "print the value with its filter ({{ p.mass|mass }}) in the field the check names"),
     "vertex-points": ("rarer vertices never score fewer points than commoner ones",
                       "reorder the points when you change the deck's card counts"),
     "score-tokens": ("each score token names a valid vertex and no kind outnumbers what the deck can score",
