@@ -24,7 +24,6 @@ from ..particles import Particle
 from ..proof import Proof
 from . import declared
 from .common import component_param, particle_field
-from ..legibility import source_of
 from .legibility import rendered_faces, unrendered
 
 RULE = "printed-values"
@@ -65,6 +64,7 @@ def printed_values(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     if faces is None:
         yield unrendered(RULE, game, params)
         return
+    from ..legibility import source_of   # measuring is needed only once faces are rendered
     cards = {c.id: c for c in comp.cards}
     translators: dict[str, Callable[[str, str], str]] = {}
     compared = 0
