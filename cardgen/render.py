@@ -67,6 +67,9 @@ MAX_COORDINATE_MM = 10_000.0
 _NARROWEST_EM = 0.15
 #: A DTD or entity declaration in a face (an XML external entity could read local files).
 _DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY)", re.I)
+#: An element drawing something from outside the face (a file, a URL): cairosvg, in its safe
+#: mode, draws nothing for it, so the face would print without it.
+_OUTSIDE = re.compile(r"""<(image|use|feImage)\b[^>]*?\bhref\s*=\s*["'](?!#|data:)([^"']*)""", re.I)
 
 
 class TemplateError(CardgenError):
@@ -584,6 +587,13 @@ class Renderer:
                                 f"{self._what(component, card, side)}); faces may not declare entities or a DTD, "
                                 "which could pull in outside files", self._line_of(name, _DECLARATION),
                                 "remove the declaration and write the characters themselves")
+        outside = _OUTSIDE.search(body)
+        if outside:
+            raise TemplateError(f"the template draws <{outside[1]}> from '{outside[2][:80]}', outside the face "
+                                f"(rendering {self._what(component, card, side)}): nothing outside it is read, so "
+                                f"it would print without it", self._line_of(name, _OUTSIDE),
+                                "place artwork with the image() helper (a file in the game folder), or refer "
+                                "to an element of the face itself ('#id')")
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")

@@ -611,3 +611,23 @@ def test_numbers_up_to_the_limit_render_and_a_power_is_counted_by_its_real_size(
             _check_binop("**", 2, 4096)
         with pytest.raises(BudgetExceeded, match="the product is a number of about 4,098 bits"):
             _check_binop("*", 2 ** 4095, 2)
+
+
+@pytest.mark.parametrize("element", [
+    '<image href="/etc/passwd" x="0" y="0" width="5" height="5"/>',
+    '<image xlink:href="http://example.com/x.png" x="0" y="0" width="5" height="5"/>',
+    '<use href="other.svg#shape"/>',
+])
+def test_a_face_drawing_from_outside_itself_is_refused_at_its_line(game_copy, cli, element):
+    """Nothing outside a face is read (no file, no URL): an element drawing from outside printed
+    nothing, without a word."""
+    g = game_copy("qcd")
+    path = g.path / "templates" / "card-back.svg.j2"
+    text = path.read_text(encoding="utf-8")
+    marker = "{% endblock %}"
+    line = text[:text.rindex(marker)].count("\n") + 1
+    path.write_text(text[:text.rindex(marker)] + element + "\n" + text[text.rindex(marker):], encoding="utf-8")
+    res = cli("check", str(g.path))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert f"card-back.svg.j2:{line}:1: error[input]: the template draws <" in res.stderr, res.stderr
+    assert "Fix: place artwork with the image() helper" in res.stderr
