@@ -187,13 +187,19 @@ class SheetLayout:
 
 # --- pagination -----------------------------------------------------------------------------
 
+def holds_sheets(width: float, height: float) -> bool:
+    """Whether a page of this size (mm) has room for a rule sheet's tables: 80 mm of width and
+    40 mm of height inside its margins, header and footer (card-sized stock has not)."""
+    return width - 2 * MARGIN >= 80 and (height - MARGIN - FOOTER) - (MARGIN + HEADER) >= 40
+
+
 def paginate(s: SheetLayout, content: list[TableBlock | Block], continued: Callable[[str], str]) -> list[list[dict]]:
     """Place the content top to bottom; a table too long for the space left is split into
     column groups across the page and continued on the next page, under the title
     ``continued`` makes of the table's own."""
     x, width = MARGIN, s.W - 2 * MARGIN
     top, bottom = MARGIN + HEADER, s.H - MARGIN - FOOTER
-    if bottom - top < 40 or width < 80:
+    if not holds_sheets(s.W, s.H):
         raise InputError(f"a {s.W:g} × {s.H:g} mm page is too small for the rule sheets", None,
                          "build with --paper a4, letter or larger")
     pages: list[list[dict]] = [[]]

@@ -412,3 +412,21 @@ def test_small_pieces_share_a_sheet_instead_of_a_page_each(one_set):
     text = (one_set / "tutti-quantum/en/PRINTING.txt").read_text()
     assert "reference+pawn.pdf: Reference cards + First-player pawn — 5 piece(s) on 1 sheet(s), 2 page(s)" in text
     assert "Small pieces share sheets: a file named after several components (a+b.pdf)" in text
+
+
+def test_card_sized_paper_prints_the_pieces_and_says_the_sheets_need_a_page(tmp_path, cli):
+    """80 × 105 mm stock holds one card with its bleed, not a rule sheet: the pieces are built,
+    and the command and PRINTING.txt say how to get the sheets (it refused the whole build)."""
+    res = cli("build", "qcd", "--paper", "80x105mm", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    folder = tmp_path / "qcd" / "en"
+    assert (folder / "cards.pdf").is_file() and not (folder / "rules.pdf").exists()
+    assert not (folder / "answers.pdf").exists()
+    note = "no rule sheet or answer key on 80×105 mm paper, too small for them; build them with --paper a4"
+    assert note in res.stderr
+    assert "The rule sheet and answer key are not printed on 80×105 mm paper" in (folder / "PRINTING.txt").read_text()
+    with pikepdf.open(folder / "cards.pdf") as pdf:
+        box = pdf.pages[0].MediaBox
+        assert (round(float(box[2]) / PT_PER_MM, 1), round(float(box[3]) / PT_PER_MM, 1)) == (80.0, 105.0)
+    again = cli("build", "qcd", "--paper", "80x105mm", "--out", str(tmp_path))   # nothing to do: said again
+    assert again.returncode == 0 and note in again.stderr
