@@ -53,7 +53,7 @@ def resolve(rel: str, roots: tuple[Path, ...], what: str) -> Path:
             if base != real and base not in real.parents:
                 raise InputError(f"{what}: image path '{rel}' leaves the game folder (through a symbolic link)",
                                  Location(display_path(candidate)), "copy the file into the game folder")
-            return real
+            return candidate   # named as the game names it (a link inside the folder, read through)
     raise InputError(f"{what}: image '{rel}' not found", Location(display_path(roots[0] / pure)),
                      "put the file in the game folder or fix the path")
 
@@ -94,6 +94,9 @@ def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[f
             im.verify()
     except InputError:
         raise
+    except Image.DecompressionBombError:   # Pillow's own, larger limit, met before ours could be
+        raise InputError(f"{what}: image has far more pixels than the {MAX_IMAGE_PIXELS // 10**6} megapixel limit",
+                         where, "scale it down to the printed size at 300 dpi") from None
     except Exception as exc:  # Pillow raises many types for broken files
         # Pillow names the in-memory copy it was given ('<_io.BytesIO object at 0x…>'): name the file
         reason = re.sub(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>", f"'{Path(where.file).name}'", str(exc))

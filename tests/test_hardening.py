@@ -89,6 +89,21 @@ def test_oversized_and_bomb_images_are_refused(tmp_path):
     with pytest.raises(InputError) as info:
         face(path)
     assert "megapixel limit" in info.value.message
+    Image.new("1", (20000, 20000)).save(path / "art/huge.png")        # 400 Mpx: past Pillow's own limit
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert "more pixels than the 40 megapixel limit" in info.value.message
+    assert info.value.fix == "scale it down to the printed size at 300 dpi"
+
+
+def test_an_image_reached_through_a_link_inside_the_game_is_named_as_the_game_names_it(tmp_path):
+    path = art_game(tmp_path, "art/link.png")
+    (path / "art").mkdir()
+    (path / "art/real.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really a PNG")
+    (path / "art/link.png").symlink_to(path / "art/real.png")
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert info.value.location.file.endswith("art/link.png") and "link.png" in info.value.message
 
 
 @pytest.mark.parametrize("svg, words", [
