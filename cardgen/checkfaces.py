@@ -130,6 +130,19 @@ class GameFaces:
         self.wraps: list[Wrap] = []
         self._kept: dict[tuple[str, str, str], Rendered] = {}
         self._settled: dict[tuple[str, str, str], _Settled] = {}
+        #: Faces whose rendering raised, with what it raised: raised again, never rendered again
+        #: (a face that ran out of its time budget would otherwise take it again for each reader)
+        self._failed: dict[tuple[str, str, str], CardgenError] = {}
+
+    def _render(self, key: tuple[str, str, str], comp: Component, card: Card, side: str) -> Rendered:
+        failed = self._failed.get(key)
+        if failed is not None:
+            raise failed
+        try:
+            return self.renderer.face(comp, card, side)
+        except CardgenError as exc:
+            self._failed[key] = exc
+            raise
 
     def face(self, comp: Component, card: Card, side: str = "front") -> Face:
         """``card``'s ``side`` as the build renders it, rendered on first request; raises the
@@ -142,7 +155,7 @@ class GameFaces:
         key = (comp.id, card.id, side)
         kept = self._kept.get(key)
         if kept is None:
-            kept = self.renderer.face(comp, card, side)
+            kept = self._render(key, comp, card, side)
             if len(self._kept) < KEPT_FACES:
                 self._kept[key] = kept
             elif key not in self._settled:
@@ -171,7 +184,7 @@ class GameFaces:
             if settled.error is not None:
                 raise settled.error
             return settled.key
-        result = self._kept.pop(key, None) or self.renderer.face(comp, card, side)
+        result = self._kept.pop(key, None) or self._render(key, comp, card, side)
         self.issues.extend(result.issues)
         self.wraps.extend(result.wraps)
         self.drawing.draw(result.face)

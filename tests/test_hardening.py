@@ -646,3 +646,34 @@ def test_a_face_drawing_from_outside_itself_is_refused_at_its_line(game_copy, cl
     assert res.returncode == 2, res.stdout + res.stderr
     assert f"card-back.svg.j2:{line}:1: error[input]: the template draws <" in res.stderr, res.stderr
     assert "Fix: place artwork with the image() helper" in res.stderr
+
+
+def test_a_face_that_failed_in_a_check_is_not_rendered_again_for_each_reader(tmp_path, monkeypatch):
+    """The rules that read faces, and the render pass after them, share each face: one that ran
+    out of its time raises the same error to each of them instead of taking its time again."""
+    from cardgen import budget, checkfaces
+
+    monkeypatch.setattr(budget, "FACE_SECONDS", 0.3)
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}{% set s = "ab" * 3000 %}'
+                '{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}{% endblock %}')
+    game = cardgen.load_game(make_game(tmp_path, template))
+    calls = []
+    real = Renderer.face
+
+    def counting(self, comp, card, side="front", mark=None):
+        calls.append((comp.id, card.id, side))
+        return real(self, comp, card, side, mark)
+
+    monkeypatch.setattr(Renderer, "face", counting)
+    comp = game.components["cards"]
+    card = comp.card("one")
+    with checkfaces.shared_faces():
+        faces = checkfaces.faces_of(game)
+        errors = []
+        for read in (lambda: faces.face(comp, card), lambda: faces.rendered(comp, card),
+                     lambda: faces.take(comp, card, "front")):
+            with pytest.raises(CardgenError) as info:
+                read()
+            errors.append(info.value)
+    assert calls == [("cards", "one", "front")]
+    assert all(e is errors[0] for e in errors) and "rendering took longer than 0.3 s" in errors[0].message
