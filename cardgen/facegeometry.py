@@ -424,14 +424,57 @@ def shape_polygons(el: ET.Element, tag: str) -> Sequence[Sequence[Point]]:
     return []
 
 
-def _style(el: ET.Element) -> dict[str, str]:
-    """Presentation attributes, with an inline ``style`` overriding them (as CSS does)."""
-    out = {k: v for k, v in el.attrib.items() if k in ("fill", "fill-opacity", "opacity", "stroke", "display",
-                                                      "visibility")}
+_STYLED = ("fill", "fill-opacity", "opacity", "stroke", "display", "visibility")
+#: The declarations a face's style sheets give an element: (normal, !important), in cascade order.
+Sheet = dict[ET.Element, tuple[list[tuple[str, str]], list[tuple[str, str]]]]
+
+
+def _style(el: ET.Element, sheet: Sheet) -> dict[str, str]:
+    """The element's painting properties as cairosvg cascades them: presentation attributes,
+    then the style sheets' rules, the inline ``style``, and the sheets' ``!important`` rules."""
+    out = {k: v for k, v in el.attrib.items() if k in _STYLED}
+    normal, important = sheet.get(el, ((), ()))
+    out.update((k, v) for k, v in normal if k in _STYLED)
     for decl in (el.get("style") or "").split(";"):
         if ":" in decl:
             k, v = decl.split(":", 1)
-            out[k.strip()] = v.strip()
+            out[k.strip()] = v.replace("!important", "").strip()
+    out.update((k, v) for k, v in important if k in _STYLED)
+    return out
+
+
+def _style_sheets(root: ET.Element) -> Sheet:
+    """What the face's ``<style>`` elements declare for each element (empty without one): the
+    colours the contrast rule compares must be those cairosvg paints, rules applied."""
+    texts = [el.text for el in root.iter() if _local(el.tag) == "style" and el.text
+             and el.get("type", "text/css") == "text/css"]
+    if not texts:
+        return {}
+    import cssselect2   # cairosvg's own CSS libraries: only faces with a style sheet need them
+    import tinycss2
+
+    normal, important = cssselect2.Matcher(), cssselect2.Matcher()
+    for text in texts:
+        for rule in tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True):
+            if rule.type != "qualified-rule":
+                continue
+            plain, forced = [], []
+            for decl in tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True):
+                if decl.type == "declaration":
+                    (forced if decl.important else plain).append((decl.lower_name,
+                                                                  tinycss2.serialize(decl.value).strip()))
+            for selector in cssselect2.compile_selector_list(rule.prelude):
+                if selector.pseudo_element is None and not selector.never_matches:
+                    if plain:
+                        normal.add_selector(selector, plain)
+                    if forced:
+                        important.add_selector(selector, forced)
+    out: Sheet = {}
+    for element in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
+        found = ([d for match in normal.match(element) for d in match[-1]],
+                 [d for match in important.match(element) for d in match[-1]])
+        if found[0] or found[1]:
+            out[element.etree_element] = found
     return out
 
 
@@ -439,16 +482,17 @@ def face_geometry(svg: str) -> FaceGeometry:
     """Walk a face's SVG (a rendered body, text placeholders included) in painting order."""
     root = ET.fromstring(svg)
     geo = FaceGeometry()
-    _walk(root, _viewport(root), {"fill": "#000000", "fill-opacity": "1"}, 1.0, ("", "", 0), geo)
+    _walk(root, _viewport(root), {"fill": "#000000", "fill-opacity": "1"}, 1.0, ("", "", 0), geo,
+          _style_sheets(root))
     return geo
 
 
 def _walk(el: ET.Element, parent: Matrix, inherited: dict[str, str], opacity: float,
-          label: tuple[str, str, int], geo: FaceGeometry) -> None:
+          label: tuple[str, str, int], geo: FaceGeometry, sheet: Sheet) -> None:
     tag = _local(el.tag)
     if tag in _NOT_PAINTED:
         return
-    style = _style(el)
+    style = _style(el, sheet)
     if style.get("display") == "none":
         return
     if el.tag == f"{{{PLACEHOLDER_NS}}}glyphs":
@@ -465,7 +509,7 @@ def _walk(el: ET.Element, parent: Matrix, inherited: dict[str, str], opacity: fl
     if props.get("visibility") not in ("hidden", "collapse"):
         _paint(el, tag, polys, props, alpha, matrix, geo)
     for child in el:
-        _walk(child, matrix, props, alpha, label, geo)
+        _walk(child, matrix, props, alpha, label, geo, sheet)
 
 
 def _paint(el: ET.Element, tag: str, polys: list[list[Point]], props: dict[str, str], alpha: float,

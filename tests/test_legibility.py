@@ -152,6 +152,21 @@ def test_low_contrast_text_is_found_with_both_colours(game_copy, ink, panel):
                for f in found)
 
 
+@pytest.mark.parametrize("sheet", ['<style>rect.panel { fill: #F0E442 }</style>',
+                                   '<style>.panel { fill: #F0E442 !important }</style>'])
+def test_a_style_sheets_colours_are_the_ones_compared(game_copy, sheet):
+    """cairosvg applies a face's style sheet: a panel white by its attribute and yellow by a
+    rule prints white text on yellow, and the contrast rule must see the yellow."""
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, sheet + '<rect class="panel" x="6" y="56" width="51" height="7.5" fill="#1a1a1a" '
+           'style="fill:#1a1a1a"/>' + NAME.replace('field="name"', 'fill="#ffffff", field="name"')
+           if "important" in sheet else
+           sheet + '<rect class="panel" x="6" y="56" width="51" height="7.5" fill="#1a1a1a"/>'
+           + NAME.replace('field="name"', 'fill="#ffffff", field="name"'))
+    found = [f for f in findings(g, "text-contrast") if "(field 'name')" in f.message]
+    assert found and all("on #f0e442 has a contrast of" in f.message for f in found), [f.message for f in found]
+
+
 def test_what_lies_behind_is_composited_back_to_front(game_copy):
     """A three-quarter opaque black veil over the white panel leaves black text unreadable."""
     g = game_copy("qcd")
