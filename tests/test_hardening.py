@@ -143,14 +143,23 @@ def test_templates_cannot_follow_a_symlink_out_of_their_folder(tmp_path):
     assert "leaves the template folder" in str(info.value)
 
 
+OUTSIDE = '<image href="file:///etc/hostname" width="50" height="70"/><image href="http://127.0.0.1:9/x.png" width="5" height="5"/>'
+
+
 def test_faces_never_fetch_files_or_urls(tmp_path):
-    template = """{% extends "base.svg.j2" %}
-{% block artwork %}<image href="file:///etc/hostname" width="50" height="70"/><image href="http://127.0.0.1:9/x.png" width="5" height="5"/>{% endblock %}
-"""
-    f = face(make_game(tmp_path, template))
+    """A template drawing from outside the face is refused where it is rendered; and should
+    such a face reach the drawing layer anyway, it fetches nothing (the references are ignored)."""
+    template = '{% extends "base.svg.j2" %}\n{% block artwork %}' + OUTSIDE + '{% endblock %}\n'
+    with pytest.raises(CardgenError, match="outside the face"):
+        face(make_game(tmp_path, template))
+    plain = face(make_game(tmp_path / "plain", '{% extends "base.svg.j2" %}\n{% block artwork %}<g id="art"/>'
+                                                 '{% endblock %}\n'))
+    from dataclasses import replace
+
     from cardgen.draw import render_pdf
 
-    pdf = render_pdf(f)                         # renders; the references are ignored, not fetched
+    assert '<g id="art"/>' in plain.body
+    pdf = render_pdf(replace(plain, body=plain.body.replace('<g id="art"/>', OUTSIDE)))
     assert Path("/etc/hostname").read_bytes().strip() not in pdf
 
 
