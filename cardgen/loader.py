@@ -166,6 +166,16 @@ def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_di
 
 # --- game.yaml ------------------------------------------------------------------------------
 
+def _listed(data_dir: Path, rel: str, loc: Location, what: str, key: str) -> Path:
+    """A file game.yaml lists: inside the game folder, and there (a missing one is reported
+    at its line of the list, where the name to fix is written)."""
+    path = _within(data_dir, rel, loc)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{what} file '{rel}' not found", loc,
+                         f"create it, or fix or remove its line in the '{key}' list")
+    return path
+
+
 def _within(base: Path, rel: str, loc: Location) -> Path:
     """Resolve a data-relative path, refusing anything that leaves the game folder — by '..', as
     an absolute path, or through a symbolic link that points elsewhere."""
@@ -235,7 +245,7 @@ def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...
 
     tables: dict[str, Table] = {}
     for item, loc in S.items(f.get("tables", S.anything, None), f.map.where("tables")):
-        tpath = _within(src.data_dir, S.text(item, loc), loc)
+        tpath = _listed(src.data_dir, S.text(item, loc), loc, "table", "tables")
         table = _table(tpath, physics)
         if table.id in tables:
             raise InputError(f"duplicate table id '{table.id}'", table.location, "give each table its own id")
@@ -244,7 +254,7 @@ def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...
 
     components: dict[str, Component] = {}
     for item, loc in S.items(f.get("components", S.anything), f.map.where("components")):
-        cpath = _within(src.data_dir, S.text(item, loc), loc)
+        cpath = _listed(src.data_dir, S.text(item, loc), loc, "component", "components")
         comp, sheets = _component(cpath, physics, src.data_dir)
         if comp.id in components:
             raise InputError(f"duplicate component id '{comp.id}' (also in {_relative(components[comp.id].file, src.data_dir)})",

@@ -59,7 +59,11 @@ def test_missing_file(game_copy):
     g = game_copy("qcd")
     g.edit("game.yaml", "  - tables/flavours.yaml", "  - tables/flavors.yaml")
     err = load_error(g)
-    assert err.message == "file not found" and err.location.file.endswith("tables/flavors.yaml")
+    line = next(n for n, text in enumerate((g.path / "game.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                if "tables/flavors.yaml" in text)
+    assert err.message == "table file 'tables/flavors.yaml' not found"   # reported where the name is written
+    assert err.location.file.endswith("game.yaml") and (err.location.line, err.location.column) == (line, 5)
+    assert err.fix == "create it, or fix or remove its line in the 'tables' list"
 
 
 def test_unknown_particle_with_did_you_mean(game_copy):

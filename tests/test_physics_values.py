@@ -613,3 +613,13 @@ def test_the_shipped_cards_print_their_particles_values():
     proof = next(p for p in report.proofs if p.rule == "printed-values")
     faces = {c.fields["particle"].id for c in cardgen.load_game("particle-builder").components["particles"].cards}
     assert report.ok and proof.count == 4 * len(faces)
+
+
+def test_a_flavour_row_without_its_energy_is_a_finding_not_a_crash(tmp_path):
+    path, line, column = game_copy_at(tmp_path, "qcd", "tables/flavours.yaml",
+                                      "particles: [c, cbar], energy_mev: 1500, ", "particles: [c, cbar], ")
+    code, out = cli(str(path), "--no-render")
+    assert code == 1, out
+    assert (f"flavours.yaml:{line}:5: error[flavour-energies]: row 'charm' gives no 'energy_mev' for c, cbar. "
+            f"Fix: write the row's energy_mev.") in out
+    assert "Traceback" not in out and "internal error" not in out

@@ -94,7 +94,8 @@ class _Setup:
 
     @property
     def rows(self) -> list[Record]:
-        return list(self.table.rows)
+        """The rows that give an energy (one that gives none is a finding of :func:`_first_rows`)."""
+        return [r for r in self.table.rows if r.values.get(self.energy) is not None]
 
     @staticmethod
     def where(row: Record, key: str) -> Location:
@@ -164,7 +165,13 @@ def _first_rows(s: _Setup) -> Generator[Finding, None, Printed]:
     """What each particle prints: the first row naming it, as the template's lookup does; a
     particle in rows of different energies is a finding."""
     printed: Printed = {}
-    for row in s.rows:
+    for row in s.table.rows:
+        if row.values.get(s.energy) is None and row.values.get(s.members):   # no energy: nothing to print
+            yield s.finding(f"row '{row.id}' gives no '{s.energy}' for {', '.join(p.id for p in row.values[s.members])}",
+                            row.location, f"write the row's {s.energy}")
+            continue
+        if row.values.get(s.energy) is None:
+            continue
         for p in row.values.get(s.members) or ():
             energy = row.values[s.energy]
             if p.id in printed and printed[p.id][1] != energy:
