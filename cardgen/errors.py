@@ -42,6 +42,12 @@ class Location:
     def of_file(cls, path: Path | str) -> "Location":
         return cls(display_path(path))
 
+    @classmethod
+    def of_byte(cls, file: str, data: bytes, offset: int) -> "Location":
+        """The line and column of byte ``offset`` of a file's ``data`` (``file``: as shown),
+        where a text cannot be decoded."""
+        return cls(file, data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1)
+
 
 def display_path(path: Path | str) -> str:
     """Show paths relative to the working directory when possible: shorter and clickable."""

@@ -108,10 +108,8 @@ def _checked_po(data: bytes, path: Path) -> None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"the catalog is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read",
-                         Location(display_path(path), line, exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1),
-                         "save the catalog as UTF-8") from None
+                         Location.of_byte(display_path(path), data, exc.start), "save the catalog as UTF-8") from None
     seen: dict[tuple[str, str], int] = {}
     entry: dict[str, Any] = {}   # the message being read: its context, msgid, first line
     current, after_str = "", False

@@ -222,10 +222,8 @@ class _ContainedLoader(jinja2.FileSystemLoader):
         try:
             source = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
             raise TemplateError(f"template '{template}' is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be "
-                                f"read", Location(display_path(filename), line, column),
+                                f"read", Location.of_byte(display_path(filename), data, exc.start),
                                 "save the template as UTF-8 (the encoding every text editor offers)") from None
         mtime = os.path.getmtime(filename)
 

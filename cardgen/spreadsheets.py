@@ -83,10 +83,9 @@ def _csv_rows(path: Path, max_rows: int) -> Iterator[list[tuple[Any, Location]]]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InputError(f"'{path.name}' is not UTF-8 text (byte 0x{data[exc.start]:02x})",
-                         Location(display_path(path), line, column), "save the spreadsheet as 'CSV UTF-8'") from None
+                         Location.of_byte(display_path(path), data, exc.start),
+                         "save the spreadsheet as 'CSV UTF-8'") from None
     sample = text[:4096]
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)

@@ -329,8 +329,6 @@ def load_yaml(path: Path) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1   # the first byte that is not UTF-8
-        raise InputError("file is not valid UTF-8", Location(shown, line, column),
+        raise InputError("file is not valid UTF-8", Location.of_byte(shown, data, exc.start),
                          "save the file with UTF-8 encoding") from None
     return parse_yaml(text, shown)
