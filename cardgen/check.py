@@ -13,12 +13,13 @@ from . import i18n
 from . import schema as S
 from ._callable import make_callable
 from .errors import Finding, InputError, Location, Report, did_you_mean
-from .model import Game
+from .model import MEASURING_RULES, Game
 from .proof import Choice, Proof
 from .rules import DECLARED, GENERIC, READS_FACES
 from .rules.legibility import rendering
 
 if TYPE_CHECKING:
+    from .legibility import FaceTexts
     from .rendercheck import GameResult
 
 #: What the report says of a rule that ran and found nothing, but proved nothing in words either.
@@ -177,8 +178,7 @@ def _translations_measured(game: Game, langs: list[str], found: list[Finding]) -
     """The rules that read the faces' texts, on the translated faces, as a build in each of
     those languages runs them: after its text has rendered without errors (a text that does
     not fit or lacks glyphs is reported as that, by the render pass, first)."""
-    from .legibility import Unrendered, language_faces, measured
-    from .model import MEASURING_RULES
+    from .legibility import Unrendered, language_faces
     from .rendercheck import wanted_languages
 
     translated = [lang for lang in wanted_languages(game, langs) if lang != i18n.SOURCE_LANG]
@@ -188,9 +188,16 @@ def _translations_measured(game: Game, langs: list[str], found: list[Finding]) -
         faces = [f for lang in translated for f in language_faces(game, lang)]
     except Unrendered:
         return []   # the render pass said why
+    return measuring_findings(game, faces)
+
+
+def measuring_findings(game: Game, faces: list[FaceTexts]) -> list[Finding]:
+    """What the game's rules that read faces' texts find on ``faces``, measured elsewhere (a
+    build's workers, a check's translated faces), in the findings' stable order."""
+    from .legibility import measured
+
     with measured(game, faces), rendering(True):
-        records = rule_records(game, only=MEASURING_RULES)
-    return [r for _, rs in records for r in rs if isinstance(r, Finding)]
+        return ordered_records(rule_records(game, only=MEASURING_RULES))[0]
 
 
 def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:

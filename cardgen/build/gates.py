@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import i18n
 from ..errors import CardgenError, Location, display_path
-from ..model import MEASURING_RULES, Game
+from ..model import Game
 from .faces import FaceChunk
 from .options import BuildOptions
 from .plan import JobPlan, RenderWork, face_sides
@@ -77,13 +77,9 @@ def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
     measured where they were rendered, see :func:`measured_faces`); a text too small, too
     faint or misread upside down stops the build before anything is written, as ``cardgen
     check`` would have found it."""
-    from ..check import ordered_records, rule_records
-    from ..legibility import measured
-    from ..rules.legibility import rendering
+    from ..check import measuring_findings
 
-    with measured(game, faces), rendering(True):
-        findings = ordered_records(rule_records(game, only=MEASURING_RULES))[0]
-    errors = [f for f in findings if f.severity == "error"]
+    errors = [f for f in measuring_findings(game, faces) if f.severity == "error"]
     if errors:
         raise RuleFindingsError(errors)
 
