@@ -270,9 +270,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
         said.append((False, f"backs shifted by {base.back_offset[0]:+g},{base.back_offset[1]:+g} mm for {base.duplex}-"
                             f"edge duplex, as saved in {config_path()} ('--back-offset 0,0' to print without it)"))
         click.echo(said[0][1])
-    from .build.report import sheets_left_out
-
-    if sheets_left_out(base):   # said first, and again by a rebuild that finds nothing to do
+    if not base.prints_sheets():   # said first, and again by a rebuild that finds nothing to do
         said.append((True, f"note: no rule sheet or answer key on {base.sheet().label} paper, too small for them; "
                            f"build them with --paper a4 (or letter)"))
         click.echo(said[-1][1], err=True)

@@ -84,6 +84,14 @@ class BuildOptions:
         """The paper: parsed once by :meth:`validated` (parsed here for options never validated)."""
         return self.paper_size or _parsed(self.paper)
 
+    def prints_sheets(self) -> bool:
+        """Whether the paper holds the rule sheet and answer key; on card-sized stock the build
+        prints the pieces alone and says so (see :func:`cardgen.sheetlayout.holds_sheets`)."""
+        from ..sheetlayout import holds_sheets   # the sheets' layout, imported by a build anyway
+
+        paper = self.sheet()
+        return holds_sheets(paper.width, paper.height)
+
 
 def _parsed(paper: str) -> Paper:
     try:

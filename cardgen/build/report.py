@@ -137,19 +137,10 @@ def _general(_: Say, game: Game, result: GameBuild, options: BuildOptions) -> li
     if any(f.members for f in result.files):
         lines.append(_("Small pieces share sheets: a file named after several components (a+b.pdf) prints the "
                        "pieces of all of them on one sheet."))
-    if sheets_left_out(options):
+    if not options.prints_sheets():
         lines.append(_("The rule sheet and answer key are not printed on {paper} paper, which is too small for "
                        "them: build them with --paper a4 (or letter).").format(paper=options.sheet().label))
     return lines
-
-
-def sheets_left_out(options: BuildOptions) -> bool:
-    """Whether the build's paper is too small for the rule sheet and answer key (card-sized
-    stock): the build prints the pieces alone and says so."""
-    from ..sheetlayout import holds_sheets
-
-    paper = options.sheet()
-    return not holds_sheets(paper.width, paper.height)
 
 
 def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:

@@ -16,7 +16,6 @@ from ..errors import InputError
 from ..model import Game
 from ..output import source_date_epoch, stage
 from ..render import TextIssue
-from ..sheetlayout import holds_sheets
 from .options import BuildOptions
 from .results import BuiltFile, GameBuild, intact, intact_bytes
 from .workers import bench
@@ -58,7 +57,7 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
     """The game's sheets, in :data:`cardgen.sheets.SHEETS` order. A sheet whose inputs (the
     game's data, templates, catalogs and the options it depends on; ``game_fp``: the game's
     fingerprint in this language) are unchanged and whose file is intact is kept. None on
-    paper too small to hold them (see :func:`cardgen.sheetlayout.holds_sheets`)."""
+    paper too small to hold them (see :meth:`BuildOptions.prints_sheets`)."""
     from .. import sheets
 
     clash = [c for c in game.components if c in sheets.SHEETS]
@@ -67,8 +66,7 @@ def plan_sheets(game: Game, options: BuildOptions, previous: dict[str, BuiltFile
         raise InputError(f"component id '{comp.id}' is the name of the {comp.id} sheet cardgen writes "
                          f"({comp.id}.pdf)", comp.where("id"), "give the component another id")
     planned: list[SheetPlan] = []
-    paper = options.sheet()
-    if not holds_sheets(paper.width, paper.height):   # card-sized stock: the pieces alone (the build says so)
+    if not options.prints_sheets():   # card-sized stock: the pieces alone (the build says so)
         return planned
     for kind in sheets.SHEETS:
         settings = {"sheet": kind, "paper": options.paper, "level": options.level, "epoch": source_date_epoch(),
