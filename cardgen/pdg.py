@@ -154,6 +154,11 @@ def charge(p: PDGParticle) -> Fraction:
     return Fraction(p.three_charge, 3)
 
 
+def spin(p: PDGParticle) -> Fraction | None:
+    """The spin PDG gives, as the exact half-integer it is (None where it gives none)."""
+    return Fraction(p.J).limit_denominator(2) if p.J is not None else None
+
+
 def baryon_number(p: PDGParticle) -> Fraction:
     """+1 a baryon, +1/3 a quark, A a nucleus of A nucleons; the opposite for antiparticles."""
     if p.pdgid.is_baryon:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from fractions import Fraction
 from typing import Iterator
 
 from .. import format as fmt
@@ -73,7 +72,7 @@ def expected(ref) -> dict[str, object]:
         "baryon_number": pdg.baryon_number(ref),
         "lepton_numbers": {f: (sign if f == family else 0) for f in LEPTON_FAMILIES},
         "charge": pdg.charge(ref),
-        "spin": Fraction(ref.J).limit_denominator(2) if ref.J is not None else None,
+        "spin": pdg.spin(ref),
     }
 
 

@@ -298,11 +298,12 @@ class Comparison:
         if ref is None:
             yield self._unknown(p)
             return
-        if ref.J is None:
+        want = pdg.spin(ref)
+        if want is None:
             yield self._finding(f"{pdg.EDITION} gives no spin for {p.name} ({p.id})", p.where.get("spin"),
                                 "check the PDG id", p)
             return
-        printed, want = fmt.spin(p.spin), Fraction(ref.J).limit_denominator(2)
+        printed = fmt.spin(p.spin)
         if Fraction(printed) != want:
             yield self._finding(f"{p.name} ({p.id}) prints spin {printed} but {pdg.EDITION} gives {fmt.spin(want)} "
                                 f"(exact)", p.where.get("spin"), f"write spin: {want}", p)
