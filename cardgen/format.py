@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any, Callable
 
 from .locale import Locale
 from .particles import Lifetime, Measured
@@ -77,3 +78,11 @@ def lifetime(lt: Lifetime, lang: str = "en", digits: int = 3, stable_word: str =
     seconds = lt.seconds
     return (f"{significant(seconds, digits, lang)} s" if 0.01 <= seconds < 1000
             else f"{scientific(seconds, digits, lang)} s")
+
+
+def quantity_filters(lang: str, stable: Callable[[], str]) -> dict[str, Callable[[Any], str]]:
+    """How templates print a particle's quantities in ``lang`` (their filters ``charge``,
+    ``spin``, ``mass``, ``lifetime``; ``stable``: the word for an infinite lifetime, asked when
+    one is printed). The checker's ``printed-values`` rule formats with the same functions."""
+    return {"charge": charge, "spin": spin, "mass": lambda m: mass(m, lang),
+            "lifetime": lambda lt: lifetime(lt, lang, stable_word=stable())}

@@ -477,9 +477,7 @@ class Renderer:
             loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False, auto_reload=False,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
-            charge=fmt.charge, spin=fmt.spin,
-            mass=lambda m: fmt.mass(m, self.lang),
-            lifetime=lambda lt: fmt.lifetime(lt, self.lang, stable_word=self._("stable", "lifetime")),
+            fmt.quantity_filters(self.lang, lambda: self._("stable", "lifetime")),
             sig=lambda v, d=3: fmt.significant(v, d, self.lang))
         self.env.context_class = _WatchingContext
         self.env.tests["containing"] = lambda seq, item: seq is not None and item in seq

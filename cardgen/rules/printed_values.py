@@ -12,7 +12,7 @@ faces it renders; in a build, the faces the workers measured — so it renders n
 from __future__ import annotations
 
 import unicodedata
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from .. import format as fmt
 from .. import i18n
@@ -25,16 +25,10 @@ from ..proof import Proof
 from . import declared
 from .common import component_param, particle_field
 from .legibility import rendered_faces, unrendered
+from .pdg_values import QUANTITIES
 
 RULE = "printed-values"
 
-#: The quantities a field may be declared for, and how the template filters print them.
-FORMATS: dict[str, Callable[[Particle, str, Callable[[str, str], str]], str]] = {
-    "charge": lambda p, lang, tr: fmt.charge(p.charge),
-    "spin": lambda p, lang, tr: fmt.spin(p.spin),
-    "mass": lambda p, lang, tr: fmt.mass(p.mass, lang),
-    "lifetime": lambda p, lang, tr: fmt.lifetime(p.lifetime, lang, stable_word=tr("stable", "lifetime")),
-}
 
 
 def _plain(text: str) -> str:
@@ -45,11 +39,11 @@ def _plain(text: str) -> str:
 
 def _fields(value: object, loc, raw=None) -> dict[str, str]:
     f = S.Fields(value, "the printed fields", loc)
-    out = {q: f.get(q, S.text) for q in FORMATS if f.has(q)}
+    out = {q: f.get(q, S.text) for q in QUANTITIES if f.has(q)}
     f.finish()
     if not out:
         raise InputError("no printed field is declared", loc,
-                           f"name the text field of at least one of: {', '.join(FORMATS)}")
+                         f"name the text field of at least one of: {', '.join(QUANTITIES)}")
     return out
 
 
@@ -66,7 +60,7 @@ def printed_values(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         return
     from ..legibility import source_of   # measuring is needed only once faces are rendered
     cards = {c.id: c for c in comp.cards}
-    translators: dict[str, Callable[[str, str], str]] = {}
+    filters: dict[str, dict[str, Callable[[Any], str]]] = {}   # by language: the templates' own
     compared = 0
     for face in faces:
         if face.face.component != comp.id or face.face.side != "front" or face.face.card not in cards:
@@ -75,12 +69,12 @@ def printed_values(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         if not isinstance(p, Particle):
             continue
         lang = face.face.lang
-        if lang not in translators:
+        if lang not in filters:
             tr = i18n.translator(game, lang)
-            translators[lang] = (lambda m, c, tr=tr: tr(m, c)) if tr is not None else (lambda m, c: m)
+            filters[lang] = fmt.quantity_filters(lang, lambda tr=tr: tr("stable", "lifetime") if tr else "stable")
         printed = {t.field: t for t in face.texts}
         for quantity, name in fields.items():
-            want = FORMATS[quantity](p, lang, translators[lang])
+            want = filters[lang][quantity](getattr(p, quantity))
             got = printed.get(name)
             compared += 1
             if got is None or _plain(got.text) != _plain(want):
