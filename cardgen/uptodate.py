@@ -85,12 +85,6 @@ def _signature(st: os.stat_result) -> Signature:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def _sha256(path: str) -> str:
-    """The file's digest, read safely (:func:`cardgen.filedigest.sha256_file`): OSError, and
-    so a :class:`Doubt`, for a pipe or a device."""
-    return sha256_file(path)
-
-
 class Doubt(Exception):
     """Something the stamp cannot vouch for: the build runs normally (never shown)."""
 
@@ -291,7 +285,7 @@ def snapshot(req: Request, previous: dict | None) -> Snapshot:
             else:
                 hashed += 1
                 try:
-                    files[path] = (*sig, _sha256(path))
+                    files[path] = (*sig, sha256_file(path))
                 except OSError as exc:
                     raise Doubt(str(exc)) from None
     return Snapshot(taken, files, hashed)
@@ -346,7 +340,7 @@ def _file_entry(path: str, old: list | None, since: int) -> Entry | None:
     if old is not None and tuple(old[:4]) == sig and not _racy(sig, since):
         return (*sig, str(old[4]))
     try:
-        return (*sig, _sha256(path))
+        return (*sig, sha256_file(path))
     except OSError as exc:
         raise Doubt(str(exc)) from None
 
@@ -375,7 +369,7 @@ def _outputs_changed(outputs: dict[str, dict[str, list | None]], since: int) -> 
                 continue
             hashed = True
             try:
-                if _sha256(names[name].path) != old[4]:
+                if sha256_file(names[name].path) != old[4]:
                     return True, hashed
             except OSError:
                 return True, hashed
@@ -450,7 +444,7 @@ class Recorder:
 
         outputs: dict[str, dict[str, list | None]] = {}
         for folder in dict.fromkeys(str(r.folder) for r in results):
-            outputs[folder] = {e.name: [*_signature(e.stat()), _sha256(e.path)] if is_build_product(e.name) else None
+            outputs[folder] = {e.name: [*_signature(e.stat()), sha256_file(e.path)] if is_build_product(e.name) else None
                                for e in os.scandir(folder)}
         return {
             "format": FORMAT, "key": req.key, "recorded_ns": before.taken_ns, "checked": checked,
