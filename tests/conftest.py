@@ -60,6 +60,11 @@ class GameCopy:
     def write(self, rel: str, text: str) -> None:
         (self.path / rel).write_text(text, encoding="utf-8")
 
+    def line_of(self, rel: str, text: str) -> int:
+        """The 1-based line of the copy's file ``rel`` that first holds ``text``."""
+        return next(n for n, line in enumerate((self.path / rel).read_text(encoding="utf-8").splitlines(), 1)
+                    if text in line)
+
     def load(self):
         import cardgen
 

@@ -59,8 +59,7 @@ def test_missing_file(game_copy):
     g = game_copy("qcd")
     g.edit("game.yaml", "  - tables/flavours.yaml", "  - tables/flavors.yaml")
     err = load_error(g)
-    line = next(n for n, text in enumerate((g.path / "game.yaml").read_text(encoding="utf-8").splitlines(), 1)
-                if "tables/flavors.yaml" in text)
+    line = g.line_of("game.yaml", "tables/flavors.yaml")
     assert err.message == "table file 'tables/flavors.yaml' not found"   # reported where the name is written
     assert err.location.file.endswith("game.yaml") and (err.location.line, err.location.column) == (line, 5)
     assert err.fix == "create it, or fix or remove its line in the 'tables' list"
@@ -71,8 +70,7 @@ def test_unknown_particle_with_did_you_mean(game_copy):
     g.edit("components/targets.yaml", "requires: [u, u, d]", "requires: [u, u, down]")
     err = load_error(g)
     assert "unknown particle 'down'" in err.message
-    lines = (g.path / "components/targets.yaml").read_text(encoding="utf-8").splitlines()
-    assert err.location.line == next(i for i, ln in enumerate(lines, 1) if "requires: [u, u, down]" in ln)
+    assert err.location.line == g.line_of("components/targets.yaml", "requires: [u, u, down]")
 
 
 def test_duplicate_card_id(game_copy):
@@ -86,8 +84,7 @@ def test_a_matrix_value_listed_twice_is_found_where_it_is_repeated(game_copy):
     g = game_copy("qcd")
     g.edit("components/cards.yaml", "colour: [red, green, blue]}", "colour: [red, green, green]}")
     err = load_error(g)
-    line = next(i for i, ln in enumerate((g.path / "components/cards.yaml").read_text(encoding="utf-8").splitlines(), 1)
-                if "green, green" in ln)
+    line = g.line_of("components/cards.yaml", "green, green")
     text = (g.path / "components/cards.yaml").read_text(encoding="utf-8").splitlines()[line - 1]
     first, again = text.index("green") + 1, text.rindex("green") + 1
     assert err.message == (f"duplicate card id 'u-green' in component 'cards': matrix 'colour' lists 'green' again "
