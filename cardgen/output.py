@@ -77,11 +77,24 @@ def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
     what it keeps of the current one — the files in ``keep`` (unchanged build products) and
     everything that is not a build product — as hard links, then replaces it in one rename."""
     staged, keep = set(staged), set(keep)
-    for folder in sorted({p.parent for p in staged}):
+    folders = sorted({p.parent for p in staged})
+    for folder in folders:
+        _refuse_read_only(folder)
+    for folder in folders:
         try:
             _swap_in(folder, {p.name for p in staged if p.parent == folder}, {p.name for p in keep if p.parent == folder})
         except OSError as exc:
             raise file_system_error(exc, "write", folder) from None
+
+
+def _refuse_read_only(folder: Path) -> None:
+    """A build folder its owner made read-only is kept as it is. The swap would not be stopped
+    by it (renaming a folder needs the right to write to its parent, not to itself), so the
+    new version would replace a folder its owner protected, and the old version, whose files
+    cannot be removed, would be left behind. Asked of every folder before any is swapped."""
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        raise file_system_error(PermissionError(errno.EACCES, "the folder is read-only", str(folder)),
+                                "write", folder)
 
 
 def _swap_in(folder: Path, written: set[str], keep: set[str]) -> None:

@@ -415,6 +415,32 @@ def test_a_read_only_output_folder_is_one_clear_error(tmp_path, cli):
                                   "choose another --out.")
 
 
+def test_a_build_folder_made_read_only_is_kept_as_it_is(tmp_path, monkeypatch):
+    """Renaming a folder needs the right to write to its parent only, so without a check of its
+    own the build would swap a protected folder out and fail on deleting the old version."""
+    from cardgen import output
+
+    out = tmp_path / "out"
+    games = [cardgen.load_game("qcd"), cardgen.load_game("particles-in-circle")]
+    build(games, BuildOptions(out=out), jobs=1)
+    before = digests(out)
+    protected = out / "qcd" / "en"
+    protected.chmod(0o555)
+    if os.geteuid() == 0:   # root may write anywhere: ask the mode bits as any other user's build would
+        monkeypatch.setattr(output.os, "access", lambda path, mode: bool(os.stat(path).st_mode & 0o200))
+    try:
+        with pytest.raises(CardgenError) as info:
+            build(games, BuildOptions(out=out, sets=2, cache=False), jobs=1)
+    finally:
+        protected.chmod(0o755)
+    err = info.value
+    assert err.code == "io" and err.exit_code == 2
+    assert err.message == f"cannot write '{protected}': the folder is read-only"
+    assert err.fix == "choose a folder you may write to with --out, or change its permissions"
+    assert digests(out) == before                       # the other game is not half-updated either
+    assert not list(out.glob("*/.*.next")) and not list(out.glob("*/.*.old"))
+
+
 def test_a_face_that_runs_too_long_is_stopped_and_named(tmp_path, monkeypatch):
     """A tight loop passes no check of the budget: the watchdog stops it."""
     from cardgen import budget
