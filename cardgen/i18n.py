@@ -146,7 +146,7 @@ def _checked_po(data: bytes, path: Path) -> None:
 
 
 def _read(path: Path, lang: str) -> Catalog:
-    from babel.messages.pofile import read_po
+    from babel.messages.pofile import PoFileError, read_po
 
     try:
         data = path.read_bytes()
@@ -156,6 +156,10 @@ def _read(path: Path, lang: str) -> Catalog:
     _checked_po(data, path)
     try:
         return read_po(io.BytesIO(data), locale=_babel_locale(lang), abort_invalid=True)
+    except PoFileError as exc:   # its text ends " on N", N counted from 0: the location says it
+        reason = re.sub(r" on \d+$", "", str(exc))
+        raise InputError(f"cannot read catalog: {reason}", Location(display_path(path), exc.lineno + 1, 1),
+                         _PO_FIX) from None
     except Exception as exc:  # Babel raises PoFileError / ValueError with a line number in the text
         raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)), _PO_FIX) from None
 

@@ -622,6 +622,21 @@ def test_a_damaged_catalog_line_is_an_error_at_its_line_not_a_shortened_translat
     assert po.read_bytes() == before   # update refused to rewrite it
 
 
+@pytest.mark.parametrize("old, new, at, message", [
+    ('msgstr "Joker"\n', '', 'msgid "Wild card"', "missing msgstr for msgid 'Wild card'"),
+    ('msgid "Wild card"', '#-#-#-#-#  de.po  #-#-#-#-#\nmsgid "Wild card"', "#-#-#-#-#",
+     "cannot parse po file with conflicts"),
+])
+def test_a_catalog_error_babel_finds_is_located_at_its_line(game_copy, cli, old, new, at, message):
+    """Babel counts its lines from 0 inside its message ("... on 20"): the error names the
+    catalog's line as an editor numbers it, in the location like every other input error."""
+    g, po = _german_qcd(game_copy)
+    po.write_text(po.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    res = cli("check", str(g.path), "--lang", "de")
+    assert res.returncode == 2, res.stderr
+    assert f"qcd.po:{_line_of(po, at)}:1: error[input]: cannot read catalog: {message}. Fix:" in res.stderr, res.stderr
+
+
 def test_a_message_listed_twice_in_a_catalog_is_an_error(game_copy, cli):
     g, po = _german_qcd(game_copy)
     text = po.read_text(encoding="utf-8")
