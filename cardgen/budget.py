@@ -61,6 +61,7 @@ class FaceBudget:
         self.text = 0
         self.reason = ""
         self.fix = ""
+        self.out_of_time = False   # stopped by its time limit (see timed_out)
         self._token: contextvars.Token[FaceBudget | None] | None = None
 
     def __enter__(self) -> FaceBudget:
@@ -83,6 +84,7 @@ class FaceBudget:
             raise self.timed_out()
 
     def timed_out(self) -> BudgetExceeded:
+        self.out_of_time = True
         return self.exceeded(f"rendering took longer than {self.seconds:g} s, the limit for one face",
                              "look for a loop that runs far more often than intended")
 

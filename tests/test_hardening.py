@@ -461,6 +461,36 @@ def test_a_face_that_runs_too_long_is_stopped_and_named(tmp_path, monkeypatch):
     assert ok.svg.startswith("<svg")
 
 
+def test_after_a_face_runs_out_of_time_no_other_face_of_the_game_is_tried(tmp_path, monkeypatch):
+    """A check's rules read every face: each would otherwise spend the whole limit (a runaway
+    template in a 24-card game kept `cardgen check` busy four minutes for one error)."""
+    from cardgen import budget
+
+    monkeypatch.setattr(budget, "FACE_SECONDS", 0.3)
+    timeouts = []
+    real = budget.FaceBudget.timed_out
+    monkeypatch.setattr(budget.FaceBudget, "timed_out", lambda self: timeouts.append(1) or real(self))
+    template = ('{% extends "base.svg.j2" %}{% block artwork %}{% set s = "ab" * 30000 %}'
+                '{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}{{ card.title }}{% endblock %}')
+    cards = "\n".join(f"  - {{id: c{n}, title: T{n}}}" for n in range(6))
+    game = cardgen.load_game(make_game(tmp_path, template, cards))
+    comp = game.components["cards"]
+    renderer = Renderer(game)
+    errors = []
+    for card in comp.cards:
+        with pytest.raises(CardgenError) as info:
+            renderer.face(comp, card)
+        errors.append(info.value)
+    assert len(timeouts) == 1
+    assert all(e.message == errors[0].message for e in errors)
+    assert "rendering card 'c0' of component 'cards', front" in errors[0].message
+    assert errors[0].location.file.endswith("front.svg.j2")
+    # a renderer of its own (the next command, a rebuilt game) tries again
+    with pytest.raises(CardgenError):
+        Renderer(game).face(comp, comp.card("c3"))
+    assert len(timeouts) == 2
+
+
 def test_the_watchdog_is_woken_only_for_a_deadline_before_the_one_it_waits_for(monkeypatch):
     """Rendering a face does not wake the watchdog thread (a face of a large deck took a
     thread switch each) unless its deadline comes before the one the thread sleeps until."""
