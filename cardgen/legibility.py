@@ -62,6 +62,10 @@ class Printed:
     turned_reading: str    # what an upside-down text reads as the other way up ('' if upright, or itself, or nothing)
     marked: bool           # an upside-down text carries a mark under it
     n: int                 # its place among the face's placed texts (see source_of)
+    x0: float = 0.0        # its ink box on the face, mm from the bleed box's top-left corner
+    y0: float = 0.0
+    x1: float = 0.0
+    y1: float = 0.0
 
     @property
     def upside_down(self) -> bool:
@@ -356,8 +360,10 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     upside_down = abs(angle) > UPSIDE_DOWN_DEG
     reading = reads_otherwise(mark.label) if upside_down else ""
     marked = upside_down and _has_mark_under((x0, y0, x1, y1), em, m, geo)
+    corners = [fg.apply(m, (x, y)) for x in (x0, x1) for y in (y0, y1)]
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
     return Printed(mark.label, mark.field, mark.group, size_pt, placed.fill, hex_colour(behind), worst, angle, reading,
-                   marked, mark.n)
+                   marked, mark.n, round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3))
 
 
 def _has_mark_under(box: tuple[float, float, float, float], em: float, m: fg.Matrix, geo: fg.FaceGeometry) -> bool:

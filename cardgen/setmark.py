@@ -14,9 +14,11 @@ shared frame draws it (``templates/_shared/marks.svg.j2``) on both sides of ever
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .model import Component, Game
+from .shapes import Shape
 
 GLYPHS = ("circle", "square", "triangle", "diamond", "pentagon", "hexagon", "star", "cross")
 """One outline per set, distinct by shape alone; sets 9–16 use the same shapes filled."""
@@ -126,13 +128,153 @@ def level_mark(game: Game, comp: Component, spare: bool = False) -> int | None:
     return comp.level if same_look else None
 
 
-def place(comp: Component, set_number: int | None, level: int | None) -> SetMark | None:
-    """Where a component's mark goes, or None when it has nothing to say."""
+Box = tuple[float, float, float, float]
+"""A rectangle in trim millimetres: x0, y0, x1, y1."""
+
+GAP = 0.4
+"""Clear space, mm, between a mark and any text a face prints."""
+
+
+def crowded(comp: Component) -> bool:
+    """Whether a component's safe band is narrower than its mark, so that a mark reaches into
+    the safe area, where the templates print what must be read: its spot must then be chosen
+    from what the faces print (see :func:`place`'s ``avoid``)."""
+    size = mark_size(comp)
+    return max(comp.safe / 2, size / 2 + 0.5) + size / 2 > comp.safe
+
+
+def mark_size(comp: Component) -> float:
+    return max(MIN_MARK_SIZE, min(MARK_SIZE, comp.safe - 0.6))
+
+
+def place(comp: Component, set_number: int | None, level: int | None, avoid: Sequence[Box] = ()) -> SetMark | None:
+    """Where a component's mark goes, or None when it has nothing to say.
+
+    Its first spot is along the bottom edge (a lozenge's lower-left edge); with ``avoid``, the
+    boxes of the texts its faces print, the first spot along the outline, nearest that one,
+    where the mark covers none of them and stays inside the piece. Raises
+    :class:`NoRoom` when no spot along the outline is clear."""
     if set_number is None and level is None:
         return None
     glyph, filled = glyph_for(set_number) if set_number is not None else ("circle", False)
-    size = max(MIN_MARK_SIZE, min(MARK_SIZE, comp.safe - 0.6))
+    size = mark_size(comp)
     inset = max(comp.safe / 2, size / 2 + 0.5)
+    first = _first_spot(comp, set_number, glyph, filled, level, size, inset)
+    if not avoid or _clear(first, avoid):
+        return first
+    spots = sorted(_outline_spots(comp, max(inset, _reach(first) + 0.3)),
+                   key=lambda s: math.hypot(s[0] - first.x, s[1] - first.y))
+    for x, y, dx, dy in spots:
+        mark = SetMark(set_number, glyph, filled, level, x, y, dx, dy, size)
+        if _inside(comp, mark) and _clear(mark, avoid):
+            return mark
+    raise NoRoom(first)
+
+
+class NoRoom(Exception):
+    """Every spot along a piece's outline would cover a text its faces print."""
+
+    def __init__(self, first: SetMark) -> None:
+        super().__init__("no clear spot for the set mark")
+        self.first = first
+
+
+#: How far each glyph reaches from its centre, in halves of the mark's size (see glyph_path).
+_REACH = {"circle": 1.0, "square": 1.28, "triangle": 1.25, "diamond": 1.12, "pentagon": 1.05, "hexagon": 1.02,
+          "star": 1.2, "cross": 1.08}
+
+
+def _reach(mark: SetMark) -> float:
+    return _REACH[mark.glyph] * mark.size / 2 + mark.size * 0.04   # and half its outline's stroke
+
+
+def footprint(mark: SetMark) -> list[Box]:
+    """The boxes a mark covers (trim mm): its set glyph and its level badge."""
+    boxes = []
+    s = mark.size
+    if mark.set is not None:
+        r = _reach(mark)
+        boxes.append((mark.x - r, mark.y - r, mark.x + r, mark.y + r))
+    if mark.level is not None:
+        drawn = mark.for_template()
+        lx, ly = float(drawn["level_x"]), float(drawn["level_y"])   # type: ignore[arg-type]
+        boxes.append((lx - 0.8 * s, ly - 0.47 * s, lx + 0.8 * s, ly + 0.47 * s))
+    return boxes
+
+
+def covered(mark: SetMark, box: Box, gap: float = GAP) -> bool:
+    """Whether the mark covers (or comes within ``gap`` of) a text's box."""
+    return any(a[0] - gap < box[2] and box[0] < a[2] + gap and a[1] - gap < box[3] and box[1] < a[3] + gap
+               for a in footprint(mark))
+
+
+def _clear(mark: SetMark, avoid: Sequence[Box]) -> bool:
+    return not any(covered(mark, box) for box in avoid)
+
+
+def _inside(comp: Component, mark: SetMark, margin: float = 0.2) -> bool:
+    """The mark lies inside the piece, ``margin`` from its edge: its glyph's reach all
+    round, and its level badge's corners."""
+    w, h, shape = comp.width, comp.height, comp.shape
+    corners = []
+    if mark.set is not None:
+        r = _reach(mark)
+        corners += [(mark.x + r * math.cos(k * math.pi / 8), mark.y + r * math.sin(k * math.pi / 8)) for k in range(16)]
+    if mark.level is not None:
+        x0, y0, x1, y1 = footprint(mark)[-1]
+        corners += [(x0, y0), (x0, y1), (x1, y0), (x1, y1)]
+    if shape.type == "circle":
+        rx, ry = w / 2 - margin, h / 2 - margin
+        return all(((x - w / 2) / rx) ** 2 + ((y - h / 2) / ry) ** 2 <= 1 for x, y in corners)
+    if shape.type == "rounded-rect":
+        r = min(shape.radius, w / 2, h / 2)
+        for x, y in corners:
+            if not (margin <= x <= w - margin and margin <= y <= h - margin):
+                return False
+            cx, cy = min(max(x, r), w - r), min(max(y, r), h - r)   # the nearest corner's centre, or the point
+            if math.hypot(x - cx, y - cy) > r - margin:
+                return False
+        return True
+    pts = shape.vertices(w, h)
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
+        length = math.hypot(bx - ax, by - ay)
+        nx, ny = -(by - ay) / length, (bx - ax) / length   # inward: the vertices run clockwise, y down
+        if any((x - ax) * nx + (y - ay) * ny < margin for x, y in corners):
+            return False
+    return True
+
+
+def _outline_spots(comp: Component, inset: float, step: float = 1.0) -> list[tuple[float, float, float, float]]:
+    """Spots ``inset`` inside the piece's outline, about ``step`` mm apart, each with the
+    direction along the edge (clockwise) in which a level badge follows the glyph."""
+    w, h, shape = comp.width, comp.height, comp.shape
+    out = []
+    if shape.type == "circle":
+        rx, ry = w / 2, h / 2
+        n = max(16, int(math.pi * (rx + ry) / step))
+        for k in range(n):
+            a = 2 * math.pi * k / n
+            c, s = math.cos(a), math.sin(a)
+            nx, ny = c / rx, s / ry
+            norm = math.hypot(nx, ny)
+            tx, ty = -s * rx, c * ry
+            tnorm = math.hypot(tx, ty)
+            out.append((w / 2 + rx * c - inset * nx / norm, h / 2 + ry * s - inset * ny / norm,
+                        -tx / tnorm, -ty / tnorm))
+        return out
+    pts = Shape("rect").vertices(w, h) if shape.type == "rounded-rect" else shape.vertices(w, h)
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
+        length = math.hypot(bx - ax, by - ay)
+        ex, ey = (bx - ax) / length, (by - ay) / length
+        nx, ny = -ey, ex
+        for k in range(1, max(2, int(length / step))):
+            t = k * length / max(2, int(length / step))
+            out.append((ax + ex * t + nx * inset, ay + ey * t + ny * inset, ex, ey))
+    return out
+
+
+def _first_spot(comp: Component, set_number: int | None, glyph: str, filled: bool, level: int | None,
+                size: float, inset: float) -> SetMark:
     w, h, shape = comp.width, comp.height, comp.shape
     if shape.type == "lozenge":
         # along the lower-left edge, a third of the way from the left corner to the bottom one

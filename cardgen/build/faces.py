@@ -125,6 +125,7 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     legibility rules read them — unless this task has already drawn (and measured) the same
     face (``spool`` and ``measured``, by SVG key)."""
     from ..legibility import printed_texts, texts_as_data
+    from ..markroom import uncovered
 
     game, _tr, renderer = bench().renderer(game_ref, lang, cache_root)
     comp = game.components[comp_id]
@@ -135,7 +136,10 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
         template, texts = measured[face.key]
         return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)
     pdf = _drawn(face, comp, side)   # drawn first: it says what is wrong with the SVG
-    texts = tuple(texts_as_data(printed_texts(face))) if measure else None
+    printed = printed_texts(face) if measure or mark is not None else None
+    if mark is not None:
+        uncovered(comp, card_id, side, mark, printed, lang)
+    texts = tuple(texts_as_data(printed)) if measure else None
     return CachedFace(face.key, pdf, result.issues, result.missing, reads, face.template, texts)
 
 

@@ -24,7 +24,7 @@ from ..pdfwrite import PdfWriteError, write_shared, write_sheets, write_single, 
 from . import report, spool
 from .faces import FaceChunk
 from .options import BuildOptions
-from .plan import PrintJob, band_plan_of, card_geometry, job_marks, print_jobs
+from .plan import PrintJob, band_plan_of, card_geometry, job_level, print_jobs
 from .results import BuiltFile
 from .spool import SpooledFaces
 from .workers import bench
@@ -86,12 +86,11 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
                     staged.append(stage(folder / f"{job.id}-cut.svg", cut_svg))
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{comp.id}: {exc}", comp.location, "choose a larger --paper") from None
-    marks = job_marks(game, job, options.sets)
     sha256, pages = _written(path)
     return BuiltFile(str(path.relative_to(options.out)), job.id, options.sheet().label, laid.layout,
                      pages, laid.per_sheet, len(placements), len(faces), sha256, inputs, sheets=laid.sheets, double_sided=laid.double,
                      cuts=laid.cuts, sets=options.sets, spare_of=comp.id if job.spare_level is not None else "",
-                     level_mark=marks[0].level if marks[0] else None, bleed_note=laid.note,
+                     level_mark=job_level(game, job), bleed_note=laid.note,
                      bleed_mm=laid.bleed), staged
 
 
@@ -193,7 +192,7 @@ def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placemen
     layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
         f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
     double = duplex != "none"
-    levels = [m.level for c in job.members for m in job_marks(game, job, options.sets, c)[:1] if m]
+    levels = [level for c in job.members if (level := job_level(game, job, c)) is not None]
     pieces = sum(len(ps) for ps in placements.values())
     sha256, pages = _written(path)
     built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, pages, pieces,

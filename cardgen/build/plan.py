@@ -14,10 +14,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from .. import setmark
+from .. import markroom, setmark
 from ..cache import (FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest,
                      software_digest)
 from ..errors import InputError
+from ..i18n import SOURCE_LANG
 from ..imposition import CardGeometry, GridPlan, ImpositionError, band_plan, share_sheets
 from ..model import Component, Game
 from ..output import source_date_epoch
@@ -105,13 +106,21 @@ def band_plan_of(comp: Component, paper: Paper, options: BuildOptions) -> GridPl
         return None
 
 
-def job_marks(game: Game, job: PrintJob, sets: int, comp: Component | None = None) -> list[SetMark | None]:
+def job_marks(game: Game, job: PrintJob, sets: int, comp: Component | None = None,
+              lang: str = SOURCE_LANG) -> list[SetMark | None]:
     """The mark of each set of a job's pieces (of ``comp``, one of its components; None:
-    nothing to mark). A single set carries no set mark (nothing to sort it from); level
-    marks are printed whatever the count."""
+    nothing to mark), clear of the texts its faces print in ``lang`` (see
+    :mod:`cardgen.markroom`). A single set carries no set mark (nothing to sort it from);
+    level marks are printed whatever the count."""
     comp = comp or job.comp
-    level = job.spare_level if job.spare_level is not None else setmark.level_mark(game, comp)
-    return [setmark.place(comp, n if sets > 1 else None, level) for n in range(1, sets + 1)]
+    level = job_level(game, job, comp)
+    return [markroom.placed(game, comp, n if sets > 1 else None, level, lang) for n in range(1, sets + 1)]
+
+
+def job_level(game: Game, job: PrintJob, comp: Component | None = None) -> int | None:
+    """The level mark a job's pieces (of ``comp``, one of its components) carry, or None."""
+    comp = comp or job.comp
+    return job.spare_level if job.spare_level is not None else setmark.level_mark(game, comp)
 
 
 def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None) -> list[CardKeys]:
@@ -291,7 +300,7 @@ def _job_plans(game: Game, options: BuildOptions, game_fp: str) -> list[JobPlan]
         parts = []
         for comp in job.components:
             parts.append((comp.id, marked_keys(card_keys(game, comp, options.lang, game_fp),
-                                               job_marks(game, job, options.sets, comp))))
+                                               job_marks(game, job, options.sets, comp, options.lang))))
         out.append(JobPlan(game, job, parts))
     return out
 
