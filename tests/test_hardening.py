@@ -415,6 +415,31 @@ def test_a_read_only_output_folder_is_one_clear_error(tmp_path, cli):
                                   "choose another --out.")
 
 
+def test_a_language_that_fails_leaves_every_language_as_it_was(game_copy, tmp_path):
+    """`--lang all` is one build: a German text that does not fit stopped it after Arabic had
+    been written (and the error said nothing was written)."""
+    from cardgen.build.gates import TextProblemsError
+
+    g, po = _german_qcd(game_copy)
+    for lang in ("ar", "fr"):   # German fails between these two, in the order languages are built
+        (g.path / "locale" / lang / "LC_MESSAGES").mkdir(parents=True)
+        (g.path / "locale" / lang / "LC_MESSAGES" / "qcd.po").write_bytes(
+            (ROOT / f"data/locale/{lang}/LC_MESSAGES/qcd.po").read_bytes())
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out, lang="all"), jobs=1)
+    before = digests(out)
+    assert {p.split("/")[1] for p in before} == {"ar", "de", "en", "fr"}
+    po.write_text(po.read_text(encoding="utf-8").replace(
+        'msgstr "Joker"', 'msgstr "Joker-Karte mit einer Bezeichnung, die niemals passt"', 1), encoding="utf-8")
+    with pytest.raises(TextProblemsError) as info:
+        build([g.load()], BuildOptions(out=out, lang="all", sets=2), jobs=1)
+    assert "nothing was written" in info.value.message
+    assert str(info.value).endswith("\nFix: fix them (cardgen check --lang de lists them), or print them anyway with "
+                                    "--allow-overflow / --allow-missing-glyphs.")
+    assert digests(out) == before
+    assert not list(out.glob("*/.*.next"))
+
+
 def test_a_build_folder_made_read_only_is_kept_as_it_is(tmp_path, monkeypatch):
     """Renaming a folder needs the right to write to its parent only, so without a check of its
     own the build would swap a protected folder out and fail on deleting the old version."""

@@ -104,27 +104,50 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
             gate.fork()   # on a core of its own from now on, where there is one
         _gated_here = True
     results: list[GameBuild] = []
+    staged: list[Path] = []
+    kept: list[Path] = []
     try:
         with BuildLock(options.out, on_wait=on_wait) as lock:
             pending = gate   # the first language waits for it; it has passed for the others
             for lang in i18n.languages(options.lang, games):
                 todo = [g for g in games if options.lang != "all" or lang in i18n.available_languages(g)]
-                results += _build_language(todo, replace(options, lang=lang), jobs, on_done, lock.fileno(), pending,
-                                           check)
+                built = _build_language(todo, replace(options, lang=lang), jobs, lock.fileno(), pending, check)
+                results += built.results
+                staged += built.staged
+                kept += built.kept
                 pending = None
+            # every language of every game was written in full: only now does each folder's
+            # new version replace the old (a language that fails leaves all of them as they were)
+            commit(staged, keep=kept)
+            staged = []
+            for result in results:
+                if on_done:
+                    on_done(result)
             if stamp:
                 stamp.record(games, results, checked=check)
     finally:
+        discard(staged)
         if gate is not None:
             gate.close()   # a child still running when the build ended another way
     return results
 
 
-def _build_language(games: list[Game], options: BuildOptions, jobs: int, on_done: Callable[[GameBuild], None] | None,
-                    lock_fd: int | None, gate: Alongside | None = None, check: bool = False) -> list[GameBuild]:
-    """Plan, render, impose and commit every game in one language (``gate``: the check gate,
+@dataclass(frozen=True)
+class _Language:
+    """One language's build, written in full beside the folders it replaces: its results,
+    the files it staged and the unchanged files each new folder keeps (see :func:`commit`)."""
+
+    results: list[GameBuild]
+    staged: list[Path]
+    kept: list[Path]
+
+
+def _build_language(games: list[Game], options: BuildOptions, jobs: int, lock_fd: int | None,
+                    gate: Alongside | None = None, check: bool = False) -> _Language:
+    """Plan, render, impose and stage every game in one language (``gate``: the check gate,
     run alongside the rendering and passed before anything is staged; ``check``: the rules
-    that measure rendered faces too, once they are rendered)."""
+    that measure rendered faces too, once they are rendered). What it staged is the
+    caller's to commit, or to discard if it fails."""
     cache = FaceCache(options.cache_root)
     run: _Run | None = None
     try:
@@ -136,14 +159,10 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, on_done
             if gate is not None:
                 gate.wait()   # the rules' verdict comes first, whatever else failed
         results = [run.finish_game(g) for g in games]
-        # every file was written in full: only now does each folder's new version replace the old
-        commit(run.staged, keep=run.kept_files())
+        built = _Language(results, run.staged, run.kept_files())
         run.staged = []
         cache.keep_only(run.plan.kept_faces(options))
-        for result in results:
-            if on_done:
-                on_done(result)
-        return results
+        return built
     finally:
         if run is not None:
             discard(run.staged)
