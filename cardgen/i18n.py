@@ -155,13 +155,68 @@ def _read(path: Path, lang: str) -> Catalog:
                          f"create it with 'cardgen i18n init --lang {lang}'") from None
     _checked_po(data, path)
     try:
-        return read_po(io.BytesIO(data), locale=_babel_locale(lang), abort_invalid=True)
+        catalog = read_po(io.BytesIO(data), locale=_babel_locale(lang), abort_invalid=True)
     except PoFileError as exc:   # its text ends " on N", N counted from 0: the location says it
         reason = re.sub(r" on \d+$", "", str(exc))
         raise InputError(f"cannot read catalog: {reason}", Location(display_path(path), exc.lineno + 1, 1),
                          _PO_FIX) from None
     except Exception as exc:  # Babel raises PoFileError / ValueError with a line number in the text
         raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)), _PO_FIX) from None
+    for message in catalog:
+        _checked_translation(message, path)
+    return catalog
+
+
+def _checked_translation(message: Any, path: Path) -> None:
+    """A translation a card would print wrongly, refused at its entry: one of spaces only (the
+    card would print nothing where English prints a word), and one whose placeholders
+    (``{points}``) are not those of its source: a name the source does not have, or a broken
+    brace, fails the template that formats it; a placeholder left out drops a value."""
+    if not message.id:
+        return
+    sources = message.id if isinstance(message.id, tuple) else (message.id,)
+    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    where = Location(display_path(path), message.lineno or None, 1 if message.lineno else None)
+    shown = sources[0][:60]
+    wanted = set().union(*(_placeholders(s) or set() for s in sources))
+    formatted = "python-brace-format" in message.flags or bool(wanted)
+    for string in strings:
+        if not string:
+            continue
+        if not string.strip():
+            raise InputError(f"the translation of {shown!r} is only spaces: the card would print nothing there",
+                             where, "translate it, or leave msgstr \"\" to print the English text")
+        if not formatted:
+            continue
+        used = _placeholders(string)
+        if used is None:
+            raise InputError(f"the translation of {shown!r} has a brace that opens or closes nothing",
+                             where, "write each placeholder as in the English text ({name}), and a brace "
+                             "meant to print as {{ or }}")
+        if used - wanted:
+            raise InputError(f"the translation of {shown!r} uses {_listed(used - wanted)}, which the English text "
+                             f"does not have (it has {_listed(wanted) or 'none'})", where,
+                             "use the placeholders of the English text, spelled as it spells them")
+        if wanted - used and not isinstance(message.id, tuple):
+            raise InputError(f"the translation of {shown!r} leaves out {_listed(wanted - used)}: the card would "
+                             "print without that value", where, "put every placeholder of the English text into "
+                             "the translation")
+
+
+def _placeholders(text: str) -> set[str] | None:
+    """The names of a format string's placeholders (``{name}``, ``{0}``, ``{n:.1f}``), or None
+    when it is not a valid format string."""
+    import string
+
+    try:
+        return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(text)
+                if name is not None}
+    except ValueError:
+        return None
+
+
+def _listed(names: Iterable[str]) -> str:
+    return ", ".join("{" + n + "}" for n in sorted(names))
 
 
 @lru_cache(maxsize=64)

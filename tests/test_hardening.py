@@ -692,6 +692,30 @@ def test_a_catalog_error_babel_finds_is_located_at_its_line(game_copy, cli, old,
     assert f"qcd.po:{_line_of(po, at)}:1: error[input]: cannot read catalog: {message}. Fix:" in res.stderr, res.stderr
 
 
+@pytest.mark.parametrize("new, message", [
+    ('msgstr "{nam}: {points} {unit}"', "uses {nam}, which the English text does not have (it has {name}, {points}, {unit})"),
+    ('msgstr "{name: {points} {unit}"', "has a brace that opens or closes nothing"),
+    ('msgstr "{0}: {points} {unit}"', "uses {0}, which the English text does not have"),
+    ('msgstr "{name}: {points}"', "leaves out {unit}: the card would print without that value"),
+    ('msgstr "   "', "is only spaces: the card would print nothing there"),
+])
+def test_a_translation_that_would_print_wrongly_is_an_error_at_its_entry(game_copy, cli, new, message):
+    """A wrong placeholder failed the template that formats it ("KeyError: 'nam'" at a template
+    line); a dropped one, or a translation of spaces, printed without a word."""
+    g = game_copy("tutti-quantum")
+    folder = g.path / "locale" / "de" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    po = folder / "tutti-quantum.po"
+    po.write_bytes((ROOT / "data/locale/de/LC_MESSAGES/tutti-quantum.po").read_bytes())
+    old = 'msgstr "{name}: {points} {unit}"'
+    line = _line_of(po, 'msgid "{name}: {points} {unit}"')
+    po.write_text(po.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    res = cli("check", str(g.path), "--lang", "de")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert (f"tutti-quantum.po:{line}:1: error[input]: the translation of '{{name}}: {{points}} {{unit}}' {message}"
+            in res.stderr), res.stderr
+
+
 def test_a_message_listed_twice_in_a_catalog_is_an_error(game_copy, cli):
     g, po = _german_qcd(game_copy)
     text = po.read_text(encoding="utf-8")
