@@ -192,8 +192,9 @@ def _parse_offset(value: str) -> tuple[float, float]:
 
 @main.command("build")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", default="en", show_default=True,
-              help="Language of the deck, or 'all' for every language with a catalog.")
+@click.option("--lang", "langs", multiple=True, default=("en",), show_default=True,
+              help="Language of the deck, or 'all' for every language with a catalog. Repeatable "
+                   "(--lang en --lang de), or codes separated by commas.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a string has no translation.")
 @click.option("--paper", default="a4", show_default=True, help="a4, a3, letter, legal, tabloid or WxHmm.")
 @click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
@@ -228,7 +229,7 @@ def _parse_offset(value: str) -> tuple[float, float]:
 @games_dir_option
 @font_dir_option
 @handle_errors
-def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, duplex: str, bleed: float | None,
+def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, paper: str, duplex: str, bleed: float | None,
               gutter: float | None, margin: float, marks: str, back_offset: str | None, mode: str, out: Path,
               level: int | None, cut_file: bool, sets: int, jobs: int | None, no_cache: bool,
               allow_overflow: bool, allow_missing_glyphs: bool, games_dirs: tuple[Path, ...],
@@ -249,7 +250,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     """
     from . import uptodate
 
-    wanted = dict(lang=lang, paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin, marks=marks,
+    wanted = dict(lang=",".join(langs), paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin, marks=marks,
                   back_offset=None if back_offset is None else _parse_offset(back_offset), mode=mode, level=level,
                   cut_file=cut_file, strict=strict, sets=sets, allow_overflow=allow_overflow,
                   allow_missing_glyphs=allow_missing_glyphs)
@@ -277,7 +278,7 @@ def build_cmd(game_ids: tuple[str, ...], lang: str, strict: bool, paper: str, du
     games = load_games(game_ids, games_dirs, font_dirs)
     stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results, bleed),
                               back_offset_saved=back_offset is None)
-    steps = _build_steps(games, lang)
+    steps = _build_steps(games, base.lang)
     try:
         with Progress("building", steps) as step:
             results = build(games, base, jobs=jobs, on_done=lambda result: step(result.game),
@@ -295,7 +296,8 @@ def _build_steps(games: list, lang: str) -> int:
     """Games times languages: what the progress bar counts."""
     from .i18n import available_languages, languages
 
-    return sum(1 for lng in languages(lang, games) for g in games if lang != "all" or lng in available_languages(g))
+    named = {code.strip() for code in lang.split(",")} - {"all"}
+    return sum(1 for lng in languages(lang, games) for g in games if lng in named or lng in available_languages(g))
 
 
 def _report_lines(games: list, results: list, bleed: float | None = None) -> list[tuple[bool, str]]:

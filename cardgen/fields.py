@@ -49,6 +49,7 @@ def parse_field_specs(value: Any, loc: Location, what: str) -> dict[str, FieldSp
             minimum=f.get("min", S.number(), None),
             maximum=f.get("max", S.number(), None),
             doc=f.get("doc", S.text, ""),
+            label=f.get("label", S.text, ""),
             location=where,
         )
         f.finish()

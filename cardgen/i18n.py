@@ -86,10 +86,11 @@ def available_languages(game: Game) -> list[str]:
 
 
 def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
-    """The languages a command was asked for: ``spec`` is one code or several, and 'all'
-    stands for every language any of ``games`` has a catalog for (English included). Codes
+    """The languages a command was asked for: ``spec`` is one code or several (a list, or
+    codes separated by commas), and 'all' stands for every language any of ``games`` has a catalog for (English included). Codes
     are checked (see :func:`check_language`); the result is sorted, each language once."""
-    asked = [spec] if isinstance(spec, str) else list(spec)
+    asked = [code.strip() for part in ([spec] if isinstance(spec, str) else spec) for code in part.split(",")
+             if code.strip()]
     out: set[str] = set()
     for code in asked:
         out.update({lng for g in games for lng in available_languages(g)} if code == "all" else {check_language(code)})
@@ -463,8 +464,8 @@ def _collect_table(col: Collector, table: Table, box: Callable[[str], str]) -> N
     from .tables import DiceEntry, LineType, Record, Vertex, every_roll
 
     col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
-    for name in table.options.get("fields", {}):   # records: the rule sheet's column headers
-        col.add(column_header(name), f"{table.id}.field", table.location,
+    for name, spec in table.options.get("fields", {}).items():   # records: the rule sheet's column headers
+        col.add(column_header(name, spec), f"{table.id}.field", table.location,
                 f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
     for row in table.rows:
         if isinstance(row, Record):

@@ -37,6 +37,7 @@ class FieldSpec:
     translatable: bool = False
     minimum: float | None = None
     maximum: float | None = None
+    label: str = ""   # its column header on a rule sheet ("" → derived from the name, see sheets.column_header)
     doc: str = ""
     location: Location | None = None
 

@@ -171,7 +171,7 @@ class Sheet(SheetLayout):
             cells[-1] = self.mark(r, cells[-1])
             rows.append(cells)
         long_text = any(w > 60 for w in widths)
-        return TableBlock(self.tr(table.title, "table.title"), [column_header(n) for n in names], widths, rows,
+        return TableBlock(self.tr(table.title, "table.title"), [column_header(n, specs[n]) for n in names], widths, rows,
                           row_h=ROW * 1.9 if long_text else ROW,
                           header_context=f"{table.id}.field")
 
@@ -276,8 +276,19 @@ class Sheet(SheetLayout):
                 for aid, mark in self.marks.items()]
 
 
-def column_header(field_name: str) -> str:
-    """A records table's column header: its field's name in words (energy_mev → energy mev)."""
+#: Units a field's name may end with, as physics writes them (energy_mev → "energy (MeV)").
+_UNITS = {"ev": "eV", "kev": "keV", "mev": "MeV", "gev": "GeV", "tev": "TeV", "mm": "mm", "pt": "pt"}
+
+
+def column_header(field_name: str, spec: Any = None) -> str:
+    """A records table's column header: the field's ``label``, or its name in words with a
+    unit it ends with in brackets as physics writes it (energy_mev → "energy (MeV)", never
+    "energy mev", which reads as milli-electronvolts)."""
+    if spec is not None and getattr(spec, "label", ""):
+        return spec.label
+    *words, last = field_name.split("_")
+    if words and last in _UNITS:
+        return f"{' '.join(words)} ({_UNITS[last]})"
     return field_name.replace("_", " ")
 
 

@@ -4,6 +4,7 @@ right-to-left text, and catalogs that survive a read/write round trip."""
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -202,3 +203,14 @@ def test_status_with_fit_counts_what_does_not_fit_and_what_has_no_font(designer_
     assert header.split()[-4:] == ["not", "fitting", "no", "font"]
     assert row.split()[-2:] == ["1", "1"]
     assert cli("i18n", "status", str(g.path), "--lang", "fr", "--fit", "--strict").returncode == 1
+
+
+def test_build_takes_several_languages_repeated_or_separated_by_commas(cli, tmp_path):
+    """A second --lang replaced the first: `--lang en --lang de` built German alone."""
+    for args, wanted in ((["--lang", "en", "--lang", "de"], ["de", "en"]), (["--lang", "en,fr"], ["en", "fr"])):
+        out = tmp_path / "-".join(wanted)
+        res = cli("build", "qcd", *args, "--out", str(out), env={**os.environ, "CARDGEN_DAEMON": "off"})
+        assert res.returncode == 0, res.stderr
+        assert sorted(p.name for p in (out / "qcd").iterdir()) == wanted
+        for lang in wanted:
+            assert (out / "qcd" / lang / "cards.pdf").is_file() and (out / "qcd" / lang / "rules.pdf").is_file()

@@ -370,3 +370,22 @@ def test_sheets_are_tasks_of_their_own_before_the_cards_and_kept_when_unchanged(
         for kind in sheets.SHEETS:
             assert (tmp_path / rows[kind].path).read_bytes()[:5] == b"%PDF-" and rows[kind].pages >= 1
     assert not tasks()   # nothing changed: every card and sheet kept
+
+
+def test_a_column_header_writes_its_unit_as_physics_does_or_takes_the_fields_label(game_copy) -> None:
+    """'energy mev' read as milli-electronvolts: a unit a field's name ends with is written
+    in brackets as physics writes it; a field's `label` is printed as it is written."""
+    assert sheets.column_header("energy_mev") == "energy (MeV)"
+    assert sheets.column_header("mass_gev") == "mass (GeV)" and sheets.column_header("mev") == "mev"
+    game = cardgen.load_game("qcd")
+    result = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
+    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    assert "energy (MeV)" in text and "rulebook (MeV)" in text and "mev" not in text
+    g = game_copy("qcd")
+    g.edit("tables/flavours.yaml", "rulebook_mev: {type: int, min: 0,",
+           "rulebook_mev: {type: int, min: 0, label: \"The rulebook's value (MeV)\",")
+    result = sheets.render_sheet(g.load(), "rules", "en", 210, 297, None, None, "t", None)
+    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    assert "The rulebook's value (MeV)" in text and "rulebook (MeV)" not in text

@@ -27,7 +27,7 @@ PAPER_HINT = "use a4, a3, a5, letter, legal, tabloid or WxHmm such as 300x450mm"
 class BuildOptions:
     """Everything ``cardgen build`` can be told. Lengths in mm."""
 
-    lang: str = "en"                 # a language code, or 'all' (see cardgen.languages)
+    lang: str = "en"                 # a language code, several separated by commas, or 'all' (see cardgen.languages)
     paper: str = "a4"                # as typed; parsed once into ``paper_size`` by validated()
     duplex: str = "long"
     bleed: float | None = None       # printed bleed; None = each component's own
@@ -60,8 +60,9 @@ class BuildOptions:
                 raise InputError(f"--{name} {value!r} is not one of {', '.join(allowed)}", None,
                                  f"use --{name} {allowed[0]}")
         paper = _parsed(self.paper)
-        if self.lang != "all":
-            i18n.check_language(self.lang)
+        for code in self.lang.split(","):
+            if code.strip() != "all":
+                i18n.check_language(code.strip())
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
