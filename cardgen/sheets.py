@@ -47,6 +47,10 @@ def _(msgid: str) -> str:
     return msgid
 
 
+#: How each line style is drawn, in words a player can check against the cards.
+LINE_STYLES = {"fermion": _("straight line with an arrow"), "gluon": _("curly line"), "photon": _("wavy line"),
+               "scalar": _("dashed line")}
+
 #: Target kinds (the targets rule's KINDS) as the answer key prints them.
 KIND_LABELS = {"baryon": _("baryon"), "antibaryon": _("antibaryon"), "meson": _("meson"), "atom": _("atom")}
 
@@ -118,11 +122,11 @@ class Sheet(SheetLayout):
             anti = table.options.get("antiparticles")
             for entry in table.rows:
                 self._dice_rows(entry.particles, entry.rolls, 0, rows)
-            note = _("Antiparticles decay the same way, into the antiparticles.") if anti else ""
+            note = _("Antiparticles do the same, into the antiparticles.") if anti else ""
             return TableBlock(title, [_("particle"), _("roll"), _("becomes")], [20, 30, 70], rows, note=note)
         if table.kind == "line-types":
-            rows = [[self.words(r.name, f"{table.id}.name"), self.particles(r.particles), Cell().add("text", r.style)]
-                    for r in table.rows]
+            rows = [[self.words(r.name, f"{table.id}.name"), self.particles(r.particles),
+                     self.words(LINE_STYLES.get(r.style, r.style), None)] for r in table.rows]
             return TableBlock(title, [_("line"), _("particles"), _("drawn as")], [30, 50, 30], rows)
         if table.kind == "setup":
             rows = [[Cell().add("text", str(getattr(r, k))) for k in
@@ -398,17 +402,33 @@ def _hadron_tables(s: Sheet, combos: list[A.Combination]) -> list[TableBlock | B
     return out
 
 
+def _lines_cell(lines: Iterable[LineType]) -> Cell:
+    """A vertex's lines as the cards print them: a particle's symbol (γ, not 'gamma'), or the
+    line type's id for a line standing for several particles (q)."""
+    cell = Cell()
+    for n, lt in enumerate(lines):
+        if n:
+            cell.add("text", "–")
+        if len(lt.particles) == 1:
+            cell.add("sym", lt.particles[0])
+        else:
+            cell.add("text", lt.id)
+    return cell
+
+
 def _vertex_table(s: Sheet, vertices: list[A.VertexAnswer]) -> TableBlock:
     """Every valid vertex: its diagram, lines, name, particle choices and points."""
     rows = []
     for v in vertices:
         rows.append([Cell().add("vertex", [_line(lt) for lt in v.lines]),
-                     Cell().add("text", "–".join(lt.id for lt in v.lines)),
+                     _lines_cell(v.lines),
                      s.words(v.name, f"{v.table}.name"), Cell().add("text", str(v.combinations)),
                      Cell().add("text", "–" if v.points is None else str(v.points))])
     return TableBlock(s.tr(_("Valid vertices and their points"), None),
                       [_("vertex"), _("lines"), _("name"), _("particle choices"), _("points")],
-                      [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8)
+                      [16, 24, 50, 30, 16], rows, row_h=ROW * 1.8,
+                      note=_("Particle choices: how many vertices of real particles a vertex of the cards stands "
+                             "for (a quark line is any of six quarks)."))
 
 
 # --- rendering ------------------------------------------------------------------------------

@@ -361,7 +361,8 @@ def test_printing_txt_tells_sides_pages_cuts_and_the_bleed_choice_once(one_set):
     text = (one_set / "particle-builder/en/PRINTING.txt").read_text()
     assert "does not fit" not in text
     choice = ("Cards edge to edge with shared cuts: one cut separates two neighbours and saves paper, but each "
-              "card has no bleed of its own. For separate bleed use --paper a3 or --bleed 0.")
+              "card has no bleed of its own. For a bleed around every card, ask for space between the cards with "
+              "--gutter 1 (fewer cards per sheet).")
     assert text.count(choice) == 1
     blocks = {}
     for line in text.splitlines():
@@ -376,7 +377,7 @@ def test_printing_txt_tells_sides_pages_cuts_and_the_bleed_choice_once(one_set):
     assert single in blocks["mat.pdf"] and single in blocks["colour-tokens.pdf"]
     files = manifest(one_set / "particle-builder/en")
     assert f"Cut: {files['particles']['cuts']} straight cuts (guillotine or ruler) from tick to tick." in blocks["particles.pdf"]
-    assert any(s.startswith("Tiled: trim each page at its corner ticks") for s in blocks["mat.pdf"])
+    assert any(s.startswith("Tiled: first lay the pages out as the label under each page says") for s in blocks["mat.pdf"])
     assert any(s.startswith("Cut out each piece along its grey outline") for s in blocks["colour-tokens.pdf"])
     assert 'Marked "5+": needed from level 5 on; keep these apart from the base set.' in blocks["particles-spare.pdf"]
     tq = (one_set / "tutti-quantum/en/PRINTING.txt").read_text()
@@ -430,3 +431,16 @@ def test_card_sized_paper_prints_the_pieces_and_says_the_sheets_need_a_page(tmp_
         assert (round(float(box[2]) / PT_PER_MM, 1), round(float(box[3]) / PT_PER_MM, 1)) == (80.0, 105.0)
     again = cli("build", "qcd", "--paper", "80x105mm", "--out", str(tmp_path))   # nothing to do: said again
     assert again.returncode == 0 and note in again.stderr
+
+
+def test_the_advice_for_separate_bleed_gives_every_card_its_bleed(one_set, tmp_path):
+    """PRINTING.txt advised --paper a3 (still edge to edge) or --bleed 0 (no bleed at all)."""
+    shared = [f for f in manifest(one_set / "particle-builder/en").values() if "shared cuts" in f["layout"]]
+    assert shared
+    game = cardgen.load_game("particle-builder")
+    build([game], BuildOptions(out=tmp_path, gutter=1.0), jobs=1)
+    after = manifest(tmp_path / "particle-builder/en")
+    for f in shared:
+        layout = after[f["component"]]["layout"]
+        assert "shared cuts" not in layout and re.search(r"with [\d.]+ mm bleed", layout), layout
+    assert "Cards edge to edge" not in (tmp_path / "particle-builder/en/PRINTING.txt").read_text()

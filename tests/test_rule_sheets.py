@@ -116,7 +116,8 @@ def test_answer_key_equals_the_derivation(built: Path) -> None:
             assert f"{_syms(c.particles)} {sheets._charge(c.charge)} {c.hadron or '–'}" in text, c
     text = _text(built / "tutti-quantum" / "en" / "answers.pdf")
     for v in A.valid_vertices(cardgen.load_game("tutti-quantum")):
-        assert f"{'–'.join(lt.id for lt in v.lines)} {v.name} {v.combinations} {v.points}" in text
+        lines = " – ".join(_syms(lt.particles) if len(lt.particles) == 1 else lt.id for lt in v.lines)
+        assert f"{lines} {v.name} {v.combinations} {v.points}" in text, (lines, text)
     game = cardgen.load_game("particle-builder")
     text = _text(built / "particle-builder" / "en" / "answers.pdf")
     for t in A.target_recipes(game):
@@ -213,10 +214,13 @@ def test_a_rule_sheet_lists_the_levels_played_and_no_later_one(level: int) -> No
 @pytest.mark.parametrize("kind", ["rules", "answers"])
 def test_sheets_print_on_a5_with_every_text_fitting(game_id: str, kind: str) -> None:
     """A5 is a paper cardgen offers: on its narrow page a column header wraps onto a second
-    line instead of shrinking below what fits ('rulebook mev' stopped the QCD build)."""
+    line instead of shrinking below what fits ('rulebook mev' stopped the QCD build), in every
+    shipped language (the German meson line ran past the colour wheel's column)."""
     game = cardgen.load_game(game_id)
-    result = sheets.render_sheet(game, kind, "en", 148, 210, None, None, "t", None)
-    assert result.pages >= 1 and not result.issues, [str(i) for i in result.issues]
+    for lang in ["en", *i18n.available_languages(game)]:
+        tr = i18n.translator(game, lang)
+        result = sheets.render_sheet(game, kind, lang, 148, 210, tr, None, "t", None)
+        assert result.pages >= 1 and not result.issues, (lang, [str(i) for i in result.issues])
 
 
 def test_arabic_sheet_renders_right_to_left() -> None:
@@ -389,3 +393,19 @@ def test_a_column_header_writes_its_unit_as_physics_does_or_takes_the_fields_lab
     with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     assert "The rulebook's value (MeV)" in text and "rulebook (MeV)" not in text
+
+
+def test_vertex_lines_print_as_the_cards_do_and_line_styles_in_words() -> None:
+    """The answer key printed 'e–e–gamma' and the rule sheet 'fermion' in every language."""
+    game = cardgen.load_game("tutti-quantum")
+    for lang, words in (("en", ["straight line with an arrow", "curly line", "wavy line", "dashed line"]),
+                        ("de", ["gerade Linie mit Pfeil", "gekringelte Linie", "Wellenlinie", "gestrichelte Linie"])):
+        tr = i18n.translator(game, lang)
+        rules = sheets.render_sheet(game, "rules", lang, 210, 297, tr, None, "t", None)
+        answers = sheets.render_sheet(game, "answers", lang, 210, 297, tr, None, "t", None)
+        with pdfplumber.open(io.BytesIO(rules.pdf)) as pdf:
+            text = " ".join(p.extract_text() for p in pdf.pages)
+        assert all(w in text for w in words) and "fermion" not in text.replace("Fermion", ""), text
+        with pdfplumber.open(io.BytesIO(answers.pdf)) as pdf:
+            text = " ".join(p.extract_text() for p in pdf.pages)
+        assert "gamma" not in text and "γ" in text

@@ -133,7 +133,8 @@ def _general(_: Say, game: Game, result: GameBuild, options: BuildOptions) -> li
                        "({marks}); after a lesson, sort mixed pieces back into sets by that mark.").format(marks=glyphs))
     if any(f.bleed_note for f in result.files):
         lines.append(_("Cards edge to edge with shared cuts: one cut separates two neighbours and saves paper, but "
-                       "each card has no bleed of its own. For separate bleed use --paper a3 or --bleed 0."))
+                       "each card has no bleed of its own. For a bleed around every card, ask for space between "
+                       "the cards with --gutter 1 (fewer cards per sheet)."))
     if any(f.members for f in result.files):
         lines.append(_("Small pieces share sheets: a file named after several components (a+b.pdf) prints the "
                        "pieces of all of them on one sheet."))
@@ -181,8 +182,9 @@ def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:
 def _cutting(comp: Component, built: BuiltFile, _: Say) -> str:
     """How to cut one file's pieces, in one sentence."""
     if built.cards_per_sheet == 0:
-        return _("Tiled: trim each page at its corner ticks ({cuts} cuts), then glue each page over the strip marked "
-                 "'glue here' of the page its label names.").format(cuts=built.cuts)
+        return _("Tiled: first lay the pages out as the label under each page says (the labels are cut off with "
+                 "the margins), then trim each page at its corner ticks ({cuts} cuts) and glue each page over the "
+                 "strip marked 'glue here' of its neighbour.").format(cuts=built.cuts)
     if "interlocking" in built.layout:
         return _("Cut: {cuts} straight cuts along the grey lines, each line from tick to tick across the sheet; "
                  "neighbouring pieces share every cut.").format(cuts=built.cuts)
