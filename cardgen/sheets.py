@@ -397,8 +397,11 @@ def _hadron_tables(s: Sheet, combos: list[A.Combination]) -> list[TableBlock | B
         rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
                  Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
         if rows:
+            unnamed = any(c.hadron is None for c in combos if c.kind == kind)
             out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
-                                  [22, 14, 26], rows))
+                                  [22, 14, 26], rows,
+                                  note=_("–: PDG's tables list no hadron of exactly these quarks (mixtures such as "
+                                         "π⁰ and φ are not matched)") if unnamed else ""))
     return out
 
 

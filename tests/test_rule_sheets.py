@@ -409,3 +409,12 @@ def test_vertex_lines_print_as_the_cards_do_and_line_styles_in_words() -> None:
         with pdfplumber.open(io.BytesIO(answers.pdf)) as pdf:
             text = " ".join(p.extract_text() for p in pdf.pages)
         assert "gamma" not in text and "γ" in text
+
+
+def test_a_hadron_the_key_cannot_name_is_explained_under_its_table(built: Path) -> None:
+    """'u c c +2 –' stood unexplained: every table with a '–' says what it means."""
+    text = _text(built / "qcd" / "en" / "answers.pdf")
+    unnamed = [c for c in A.neutral_combinations(cardgen.load_game("qcd")) if c.hadron is None]
+    assert unnamed
+    tables = {c.kind for c in unnamed}
+    assert text.count("–: PDG's tables list no hadron of exactly these quarks") == len(tables)
