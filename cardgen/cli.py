@@ -147,10 +147,13 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check games/my-game --json     # for scripts and CI
     """
     from .check import check
-    from .errors import CardgenError
+    from .errors import CardgenError, InputError
     from .proofreport import empty_json, report_json, report_text
 
     try:
+        if langs and no_render:
+            raise InputError("--lang renders the faces in that language, but --no-render turns rendering off", None,
+                             "drop --no-render, or the --lang options")
         loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
         games = load_games(game_ids, games_dirs, font_dirs)
         report = check(games, render=not no_render, langs=langs, strict=strict,

@@ -32,6 +32,14 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError as exc:
+            if exc.filename is not None:
+                raise
+            # the reader of our output went away (`cardgen build | head -1`): end quietly as a
+            # command killed by SIGPIPE does; what the command wrote to files is complete
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except Exception as exc:
             # cardgen's errors are imported only when one is raised: a build with nothing to do
             # (see cardgen.uptodate) needs none of them

@@ -43,8 +43,10 @@ def rendering_findings(game: Game, lang: str, issues: Iterable[TextIssue], wraps
                                     + (f" (context {context})" if context else "")
                                     + (f", used at {used}" if used else ""), where,
                                     "translate it in the catalog (English is printed meanwhile)"
-                                    if where.line else "run 'cardgen i18n update' to add it to this catalog, "
-                                    "then translate it", game.id, severity="error" if strict else "warning"))
+                                    if where.line else f"run 'cardgen i18n extract {i18n.command_name(game)}' and "
+                                    f"'cardgen i18n update --lang {lang} {i18n.command_name(game)}' to add it to "
+                                    "this catalog, then translate it", game.id,
+                                    severity="error" if strict else "warning"))
     return list(dict.fromkeys(findings))
 
 

@@ -65,7 +65,31 @@ def check_language(lang: str) -> str:
         shown = repr(lang) if len(str(lang)) <= 40 else repr(str(lang)[:40] + "…")
         raise InputError(f"{shown} is not a language code", None,
                          "use a code such as en, de, fr, pt-BR or zh-Hant ('all' with build and check)")
+    written = _canonical(lang)
+    if written != lang:   # one spelling per language: 'DE' beside 'de' would be a second catalog
+        raise InputError(f"language code {lang!r} is written {written!r}", None,
+                         f"use {written} (the language in lower case, a region in capitals after '-', as in pt-BR)")
     return lang
+
+
+def _canonical(lang: str) -> str:
+    """A language code as BCP 47 writes it: de, pt-BR, zh-Hant, es-419."""
+    first, *rest = re.split(r"[-_]", lang)
+    parts = [first.lower()]
+    for sub in rest:
+        if len(sub) == 4 and sub.isalpha():
+            parts.append(sub.title())
+        elif (len(sub) == 2 and sub.isalpha()) or (len(sub) == 3 and sub.isdigit()):
+            parts.append(sub.upper())
+        else:
+            parts.append(sub.lower())
+    return "-".join(parts)
+
+
+def command_name(game: Game) -> str:
+    """How a command names the game: a shipped game by its id, any other by its folder (a
+    designer's game is found by id only with --games-dir)."""
+    return game.id if game.data_dir.parent == SHIPPED_GAMES else display_path(game.data_dir)
 
 
 def po_path(game: Game | None, lang: str) -> Path:
@@ -276,7 +300,7 @@ def translator(game: Game, lang: str) -> Translator | None:
         have = ", ".join(available_languages(game))
         raise InputError(f"game '{game.id}' has no '{lang}' translation (available: {have})",
                          Location(display_path(game_po)),
-                         f"run 'cardgen i18n init --lang {lang} {game.id}' and translate it")
+                         f"run 'cardgen i18n init --lang {lang} {command_name(game)}' and translate it")
     catalogs = [load_catalog(game_po, lang)]
     if common_po.is_file():
         catalogs.append(load_catalog(common_po, lang))

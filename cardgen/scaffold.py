@@ -115,6 +115,9 @@ def _create(game_id: str, parent: Path, template: str | None) -> Path:
     if not ID_PATTERN.match(game_id) or not re.match(r"^[a-z0-9][a-z0-9-]*$", game_id):
         raise InputError(f"'{game_id}' is not a good game id", None,
                          "use lower-case letters, digits and hyphens, e.g. lepton-snap")
+    if (SHIPPED_GAMES / game_id / "game.yaml").is_file():
+        raise InputError(f"'{game_id}' is the id of a game cardgen ships", None,
+                         f"choose another id, e.g. my-{game_id} (with --games-dir, two games of one id clash)")
     folder = parent / game_id
     if folder.exists():
         raise InputError("folder already exists", Location(display_path(folder)),

@@ -133,3 +133,50 @@ def test_every_command_explains_every_option_and_shows_an_example():
     for name, cmd in main.commands.items():
         summary = " ".join((cmd.help or "").split("\n\n")[0].split())
         assert summary.split()[-1] in listing, name
+
+
+def test_a_language_code_is_written_one_way(cli, tmp_path):
+    """'DE' beside 'de' would be a second catalog of one language ('i18n init --lang EN' made one)."""
+    for given, written in (("DE", "de"), ("de_AT", "de-AT"), ("pt-br", "pt-BR"), ("zh-hant", "zh-Hant")):
+        res = cli("build", "qcd", "--lang", given, "--out", str(tmp_path / "out"))
+        assert res.returncode == 2, res.stderr
+        assert f"language code '{given}' is written '{written}'. Fix: use {written}" in res.stderr
+    assert not (tmp_path / "out" / "qcd").exists()
+
+
+def test_render_off_with_languages_is_said_in_the_commands_words(cli):
+    res = cli("check", "qcd", "--no-render", "--lang", "de")
+    assert res.returncode == 2
+    assert "Fix: drop --no-render, or the --lang options." in res.stderr and "render=False" not in res.stderr
+
+
+def test_a_new_game_may_not_take_a_shipped_games_id(cli, tmp_path):
+    res = cli("new", "qcd", "--from", "qcd", "--dir", str(tmp_path / "games"))
+    assert res.returncode == 2
+    assert "'qcd' is the id of a game cardgen ships. Fix: choose another id, e.g. my-qcd" in res.stderr
+    assert not (tmp_path / "games").exists()
+
+
+def test_a_fix_names_a_designers_game_by_its_folder(cli, tmp_path):
+    """'cardgen i18n init --lang ko g3' answered 'unknown game g3' for a game loaded by path."""
+    assert cli("new", "lepton-snap", "--from", "qcd", "--dir", str(tmp_path / "games")).returncode == 0
+    folder = tmp_path / "games" / "lepton-snap"
+    res = cli("check", str(folder), "--lang", "ko")
+    assert res.returncode == 2
+    assert f"Fix: run 'cardgen i18n init --lang ko {folder}' and translate it." in res.stderr
+
+
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
+    """`cardgen list | true`: the reader has gone; no 'cannot use: Broken pipe' error."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)   # the reader is gone before the command writes a line
+    try:
+        res = subprocess.run([sys.executable, "-m", "cardgen", "list"], stdout=write, stderr=subprocess.PIPE,
+                             text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert res.returncode == 141 and res.stderr == "", res.stderr
