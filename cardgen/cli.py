@@ -225,8 +225,8 @@ def _parse_offset(value: str) -> tuple[float, float]:
               help="Build even when nothing changed, rendering every face again instead of reusing OUT/.cache "
                    "and running every rule again; nothing is kept in this machine's cache folder.")
 @click.option("--allow-overflow", is_flag=True,
-              help="Print text that does not fit its box (drawn at its smallest size, running over) instead of "
-                   "stopping the build.")
+              help="Print text that does not fit its box (drawn at its smallest size, running over, even below "
+                   "the 6 pt minimum of the text-size rule) instead of stopping the build.")
 @click.option("--allow-missing-glyphs", is_flag=True,
               help="Print characters no font covers as a box holding their code point instead of stopping the build.")
 @games_dir_option
