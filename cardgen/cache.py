@@ -153,10 +153,48 @@ def software_digest() -> str:
 
 def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
     """Everything shared by all faces of a game in one language (``software``: what
-    :func:`software_digest` says now, when the caller has it)."""
+    :func:`software_digest` says now, when the caller has it). Files are named where they
+    stand among the game's own (:func:`file_name_in_game`): the same game built from another folder, or
+    moved, has the same fingerprint, so its files are byte for byte the same."""
+    named = sorted({(file_name_in_game(p, game), file_digest(p)) for p in game_files(game, lang)})
     parts = [software if software is not None else software_digest(),
-             "\n".join(f"{p}\0{file_digest(p)}" for p in sorted(set(game_files(game, lang)))), lang]
+             "\n".join(f"{name}\0{digest}" for name, digest in named), lang]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def file_name_in_game(path: Path, game: Game) -> str:
+    """A file of a game named by the folder it belongs to (the game's, its templates', the
+    shared templates', cardgen's data) and its place in it; a font by its name."""
+    from .loader import DATA_DIR
+
+    if path in game.fonts:
+        return f"font:{Path(path).name}"
+    for tag, root in (("templates", game.templates_dir), ("game", game.data_dir), ("shared", SHARED_TEMPLATES),
+                      ("data", DATA_DIR)):
+        try:
+            return f"{tag}:{Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()}"
+        except ValueError:
+            continue
+    return os.path.abspath(path)
+
+
+def _settings(value: Any) -> Any:
+    """A component's setting as plain data without where it was written: moving a line of
+    ``fields:`` or building from another folder changes no face."""
+    import dataclasses
+
+    from .errors import Location
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _settings(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not isinstance(getattr(value, f.name), Location)}
+    if isinstance(value, dict):
+        return {str(k): _settings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_settings(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
 
 
 def _jsonable(value: Any) -> Any:
@@ -173,9 +211,10 @@ def component_fingerprint(comp: Component) -> str:
     """The component's own settings (not its cards): size, shape, bleed, templates, fields and the
     places drawn on its faces (a card's own places are included here too: they are not fields)."""
     meta = {"id": comp.id, "name": comp.name, "kind": comp.kind, "size": [comp.width, comp.height],
-            "shape": repr(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
-            "back": comp.back, "level": comp.level, "fields": [repr(f) for f in comp.fields.values()],
-            "places": repr(comp.places), "card_places": [repr(c.places) for c in comp.cards if c.places is not None]}
+            "shape": _settings(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
+            "back": comp.back, "level": comp.level, "fields": [_settings(f) for f in comp.fields.values()],
+            "places": _settings(comp.places),
+            "card_places": [_settings(c.places) for c in comp.cards if c.places is not None]}
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
 
 

@@ -551,9 +551,12 @@ def inputs_digest(game: Game, kind: str) -> str:
     so it reads every file; the rule sheet never reads the components (tests/test_rule_sheets.py
     renders it from a game whose components fail when read), so their files are left out and
     a card edited does not lay the rule sheet out again."""
+    from .cache import file_name_in_game
+
     cards = {c.file for c in game.components.values()} if kind == "rules" else set()
     h = hashlib.sha256()
-    code = (__file__, A.__file__, sheetlayout.__file__, textlayer.__file__)
-    for path in (*(f for f in game.files if f not in cards), *map(Path, code)):
-        h.update(str(path).encode() + b"\0" + path.read_bytes())
+    for path in (f for f in game.files if f not in cards):   # named within the game: the same wherever it is
+        h.update(file_name_in_game(path, game).encode() + b"\0" + path.read_bytes())
+    for path in map(Path, (__file__, A.__file__, sheetlayout.__file__, textlayer.__file__)):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]

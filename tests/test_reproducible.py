@@ -65,3 +65,25 @@ def test_a_face_drawn_twice_is_the_same_bytes():
     first = render_pdf(face)
     time.sleep(1.1)
     assert render_pdf(face) == first
+
+
+def test_the_same_game_built_from_anywhere_writes_the_same_bytes(tmp_path, cli):
+    """The working folder, the game folder's place and how --games-dir is written changed
+    the manifest's inputs (a field's file:line was in the key) and the rule sheets' IDs
+    (absolute paths were in the fingerprint)."""
+    import os
+
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "CARDGEN_DAEMON": "off"}
+    first = tmp_path / "one" / "games"
+    assert cli("new", "lepton-snap", "--from", "qcd", "--dir", str(first), env=env).returncode == 0
+    second = tmp_path / "two" / "deeper" / "games"
+    shutil.copytree(first, second)
+    (tmp_path / "elsewhere").mkdir()
+    runs = [(["--games-dir", str(first)], tmp_path, "a"),
+            (["--games-dir", "games"], tmp_path / "one", "b"),
+            (["--games-dir", str(second)], tmp_path / "elsewhere", "c")]
+    for args, cwd, out in runs:
+        res = cli("build", "lepton-snap", *args, "--out", str(tmp_path / "out" / out), "--no-cache", cwd=cwd, env=env)
+        assert res.returncode == 0, res.stderr
+    outputs = [_outputs(tmp_path / "out" / out) for _args, _cwd, out in runs]
+    assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
