@@ -236,12 +236,21 @@ def source_date_epoch() -> int | None:
     value = os.environ.get("SOURCE_DATE_EPOCH")
     if value is None or not value.strip():
         return None
+    from .errors import InputError
+
     try:
-        return int(value)
+        epoch = int(value)
     except ValueError:
-        from .errors import InputError
         raise InputError(f"SOURCE_DATE_EPOCH={value!r} is not a whole number of seconds", None,
                          "set it to a Unix timestamp such as 1700000000, or unset it") from None
+    if not 0 <= epoch <= MAX_EPOCH:   # a PDF date has four digits of year
+        raise InputError(f"SOURCE_DATE_EPOCH={value} is not a date between 1970 and 9999", None,
+                         "set it to a Unix timestamp such as 1700000000, or unset it")
+    return epoch
+
+
+#: 9999-12-31 23:59:59 UTC, the last moment a PDF date can say.
+MAX_EPOCH = 253402300799
 
 
 class BuildLock:

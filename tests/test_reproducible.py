@@ -87,3 +87,17 @@ def test_the_same_game_built_from_anywhere_writes_the_same_bytes(tmp_path, cli):
         assert res.returncode == 0, res.stderr
     outputs = [_outputs(tmp_path / "out" / out) for _args, _cwd, out in runs]
     assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
+
+
+def test_a_source_date_epoch_that_is_no_date_is_an_input_error(cli, tmp_path):
+    """A year past 9999 was 'internal error: ValueError: year 31690708 is out of range'."""
+    import os
+
+    for value, words in (("999999999999999", "is not a date between 1970 and 9999"), ("-5", "is not a date"),
+                         ("abc", "is not a whole number of seconds")):
+        env = {**os.environ, "SOURCE_DATE_EPOCH": value, "CARDGEN_DAEMON": "off"}
+        res = cli("build", "qcd", "--out", str(tmp_path / "out"), env=env)
+        assert res.returncode == 2 and f"error[input]: SOURCE_DATE_EPOCH={value}" in res.stderr.replace("'", ""), \
+            res.stderr
+        assert words in res.stderr
+    assert not (tmp_path / "out" / "qcd").exists()
