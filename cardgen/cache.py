@@ -162,6 +162,16 @@ def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
+def inputs_now(game: Game, lang: str) -> str:
+    """A digest of every file a build of ``game`` in ``lang`` reads (its fingerprint's files
+    and its cards' files), as they are now: a build compares it before it replaces anything
+    with what it was when it started, and refuses to write a deck drawn from files that
+    changed under it (a template saved mid-build gave PDFs half old, half new)."""
+    files = set(game_files(game, lang)) | {c.file for c in game.components.values()} | set(game.files)
+    return hashlib.sha256("\n".join(sorted(f"{file_name_in_game(p, game)}\0{file_digest(p)}"
+                                           for p in files)).encode()).hexdigest()
+
+
 def file_name_in_game(path: Path, game: Game) -> str:
     """A file of a game named by the folder it belongs to (the game's, its templates', the
     shared templates', cardgen's data) and its place in it; a font by its name."""

@@ -440,6 +440,31 @@ def test_a_language_that_fails_leaves_every_language_as_it_was(game_copy, tmp_pa
     assert not list(out.glob("*/.*.next"))
 
 
+def test_a_template_saved_while_the_build_runs_stops_it_before_anything_is_replaced(game_copy, tmp_path, monkeypatch):
+    """Workers read templates as they render: an edit mid-build gave a cards.pdf whose pages
+    were half old, half new, with exit 0."""
+    import cardgen.build as stage_module
+
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    before = digests(out)
+    real = stage_module._build_language
+
+    def edited_meanwhile(*args, **kwargs):
+        built = real(*args, **kwargs)
+        g.edit("templates/card-back.svg.j2", "{% block artwork %}", "{% block artwork %}<!-- saved -->")
+        return built
+
+    monkeypatch.setattr(stage_module, "_build_language", edited_meanwhile)
+    with pytest.raises(InputError) as info:
+        build([g.load()], BuildOptions(out=out, sets=2), jobs=1)
+    assert info.value.message == ("the files of qcd changed while it was being built (en): its decks would mix old "
+                                  "and new; nothing was written")
+    assert info.value.fix == "build again once the files are saved"
+    assert digests(out) == before and not list(out.glob("*/.*.next"))
+
+
 def test_a_build_folder_made_read_only_is_kept_as_it_is(tmp_path, monkeypatch):
     """Renaming a folder needs the right to write to its parent only, so without a check of its
     own the build would swap a protected folder out and fail on deleting the old version."""

@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from .. import i18n
 from .._callable import make_callable
-from ..cache import FaceCache
+from ..cache import FaceCache, inputs_now
 from ..errors import InputError
 from ..model import Game
 from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
@@ -106,6 +106,8 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     results: list[GameBuild] = []
     staged: list[Path] = []
     kept: list[Path] = []
+    started: dict[tuple[str, str], str] = {}   # (game, language) → its input files when its build began
+    by_id = {g.id: g for g in games}
     try:
         with BuildLock(options.out, on_wait=on_wait) as lock:
             pending = gate   # the first language waits for it; it has passed for the others
@@ -113,11 +115,14 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
             for lang in i18n.languages(options.lang, games):
                 # a language 'all' brought in is built for the games that have it; one named, for every game
                 todo = [g for g in games if lang in named or lang in i18n.available_languages(g)]
+                started.update({(g.id, lang): inputs_now(g, lang) for g in todo})
                 built = _build_language(todo, replace(options, lang=lang), jobs, lock.fileno(), pending, check)
                 results += built.results
                 staged += built.staged
                 kept += built.kept
                 pending = None
+            for result in results:   # drawn from the files as they are: nothing changed them meanwhile
+                _unchanged(by_id[result.game], result.lang, started[(result.game, result.lang)])
             # every language of every game was written in full: only now does each folder's
             # new version replace the old (a language that fails leaves all of them as they were)
             commit(staged, keep=kept)
@@ -132,6 +137,13 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
         if gate is not None:
             gate.close()   # a child still running when the build ended another way
     return results
+
+
+def _unchanged(game: Game, lang: str, started: str) -> None:
+    if inputs_now(game, lang) != started:
+        raise InputError(f"the files of {game.id} changed while it was being built ({lang}): its decks would mix "
+                         "old and new; nothing was written", game.location,
+                         "build again once the files are saved")
 
 
 @dataclass(frozen=True)
