@@ -29,13 +29,11 @@ _NEXT, _OLD = ".next", ".old"
 
 
 def _file_mode() -> int:
-    """The mode a normal open() would create files with (mkstemp's 0600 is too private)."""
+    """The mode a normal open() would create files with (mkstemp's 0600 is too private), asked
+    at each write: the daemon runs each command under its caller's umask."""
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
-
-
-FILE_MODE = _file_mode()
 
 
 def next_folder(folder: Path) -> Path:
@@ -220,7 +218,7 @@ def atomic_write(path: Path, data: bytes) -> str:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

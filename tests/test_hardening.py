@@ -831,3 +831,19 @@ def test_a_face_that_failed_in_a_check_is_not_rendered_again_for_each_reader(tmp
             errors.append(info.value)
     assert calls == [("cards", "one", "front")]
     assert all(e is errors[0] for e in errors) and "rendering took longer than 0.3 s" in errors[0].message
+
+
+def test_files_are_written_under_the_umask_of_the_moment(tmp_path):
+    """The daemon runs each command under its caller's umask: a mode computed once, when the
+    module was imported, gave PNGs 0644 to a caller whose umask asked for 0600."""
+    from cardgen.output import atomic_write
+
+    old = os.umask(0o077)
+    try:
+        atomic_write(tmp_path / "private.png", b"x")
+        os.umask(0o022)
+        atomic_write(tmp_path / "shared.png", b"x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "private.png").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "shared.png").stat().st_mode & 0o777 == 0o644
