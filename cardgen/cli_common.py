@@ -22,14 +22,37 @@ def _fail(message: str, code: int = EXIT_INPUT) -> None:
     sys.exit(code)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the command's own process so that it ends as Ctrl-C does: what it
+    had staged discarded, the output folder's lock released (not an Exception: no handler of
+    ordinary errors may take it for one)."""
+
+
+def _terminated(signum: int, _frame: Any) -> None:
+    if os.getpid() != _COMMAND_PID:   # a worker the command forked ends as the signal would end it
+        os._exit(128 + signum)
+    raise Terminated()
+
+
+_COMMAND_PID = 0
+
+
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn cardgen's errors into one-line messages and exit codes; hide tracebacks."""
+    """Turn cardgen's errors into one-line messages and exit codes; hide tracebacks. SIGTERM
+    and Ctrl-C end the command the same way: outputs from before it unchanged."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import signal
+
+        global _COMMAND_PID
+        _COMMAND_PID = os.getpid()
+        signal.signal(signal.SIGTERM, _terminated)
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt:
             _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+        except Terminated:
+            _fail("cardgen: terminated; outputs from before this run are unchanged", 143)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except BrokenPipeError as exc:

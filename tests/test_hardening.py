@@ -203,6 +203,29 @@ def test_killing_a_build_at_any_moment_keeps_every_file_whole(tmp_path):
     assert digests(out) == new
 
 
+def test_sigterm_ends_a_build_as_ctrl_c_does(tmp_path):
+    """SIGTERM left the staged folders and spooled faces behind until a later build into the
+    same folder, and said nothing."""
+    out = tmp_path / "out"
+    assert cli_build(out, "--marks", "lines").returncode == 0
+    before = digests(out)
+    for delay in (0.8, 0.4, 1.6):   # a moment inside the build; a finished build is tried again
+        proc = cli_build(out, "--sets", "4", "--jobs", "2", wait=False)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=300)
+        if proc.returncode == 0:
+            before = digests(out)
+            continue
+        assert proc.returncode == 143, err
+        assert err.decode().strip().endswith("cardgen: terminated; outputs from before this run are unchanged")
+        assert digests(out) == before
+        assert not [p for p in out.rglob("*") if p.name.startswith(".") and p.name.endswith((".next", ".part", ".old"))]
+        break
+    else:
+        pytest.fail("every build ended before it was terminated")
+
+
 def test_two_builds_into_one_folder_do_not_corrupt_each_other(tmp_path):
     out = tmp_path / "out"
     a = cli_build(out, wait=False)
