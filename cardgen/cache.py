@@ -40,7 +40,7 @@ from . import __version__
 from .model import Card, Component, Game
 from .filedigest import sha256_file
 from .installed import open_cairo, site_folders
-from .loader import SHARED_TEMPLATES
+from .loader import SHARED_TEMPLATES, file_name_in_game
 from .store import open_store
 
 if TYPE_CHECKING:   # the renderer (Jinja, the text engine) is imported when a face is read back
@@ -154,7 +154,7 @@ def software_digest() -> str:
 def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
     """Everything shared by all faces of a game in one language (``software``: what
     :func:`software_digest` says now, when the caller has it). Files are named where they
-    stand among the game's own (:func:`file_name_in_game`): the same game built from another folder, or
+    stand among the game's own (:func:`cardgen.loader.file_name_in_game`): the same game built from another folder, or
     moved, has the same fingerprint, so its files are byte for byte the same."""
     named = sorted({(file_name_in_game(p, game), file_digest(p)) for p in game_files(game, lang)})
     parts = [software if software is not None else software_digest(),
@@ -170,22 +170,6 @@ def inputs_now(game: Game, lang: str) -> str:
     files = set(game_files(game, lang)) | {c.file for c in game.components.values()} | set(game.files)
     return hashlib.sha256("\n".join(sorted(f"{file_name_in_game(p, game)}\0{file_digest(p)}"
                                            for p in files)).encode()).hexdigest()
-
-
-def file_name_in_game(path: Path, game: Game) -> str:
-    """A file of a game named by the folder it belongs to (the game's, its templates', the
-    shared templates', cardgen's data) and its place in it; a font by its name."""
-    from .loader import DATA_DIR
-
-    if path in game.fonts:
-        return f"font:{Path(path).name}"
-    for tag, root in (("templates", game.templates_dir), ("game", game.data_dir), ("shared", SHARED_TEMPLATES),
-                      ("data", DATA_DIR)):
-        try:
-            return f"{tag}:{Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()}"
-        except ValueError:
-            continue
-    return os.path.abspath(path)
 
 
 def _settings(value: Any) -> Any:

@@ -152,7 +152,7 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
 
     try:
         if langs and no_render:
-            raise InputError("--lang renders the faces in that language, but --no-render turns rendering off", None,
+            raise InputError("--lang renders the faces in that language, but rendering is off (--no-render)", None,
                              "drop --no-render, or the --lang options")
         loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
         games = load_games(game_ids, games_dirs, font_dirs)

@@ -59,6 +59,20 @@ class GameSource:
     templates_dir: Path
 
 
+def file_name_in_game(path: Path, game: Game) -> str:
+    """A file of a game named by the folder it belongs to (the game's, its templates', the
+    shared templates', cardgen's data) and its place in it; a font by its name."""
+    if path in game.fonts:
+        return f"font:{Path(path).name}"
+    for tag, root in (("templates", game.templates_dir), ("game", game.data_dir), ("shared", SHARED_TEMPLATES),
+                      ("data", DATA_DIR)):
+        try:
+            return f"{tag}:{Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()}"
+        except ValueError:
+            continue
+    return os.path.abspath(path)
+
+
 def discover_games(games_dirs: Iterable[Path] = (), include_shipped: bool = True) -> dict[str, GameSource]:
     """All loadable games by id: the shipped ones plus those under each ``--games-dir``."""
     found: dict[str, GameSource] = {}

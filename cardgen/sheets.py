@@ -551,7 +551,7 @@ def inputs_digest(game: Game, kind: str) -> str:
     so it reads every file; the rule sheet never reads the components (tests/test_rule_sheets.py
     renders it from a game whose components fail when read), so their files are left out and
     a card edited does not lay the rule sheet out again."""
-    from .cache import file_name_in_game
+    from .loader import file_name_in_game
 
     cards = {c.file for c in game.components.values()} if kind == "rules" else set()
     h = hashlib.sha256()

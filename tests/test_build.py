@@ -203,8 +203,10 @@ def test_mat_tiles_onto_two_a3_or_four_a4_sheets(tmp_path):
     a4 = json.loads((tmp_path / "a4/particle-builder/en/manifest.json").read_text())
     mat3 = next(f for f in a3["files"] if f["component"] == "mat")
     mat4 = next(f for f in a4["files"] if f["component"] == "mat")
-    assert mat3["pages"] == 2 and "tiled onto A3" in mat3["layout"] and "--paper a3" not in mat3["layout"]
-    assert mat4["pages"] == 4 and "tiled onto A4" in mat4["layout"] and "--paper a3" in mat4["layout"]
+    mats = game.components["mat"].total   # one per player of a group
+    assert mats == 3
+    assert mat3["pages"] == 2 * mats and "tiled onto A3" in mat3["layout"] and "--paper a3" not in mat3["layout"]
+    assert mat4["pages"] == 4 * mats and "tiled onto A4" in mat4["layout"] and "--paper a3" in mat4["layout"]
     targets4 = next(f for f in a4["files"] if f["component"] == "targets")
     assert targets4["cards_per_sheet"] == 1 and targets4["pages"] == 2 * game.components["targets"].total
     # --level 1 leaves out the level 3, 5 and 7 components

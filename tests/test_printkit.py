@@ -322,8 +322,8 @@ def test_footers_and_tile_labels_are_translated_and_clear_of_the_ticks(tmp_path)
     folder = tmp_path / "particle-builder/de"
     mat = pikepdf.open(folder / "mat.pdf")
     with pdfplumber.open(folder / "mat.pdf") as pdf:
-        names = ["A1", "A2", "B1", "B2"]                   # the 560 × 380 mm mat on A4: 2 × 2 equal tiles
-        assert len(pdf.pages) == len(names)
+        names = ["A1", "A2", "B1", "B2"] * game.components["mat"].total   # each 560 × 380 mm mat on A4: 2 × 2 equal tiles
+        assert len(pdf.pages) == len(names) == 12
         for n, page in enumerate(pdf.pages):
             text = page.extract_text()
             assert f"Kachel {names[n]} von 2×2" in text

@@ -43,7 +43,7 @@ TQ_EXPECTED = {
         "Never talk about the cards in your hand.",
         "if the diagram has any invalid vertex, complete or incomplete, everyone loses.",
         "Cooperative results",
-        "A Nobel Prize is waiting for you!",
+        "A Nobel Prize is waiting for you.",
         "Handle subatomic particles with more care",
     ],
     "de": [
