@@ -54,7 +54,7 @@ from . import __version__
 from .filedigest import sha256_file
 from .installed import open_cairo, site_folders
 
-FORMAT = "cardgen-uptodate/1"
+FORMAT = "cardgen-uptodate/2"
 #: The folder under ``--out`` that holds one stamp per request, ``uptodate-<request>.json``: the
 #: cache folder, which is disposable and no build product (deleting it makes the next build run,
 #: and fill it again).
@@ -250,12 +250,23 @@ def _under(path: str, root: str) -> bool:
 
 
 def _read(req: Request) -> dict | None:
+    """The stamp of a request, if this user's cardgen wrote it: its first line is the HMAC of
+    the rest with the user's key (:mod:`cardgen.userkey`). A stamp copied in with someone
+    else's output folder, or edited, proves nothing and is no stamp: a stamp vouches for
+    the files beside it, and whoever can replace a PDF can rewrite a stamp's digest of it."""
+    import hmac
+
+    from .userkey import sign
+
     try:
         with open(req.path, "rb") as fh:
             data = fh.read(MAX_STAMP_BYTES + 1)
         if len(data) > MAX_STAMP_BYTES:
             return None
-        stamp = json.loads(data)
+        mac, _, body = data.partition(b"\n")
+        if not hmac.compare_digest(mac, sign(body).encode()):
+            return None
+        stamp = json.loads(body)
     except (OSError, ValueError):
         return None
     if not isinstance(stamp, dict) or stamp.get("format") != FORMAT or stamp.get("key") != req.key:
@@ -498,11 +509,14 @@ def _config_file() -> str:
 def write(req: Request, stamp: dict) -> bool:
     """Write a stamp atomically (a temporary file renamed into place); keep the newest
     :data:`MAX_STAMPS`. Best effort: a stamp that cannot be written is simply not there."""
+    from .userkey import sign
+
     folder = req.path.parent
     temp = folder / f".{PREFIX}{req.key}.{os.getpid()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temp.write_text(json.dumps(stamp, separators=(",", ":")), encoding="utf-8")
+        body = json.dumps(stamp, separators=(",", ":")).encode("utf-8")
+        temp.write_bytes(sign(body).encode() + b"\n" + body)
         os.replace(temp, req.path)
     except OSError:
         temp.unlink(missing_ok=True)

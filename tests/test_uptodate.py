@@ -238,3 +238,34 @@ def test_an_input_changed_while_the_build_ran_leaves_no_stamp(game_copy, tmp_pat
         cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert not (out / "particles-in-circle/en/cards.pdf").exists()
     assert stamps(out) == []
+
+
+def test_a_stamp_this_user_did_not_write_vouches_for_nothing(game_copy, tmp_path):
+    """A stamp is plain JSON beside the files it vouches for: a PDF replaced together with the
+    stamp's digest of it (or an output folder brought with a stamp from someone else) was kept
+    by a build that found nothing to do."""
+    import hashlib
+    import json
+
+    from cardgen import userkey
+
+    g = game_copy("particles-in-circle")
+    out = tmp_path / "out"
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    folder = out / "particles-in-circle/en"
+    good = (folder / "cards.pdf").read_bytes()
+    (stamp,) = stamps(out)
+    mac, body = stamp.read_bytes().split(b"\n", 1)
+    assert mac == userkey.sign(body).encode()
+    doctored = (folder / "rules.pdf").read_bytes()
+    (folder / "cards.pdf").write_bytes(doctored)
+    text = body.decode().replace(hashlib.sha256(good).hexdigest(), hashlib.sha256(doctored).hexdigest())
+    assert text != body.decode()
+    for signed in (b"0" * 64, hashlib.sha256(text.encode()).hexdigest().encode()):   # no key, or a checksum
+        stamp.write_bytes(signed + b"\n" + text.encode())
+        before = (folder / "manifest.json").stat()
+        cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+        assert built_again(folder, before) and (folder / "cards.pdf").read_bytes() == good
+        (folder / "cards.pdf").write_bytes(doctored)
+        (stamp,) = stamps(out)
+    json.loads(stamp.read_bytes().split(b"\n", 1)[1])   # the build wrote a signed stamp again
