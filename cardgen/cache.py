@@ -247,6 +247,17 @@ class FaceCache:
     def __init__(self, root: Path | None) -> None:
         self.store = open_store(cache_file(root)) if root is not None else None
 
+    def vouch(self, sha256s: Iterable[str]) -> None:
+        """Note files this user's build wrote, by their sha256 (authenticated like every entry):
+        a file of the last build is kept without being made again only if it is one of them
+        (a manifest's digest proves nothing: whoever replaces a file can rewrite it)."""
+        if self.store is not None:
+            self.store.put("drawn", ((f"written:{d}", "", b"") for d in sha256s))
+
+    def wrote(self, sha256: str) -> bool:
+        """Whether this user's build wrote a file with these bytes (see :meth:`vouch`)."""
+        return self.store is not None and self.store.get("drawn", f"written:{sha256}", read=False) is not None
+
     def present(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are cached, in one query: what is left is what must be rendered
         (and whether starting worker processes pays off)."""

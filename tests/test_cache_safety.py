@@ -155,4 +155,56 @@ def test_a_cache_made_by_another_user_is_rendered_again(tmp_path, as_user, monke
     as_user("bob")
     calls.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
-    assert len(calls) == 50
+    cards = [c for c in calls if c[0].id == "cards"]
+    assert len(cards) == 50
+    # the rule sheet and answer key too: the cache that vouched for them is not bob's
+    pages = sum(f["pages"] for f in json.loads((tmp_path / "qcd/en/manifest.json").read_text())["files"]
+                if f["component"] in ("rules", "answers"))
+    assert len(calls) - len(cards) == pages
+
+
+def test_a_rule_sheet_in_an_output_folder_from_elsewhere_is_made_again(tmp_path, monkeypatch):
+    """A sheet was kept when its manifest entry and the digest inside it matched, which whoever
+    edits the file can arrange: it is kept only if this user's build wrote those very bytes."""
+    import hashlib
+    import json
+
+    import cardgen
+    from cardgen.build import BuildOptions, build
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "colleague"))
+    store.user_key.cache_clear()
+    out = tmp_path / "out"
+    game = cardgen.load_game("qcd")
+    build([game], BuildOptions(out=out), jobs=1)
+    folder = out / "qcd/en"
+    good = (folder / "rules.pdf").read_bytes()
+    import io
+
+    import pikepdf
+
+    with pikepdf.open(io.BytesIO(good)) as pdf:   # a red box drawn over the sheet, its Info kept
+        pdf.pages[0].contents_add(pikepdf.Stream(pdf, b"1 0 0 rg 100 100 200 200 re f"))
+        buf = io.BytesIO()
+        pdf.save(buf)
+    doctored = buf.getvalue()
+    assert doctored != good
+    (folder / "rules.pdf").write_bytes(doctored)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for f in manifest["files"]:
+        if f["component"] == "rules":
+            f["sha256"] = hashlib.sha256(doctored).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    for stamp in (out / ".cache").glob("uptodate-*.json"):
+        stamp.unlink()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "me"))
+    store.user_key.cache_clear()
+    try:
+        build([game], BuildOptions(out=out), jobs=1)   # the folder reached me: its sheet is made again
+        assert (folder / "rules.pdf").read_bytes() == good
+        (folder / "rules.pdf").write_bytes(doctored)  # and my own build's sheet, edited with its digests, too
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+        build([game], BuildOptions(out=out, sets=1), jobs=1)
+        assert (folder / "rules.pdf").read_bytes() == good
+    finally:
+        store.user_key.cache_clear()

@@ -158,7 +158,9 @@ def test_a_damaged_cache_file_is_replaced(tmp_path, count_renders, damage):
     (tmp_path / "qcd/en/cards.pdf").unlink()
     count_renders.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
-    assert len(count_renders) == 50
+    # every card face, and the sheets: the damaged cache can no longer vouch for them
+    assert len([r for r in count_renders if r[0] == "cards"]) == 50
+    assert {r[0] for r in count_renders} == {"cards", "rules", "answers"}
     assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == before
     count_renders.clear()
     (tmp_path / "qcd/en/cards.pdf").unlink()
@@ -210,7 +212,7 @@ def test_damaged_compiled_templates_are_compiled_again(tmp_path, monkeypatch, co
     (tmp_path / "qcd/en/cards.pdf").unlink()
     count_renders.clear()
     build([cardgen.load_game("qcd")], BuildOptions(out=tmp_path), jobs=1)
-    assert len(count_renders) == 50
+    assert len(count_renders) == 50   # the faces; the sheets are still vouched for, and kept
     assert (tmp_path / "qcd/en/cards.pdf").read_bytes() == before
 
 

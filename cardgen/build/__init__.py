@@ -127,6 +127,7 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
             # new version replace the old (a language that fails leaves all of them as they were)
             commit(staged, keep=kept)
             staged = []
+            _vouch_for_sheets(options, results)
             for result in results:
                 if on_done:
                     on_done(result)
@@ -137,6 +138,14 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
         if gate is not None:
             gate.close()   # a child still running when the build ended another way
     return results
+
+
+def _vouch_for_sheets(options: BuildOptions, results: list[GameBuild]) -> None:
+    """Note the rule sheets and answer keys just written as this user's (see
+    :meth:`FaceCache.vouch`): the next build keeps one only if it is."""
+    from ..sheets import SHEETS
+
+    FaceCache(options.cache_root).vouch(f.sha256 for r in results for f in r.files if f.component in SHEETS)
 
 
 def _unchanged(game: Game, lang: str, started: str) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import i18n
-from ..cache import cache_file, inputs_digest
+from ..cache import FaceCache, cache_file, inputs_digest
 from ..errors import InputError
 from ..model import Game
 from ..output import source_date_epoch, stage
@@ -85,7 +85,7 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
     from .. import sheets
 
     notes = sheets.read_notes(options.out / old.path) if options.cache and old.inputs == digest \
-        and intact(options.out / old.path, old) else None
+        and intact(options.out / old.path, old) and FaceCache(options.cache_root).wrote(old.sha256) else None
     return (tuple(notes[0]), tuple(notes[1])) if notes is not None else None
 
 
@@ -101,7 +101,8 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     paper = options.sheet()
     path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
-    same = intact_bytes(options.out / previous.path, previous) if previous is not None else None
+    same = intact_bytes(options.out / previous.path, previous) \
+        if previous is not None and FaceCache(options.cache_root).wrote(previous.sha256) else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
                                 options.cache_root and cache_file(options.cache_root), same, game_fp)
