@@ -214,3 +214,37 @@ def test_build_takes_several_languages_repeated_or_separated_by_commas(cli, tmp_
         assert sorted(p.name for p in (out / "qcd").iterdir()) == wanted
         for lang in wanted:
             assert (out / "qcd" / lang / "cards.pdf").is_file() and (out / "qcd" / lang / "rules.pdf").is_file()
+
+
+@pytest.mark.parametrize("game_id", [None, "particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
+def test_each_shipped_template_lists_every_string_the_code_and_data_print(game_id):
+    """Two strings of PRINTING.txt were in no template, so no catalog translated them and a
+    French card-sized build printed them in English (now an error with --strict)."""
+    games = [cardgen.load_game(g) for g in ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle")]
+    if game_id is None:
+        wanted = i18n.collect_common(games).catalog("common")
+    else:
+        game = next(g for g in games if g.id == game_id)
+        wanted = i18n.collect_game(game).catalog(game_id)
+    listed = {(m.id, m.context) for m in i18n._template(None if game_id is None else cardgen.load_game(game_id))}
+    assert {(m.id, m.context) for m in wanted if m.id} <= listed
+
+
+def test_a_footer_word_without_translation_is_untranslated_like_any_other(cli, tmp_path):
+    """A new component's name printed in English in every German footer and in PRINTING.txt,
+    and `--strict` passed."""
+    env = {**os.environ, "CARDGEN_DAEMON": "off"}
+    assert cli("new", "extra-qcd", "--from", "qcd", "--dir", str(tmp_path / "games"), env=env).returncode == 0
+    g = tmp_path / "games" / "extra-qcd"
+    extra = (g / "components" / "cards.yaml").read_text(encoding="utf-8")
+    (g / "components" / "extra.yaml").write_text(
+        re.sub(r"(?m)^name: .*$", "name: Extra deck", extra.replace("id: cards", "id: extra", 1), count=1),
+        encoding="utf-8")
+    game_yaml = g / "game.yaml"
+    game_yaml.write_text(game_yaml.read_text(encoding="utf-8").replace(
+        "  - components/cards.yaml", "  - components/cards.yaml\n  - components/extra.yaml", 1), encoding="utf-8")
+    res = cli("build", str(g), "--lang", "de", "--strict", "--out", str(tmp_path / "out"), env=env)
+    assert res.returncode == 1, res.stderr
+    assert "'Extra deck' (component)" in res.stderr and not (tmp_path / "out" / "extra-qcd" / "de").exists()
+    res = cli("build", str(g), "--lang", "de", "--out", str(tmp_path / "out"), env=env)
+    assert res.returncode == 0 and "untranslated (de): 'Extra deck'" in res.stderr, res.stderr

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 from .. import i18n, setmark
 from ..model import Component, Game
@@ -55,6 +55,19 @@ def job_name(_: Say, comp: Component, spare: bool) -> str:
     """A component's name as printed, "…, spare set" for a spare set."""
     name = _(comp.name, "component")
     return _("{name}, spare set").format(name=name) if spare else name
+
+
+def printed_words(tr: i18n.Translator, game: Game, result: GameBuild, options: BuildOptions,
+                  jobs: Iterable[Any]) -> None:
+    """Say every word the print files and PRINTING.txt carry besides the faces (footers, tile
+    labels, the instructions) to ``tr``, which notes the ones it has no translation for: a
+    component named in no catalog printed its English name in a German footer, unreported."""
+    printing_instructions(game, result, options, tr)
+    _ = translating(tr)
+    for job in jobs:
+        names = [job_name(_, comp, job.spare_level is not None) for comp in job.components]
+        footer(_, game, " + ".join(names), options.lang)
+    tile_labels(_, "")
 
 
 def tile_labels(_: Say, prefix: str) -> TileLabels:
