@@ -274,6 +274,16 @@ class Sheet(SheetLayout):
 
         return Block(TITLE_SIZE * 1.8 + 2 * r + 16, draw)
 
+    def assumptions(self) -> list[Block]:
+        """What the data assumes where the rulebook is silent, beyond the rows a footnote marks:
+        a teacher running the game from this sheet plays by the same reading as the checker."""
+        rest = [a for a in self.game.assumptions if a.id not in self.marks]
+        if not rest:
+            return []
+        return [self.paragraph(self.tr(_("Where the rulebook is silent or unclear, this kit reads it so:"), None),
+                               SIZE * 0.9, "bold"),
+                *(self.paragraph(self.tr(a.text, "assumption"), SIZE * 0.85, lead="•") for a in rest)]
+
     def footnotes(self) -> list[Block]:
         texts = {a.id: a.text for a in self.game.assumptions}
         return [self.paragraph(self.tr(texts[aid], "assumption"), SIZE * 0.85, lead=mark)
@@ -332,6 +342,7 @@ def rule_content(s: Sheet) -> list[TableBlock | Block]:
     if any(c.rule == "colour-wheel" for c in game.checks):
         out.append(s.colour_block())
     out.extend(s.footnotes())
+    out.extend(s.assumptions())
     return out
 
 

@@ -418,3 +418,18 @@ def test_a_hadron_the_key_cannot_name_is_explained_under_its_table(built: Path) 
     assert unnamed
     tables = {c.kind for c in unnamed}
     assert text.count("–: PDG's tables list no hadron of exactly these quarks") == len(tables)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_assumption_the_data_declares_is_printed_on_the_rule_sheet(game_id: str) -> None:
+    """A teacher plays by the same reading of the rulebook as the checker: the assumptions no
+    row's footnote carries (the card size, where a spent W goes) were in the check report only."""
+    game = cardgen.load_game(game_id)
+    for lang in ("en", "de"):
+        tr = i18n.translator(game, lang)
+        result = sheets.render_sheet(game, "rules", lang, 210, 297, tr, None, "t", None)
+        with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+            flat = " ".join(" ".join(p.extract_text() for p in pdf.pages).split())
+        for a in game.assumptions:
+            text = tr(a.text, "assumption") if tr else a.text
+            assert " ".join(text.split()) in flat, (lang, a.id)
