@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cardgen
 from cardgen.build import BuildOptions, build
+from cardgen import store
 
 GAMES = ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle")
 
@@ -26,9 +27,9 @@ def _rows(out: Path) -> dict[str, int]:
     with sqlite3.connect(out / ".cache/cache.sqlite") as db:
         counts = {table: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
                   for table in ("faces", "templates", "blobs")}
-        counts["orphans"] = db.execute("SELECT count(*) FROM blobs WHERE digest NOT IN (SELECT digest FROM faces "
-                                       "UNION SELECT digest FROM templates UNION SELECT base FROM blobs "
-                                       "WHERE base IS NOT NULL)").fetchone()[0]
+        used = " UNION ".join(f"SELECT digest FROM {kind}" for kind in store.KINDS)   # every kind of entry
+        counts["orphans"] = db.execute(f"SELECT count(*) FROM blobs WHERE digest NOT IN ({used} "
+                                       "UNION SELECT base FROM blobs WHERE base IS NOT NULL)").fetchone()[0]
     db.close()
     return counts
 

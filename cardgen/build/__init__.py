@@ -145,7 +145,9 @@ def _vouch_for_sheets(options: BuildOptions, results: list[GameBuild]) -> None:
     :meth:`FaceCache.vouch`): the next build keeps one only if it is."""
     from ..sheets import SHEETS
 
-    FaceCache(options.cache_root).vouch(f.sha256 for r in results for f in r.files if f.component in SHEETS)
+    cache = FaceCache(options.cache_root)
+    cache.vouch(f.sha256 for r in results for f in r.files if f.component in SHEETS)
+    cache.finish()   # after the languages' own: the write-ahead log folded back again
 
 
 def _unchanged(game: Game, lang: str, started: str) -> None:
