@@ -393,9 +393,10 @@ def _target_tables(s: Sheet, targets: list[A.TargetAnswer]) -> list[TableBlock |
                 made.runs.pop()   # the last comma
             rows.append([s.words(t.name, f"{t.component}.name"), s.particles([ing.particle] * ing.needed),
                          cards, made])
-    recipes = TableBlock(s.tr(_("Recipes: the cards that build each target"), None),
-                         [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")],
-                         [34, 18, 26, 100], rows)
+    headers, widths = [_("target"), _("needs"), _("deck cards (copies)"), _("or transform (Level 5)")], [34, 18, 26, 100]
+    if not any(row[3].runs for row in rows):   # no transformation at the level played: no empty column
+        headers, widths, rows = headers[:3], widths[:3], [row[:3] for row in rows]
+    recipes = TableBlock(s.tr(_("Recipes: the cards that build each target"), None), headers, widths, rows)
     return [needs_table, recipes]
 
 

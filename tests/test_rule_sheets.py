@@ -433,3 +433,13 @@ def test_every_assumption_the_data_declares_is_printed_on_the_rule_sheet(game_id
         for a in game.assumptions:
             text = tr(a.text, "assumption") if tr else a.text
             assert " ".join(text.split()) in flat, (lang, a.id)
+
+
+def test_below_level_5_the_answer_key_has_no_empty_transform_column() -> None:
+    game = cardgen.load_game("particle-builder")
+    for level, shown in ((1, False), (4, False), (5, True), (None, True)):
+        result = sheets.render_sheet(game, "answers", "en", 210, 297, None, level, "t", None)
+        with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+            text = " ".join(p.extract_text() for p in pdf.pages)
+        assert ("or transform (Level 5)" in text) == shown, level
+        assert "deck cards (copies)" in text
