@@ -121,6 +121,8 @@ _OS_FIXES = {
     "ELOOP": "remove the loop of symbolic links",
     "ENAMETOOLONG": "use a shorter path",
     "EMFILE": "close other programs, or raise the limit on open files (ulimit -n)",
+    "EFBIG": "the file is larger than this process may write: raise the file-size limit (ulimit -f), or write "
+             "to a disk whose file system allows larger files with --out",
 }
 
 

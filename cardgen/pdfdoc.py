@@ -295,7 +295,10 @@ class Doc:
             return self._save_written(prefs, info, to)
         self.pdf.Root.ViewerPreferences = prefs
         self.pdf.trailer.Info = self.pdf.make_indirect(info)
-        out = io.BytesIO() if to is None else to
+        # saved in memory, then written here: qpdf writing into a file that fails (a full disk,
+        # a file-size limit) aborts the whole process from C++; a write of ours raises OSError.
+        # A document saved this way holds few faces (larger ones are written as they go)
+        out = io.BytesIO()
         self.pdf.save(
             out,
             deterministic_id=True,
@@ -303,7 +306,10 @@ class Doc:
             object_stream_mode=pikepdf.ObjectStreamMode.generate,
             fix_metadata_version=False,
         )
-        return out.getvalue() if to is None else b""
+        if to is None:
+            return out.getvalue()
+        to.write(out.getbuffer())
+        return b""
 
     def _save_written(self, prefs: pikepdf.Dictionary, info: pikepdf.Dictionary, to: BinaryIO | None) -> bytes:
         """The document written as it goes, finished: its fonts, page tree, catalog and

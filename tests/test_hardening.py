@@ -870,3 +870,29 @@ def test_files_are_written_under_the_umask_of_the_moment(tmp_path):
         os.umask(old)
     assert (tmp_path / "private.png").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "shared.png").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_file_size_limit_while_a_deck_is_written_is_one_clear_error(game_copy, tmp_path):
+    """qpdf writing a deck into a file that failed aborted the process from C++ ('terminate
+    called after throwing QPDFSystemError', exit 134), leaving the staged folder behind."""
+    import resource
+
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    sizes = {p.name: p.stat().st_size for p in (out / "qcd/en").glob("*.pdf")}
+    before = digests(out)
+    limit = sizes["cards.pdf"] - 1   # the sheets fit, the deck does not
+    assert limit > max(v for k, v in sizes.items() if k != "cards.pdf")
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    for extra in ([], ["--sets", "2"]):   # the deck's PDF is what fails first; then the faces spooled for it
+        res = subprocess.run([sys.executable, "-m", "cardgen", "build", str(g.path), "--out", str(out), "--no-cache",
+                              "--jobs", "1", "--marks", "lines", *extra], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300, preexec_fn=limited, env={**os.environ, "CARDGEN_DAEMON": "off"})
+        assert res.returncode == 2, res.stderr
+        assert "error[io]: cannot write '" in res.stderr and "': File too large" in res.stderr, res.stderr
+        assert "(ulimit -f)" in res.stderr and "terminate called" not in res.stderr
+        assert digests(out) == before and not list(out.glob("*/.*.next"))

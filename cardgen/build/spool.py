@@ -49,8 +49,12 @@ class Spool:
     def __enter__(self) -> "Spool":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._fh.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        try:
+            self._fh.close()   # writes what is still buffered: a full disk may show only now
+        except OSError as err:
+            if exc_type is None:
+                raise file_system_error(err, "write", self.path) from None
 
     def add(self, key: str, pdf: bytes) -> None:
         """Write a face (once per key)."""
@@ -74,8 +78,11 @@ class Spool:
     def read(self, key: str) -> bytes:
         """A face written before (a deck's shared back is drawn once and read back)."""
         offset, length = self.places[key]
-        self._fh.seek(offset)
-        return self._fh.read(length)
+        try:
+            self._fh.seek(offset)   # writes what is still buffered first
+            return self._fh.read(length)
+        except OSError as exc:
+            raise file_system_error(exc, "write", self.path) from None
 
 
 class SpooledFaces(RelocatedFaces):
