@@ -122,22 +122,36 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
     """Write every side of every distinct card with bleed to ``OUT/<game>/<lang>/png/<component>/
     <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written.
     ``on_progress(label)`` is told about each card done (see :func:`card_count`)."""
+    from .output import BuildLock
+
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     root = out / game.id / lang
     written: list[Path] = []
-    for comp in _components(game, components):
-        for card in comp.cards:
-            for side in comp.sides:
-                face = renderer.face(comp, card, side).face
-                name = f"{card.id}.{side}.png"
-                full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name
-                atomic_write(full, raster.png(face))
-                atomic_write(trimmed, encode_png(raster.trimmed(face, comp)))
-                written += [full, trimmed]
-            if on_progress is not None:
-                on_progress(f"{comp.id}/{card.id}")
+    with BuildLock(out):   # a build or another export into the same folder waits its turn
+        for comp in _components(game, components):
+            for card in comp.cards:
+                for side in comp.sides:
+                    face = renderer.face(comp, card, side).face
+                    name = f"{card.id}.{side}.png"
+                    full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name
+                    atomic_write(full, raster.png(face))
+                    atomic_write(trimmed, encode_png(raster.trimmed(face, comp)))
+                    written += [full, trimmed]
+                if on_progress is not None:
+                    on_progress(f"{comp.id}/{card.id}")
+            _drop_stale(root, comp.id, written)
     return written
+
+
+def _drop_stale(root: Path, comp_id: str, written: list[Path]) -> None:
+    """Remove a component's PNGs this export did not write: those of a card renamed or removed
+    since the last export (a 50-face deck had left 52 images)."""
+    kept = set(written)
+    for kind in ("png", "png-trim"):
+        for old in (root / kind / comp_id).glob("*.png"):
+            if old not in kept:
+                old.unlink(missing_ok=True)
 
 
 def card_count(game: Game, components: Iterable[str] | None = None) -> int:
@@ -206,6 +220,14 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
     chosen, shaped and sized as :mod:`cardgen.tts_pieces` explains; the save is checked by
     :mod:`cardgen.tts_validate` first and not written when TTS would load it wrongly.
     ``on_progress(label)`` is told about each card rasterised (see :func:`card_count`)."""
+    from .output import BuildLock
+
+    with BuildLock(out):   # a build or another export into the same folder waits its turn
+        return _export_tts(game, lang, out, dpi, components, on_progress)
+
+
+def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterable[str] | None,
+                on_progress: Callable[[str], None] | None) -> Path:
     renderer = _renderer(game, lang)
     raster = _Rasteriser(dpi)
     folder = out / game.id / lang / "tts"

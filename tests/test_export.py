@@ -258,3 +258,20 @@ def test_cli_exports_and_exit_codes(tmp_path, cli):
         bad = cli("export", *args, "--games-dir", games, "--out", out)
         assert bad.returncode == 2, (args, bad.stderr)
         assert bad.stderr.startswith("cardgen: ") and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_card_renamed_since_the_last_export_leaves_no_image_behind(game_copy, tmp_path):
+    """A 50-face deck had left 52 PNGs: the renamed card's old images stayed."""
+    g = game_copy("qcd")
+    export_png(g.load(), "en", 50, tmp_path)
+    folder = tmp_path / "qcd" / "en" / "png" / "cards"
+    assert (folder / "wild-w.front.png").is_file()
+    g.edit("components/cards.yaml", "id: wild-w", "id: wild-x")
+    game = g.load()
+    export_png(game, "en", 50, tmp_path)
+    comp = game.components["cards"]
+    for kind in ("png", "png-trim"):
+        names = sorted(p.name for p in (tmp_path / "qcd" / "en" / kind / "cards").glob("*.png"))
+        assert names == sorted(f"{c.id}.{side}.png" for c in comp.cards for side in comp.sides)
+    assert not (folder / "wild-w.front.png").exists() and (folder / "wild-x.front.png").is_file()
+    assert (tmp_path / ".lock").is_file()   # it took the output folder's lock, as a build does
