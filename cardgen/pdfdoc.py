@@ -137,10 +137,10 @@ class Doc:
                 self._sources.append(src)
                 self._prepared[key] = _Prepared(digest, w, h, xobj, glyphs=glyphs)
             return
-        self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
         numbers: dict[bytes, tuple[int, tuple[float, float, float, float]]] = {}
         boxes: dict[tuple[float, float, float, float], tuple[float, float, float, float]] = {}   # one of each
         with self._writing():
+            self._folder = tempfile.TemporaryDirectory(prefix="cardgen-faces-")
             self._file = _DocumentFile(Path(self._folder.name) / "document.pdf")
             for key, (w, h) in keys.items():
                 face = _relocated(key, faces)
@@ -164,10 +164,13 @@ class Doc:
         """Writing the document's temporary file: a full disk is the user's to fix."""
         try:
             yield
-        except OSError as exc:
+        except OSError as exc:   # the temporary folder's disk, not the output folder's: said so
+            from .errors import FileSystemError
+
             folder = self._folder.name if self._folder is not None else tempfile.gettempdir()
-            raise PdfWriteError(f"cannot write the document to a temporary file in {folder} ({exc}); "
-                                "free some disk space, or set TMPDIR to a folder with room") from None
+            raise FileSystemError(f"cannot write a deck's temporary file in {folder}: {exc.strerror or exc}", None,
+                                  "free some disk space there, or set TMPDIR to a folder on a disk with room",
+                                  code="io") from None
 
     def face(self, key: str) -> Form:
         """A prepared face as a form of this document (by key, and by content so identical

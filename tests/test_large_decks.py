@@ -23,7 +23,7 @@ import cardgen
 from cardgen import pdfdoc, relocatable
 from cardgen.build import BuildOptions, build
 from cardgen.build.spool import Spool, SpooledFaces
-from cardgen.errors import CardgenError, InputError
+from cardgen.errors import CardgenError, FileSystemError, InputError
 from cardgen.imposition import CardGeometry, Placement, plan_sheet
 from cardgen.pdfwrite import write_sheets, write_single
 from tests.test_pdfwrite import LOZENGE, POKER, draws, render_face
@@ -544,8 +544,13 @@ def test_a_full_disk_while_writing_a_large_document_is_a_clear_error(monkeypatch
     write_sheets(placements, faces, POKER, plan, duplex="none", footer="Deck")
     total, calls[0] = calls[0], 0
     fail_at[0] = {"first": 1, "middle": total // 2, "last": total}[at]
-    with pytest.raises(pdfdoc.PdfWriteError, match="No space left on device.*free some disk space, or set TMPDIR"):
+    # the temporary folder's disk is named, with its own fix (as a deck's PDF error it was given
+    # the fix "choose a larger --paper")
+    with pytest.raises(FileSystemError) as info:
         write_sheets(placements, faces, POKER, plan, duplex="none", footer="Deck")
+    assert info.value.code == "io" and "temporary file in" in info.value.message
+    assert info.value.message.endswith("No space left on device")
+    assert info.value.fix == "free some disk space there, or set TMPDIR to a folder on a disk with room"
 
 
 def test_a_component_of_fifty_thousand_distinct_cards_loads_from_a_csv_and_one_more_is_refused(game_copy):
