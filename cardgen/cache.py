@@ -172,30 +172,22 @@ def inputs_now(game: Game, lang: str) -> str:
                                            for p in files)).encode()).hexdigest()
 
 
-def _settings(value: Any) -> Any:
-    """A component's setting as plain data without where it was written: moving a line of
-    ``fields:`` or building from another folder changes no face."""
+def _plain(value: Any) -> Any:
+    """A value as JSON-ready data for a key: a card's raw fields, the print options, a
+    component's settings — these last without where they were written (a dataclass's
+    ``Location`` fields left out), so moving a line of ``fields:`` or building from another
+    folder changes no face."""
     import dataclasses
 
     from .errors import Location
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _settings(getattr(value, f.name)) for f in dataclasses.fields(value)
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if not isinstance(getattr(value, f.name), Location)}
     if isinstance(value, dict):
-        return {str(k): _settings(v) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_settings(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return repr(value)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [_plain(v) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return repr(value)
@@ -205,16 +197,16 @@ def component_fingerprint(comp: Component) -> str:
     """The component's own settings (not its cards): size, shape, bleed, templates, fields and the
     places drawn on its faces (a card's own places are included here too: they are not fields)."""
     meta = {"id": comp.id, "name": comp.name, "kind": comp.kind, "size": [comp.width, comp.height],
-            "shape": _settings(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
-            "back": comp.back, "level": comp.level, "fields": [_settings(f) for f in comp.fields.values()],
-            "places": _settings(comp.places),
-            "card_places": [_settings(c.places) for c in comp.cards if c.places is not None]}
+            "shape": _plain(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
+            "back": comp.back, "level": comp.level, "fields": [_plain(f) for f in comp.fields.values()],
+            "places": _plain(comp.places),
+            "card_places": [_plain(c.places) for c in comp.cards if c.places is not None]}
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
 
 
 def face_key(game_fp: str, comp_fp: str, card: Card, side: str) -> str:
     """The cache key of one card side."""
-    data = json.dumps({"id": card.id, "fields": _jsonable(dict(card.raw))}, sort_keys=True, ensure_ascii=False)
+    data = json.dumps({"id": card.id, "fields": _plain(dict(card.raw))}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(f"{game_fp}\n{comp_fp}\n{side}\n{data}".encode()).hexdigest()
 
 
@@ -318,7 +310,7 @@ def cache_file(root: Path) -> Path:
 
 def inputs_digest(face_keys: Iterable[str], settings: Any) -> str:
     """Everything a component's PDF depends on: its faces in deck order and the print options."""
-    h = hashlib.sha256(json.dumps(_jsonable(settings), sort_keys=True).encode())
+    h = hashlib.sha256(json.dumps(_plain(settings), sort_keys=True).encode())
     for k in face_keys:
         h.update(k.encode())
     return h.hexdigest()
