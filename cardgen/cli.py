@@ -297,10 +297,9 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
 
 def _build_steps(games: list, lang: str) -> int:
     """Games times languages: what the progress bar counts."""
-    from .i18n import available_languages, languages
+    from .i18n import language_games
 
-    named = {code.strip() for code in lang.split(",")} - {"all"}
-    return sum(1 for lng in languages(lang, games) for g in games if lng in named or lng in available_languages(g))
+    return sum(len(todo) for _lang, todo in language_games(lang, games))
 
 
 def _report_lines(games: list, results: list, bleed: float | None = None) -> list[tuple[bool, str]]:

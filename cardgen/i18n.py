@@ -109,14 +109,28 @@ def available_languages(game: Game) -> list[str]:
     return [SOURCE_LANG] + sorted(langs - {SOURCE_LANG})
 
 
+def codes(spec: str | Iterable[str]) -> list[str]:
+    """The codes a language option names, as given: one, a list, or codes separated by commas
+    ('all' among them)."""
+    return [code.strip() for part in ([spec] if isinstance(spec, str) else spec) for code in part.split(",")
+            if code.strip()]
+
+
+def language_games(spec: str | Iterable[str], games: Iterable[Game]) -> list[tuple[str, list[Game]]]:
+    """Each language ``spec`` asks for, with the games built in it: every game for a language
+    named, the games with a catalog for it for one 'all' brought in."""
+    games = list(games)
+    named = set(codes(spec)) - {"all"}
+    return [(lang, [g for g in games if lang in named or lang in available_languages(g)])
+            for lang in languages(spec, games)]
+
+
 def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
     """The languages a command was asked for: ``spec`` is one code or several (a list, or
     codes separated by commas), and 'all' stands for every language any of ``games`` has a catalog for (English included). Codes
     are checked (see :func:`check_language`); the result is sorted, each language once."""
-    asked = [code.strip() for part in ([spec] if isinstance(spec, str) else spec) for code in part.split(",")
-             if code.strip()]
     out: set[str] = set()
-    for code in asked:
+    for code in codes(spec):
         out.update({lng for g in games for lng in available_languages(g)} if code == "all" else {check_language(code)})
     return sorted(out)
 

@@ -111,10 +111,7 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     try:
         with BuildLock(options.out, on_wait=on_wait) as lock:
             pending = gate   # the first language waits for it; it has passed for the others
-            named = {code.strip() for code in options.lang.split(",")} - {"all"}
-            for lang in i18n.languages(options.lang, games):
-                # a language 'all' brought in is built for the games that have it; one named, for every game
-                todo = [g for g in games if lang in named or lang in i18n.available_languages(g)]
+            for lang, todo in i18n.language_games(options.lang, games):
                 started.update({(g.id, lang): inputs_now(g, lang) for g in todo})
                 built = _build_language(todo, replace(options, lang=lang), jobs, lock.fileno(), pending, check)
                 results += built.results

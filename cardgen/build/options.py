@@ -60,9 +60,9 @@ class BuildOptions:
                 raise InputError(f"--{name} {value!r} is not one of {', '.join(allowed)}", None,
                                  f"use --{name} {allowed[0]}")
         paper = _parsed(self.paper)
-        for code in self.lang.split(","):
-            if code.strip() != "all":
-                i18n.check_language(code.strip())
+        for code in i18n.codes(self.lang):
+            if code != "all":
+                i18n.check_language(code)
         for name, value in (("bleed", self.bleed), ("gutter", self.gutter), ("margin", self.margin)):
             if value is not None and not 0 <= value <= 50:
                 raise InputError(f"--{name} {value:g} mm is out of range", None, f"give --{name} between 0 and 50 mm")
