@@ -49,9 +49,14 @@ PRINTED_SOURCES = (
 def locale_dir(game: Game | None) -> Path:
     """Where a domain's catalogs live: shipped games and ``common`` under data/locale, a
     designer's game inside its own folder."""
-    if game is None or game.data_dir.resolve().parent == SHIPPED_GAMES.resolve():
+    if game is None or _shipped(game):
         return SHIPPED_LOCALE
     return game.data_dir / "locale"
+
+
+def _shipped(game: Game) -> bool:
+    """One of the games cardgen ships (its catalogs are cardgen's, its id names it anywhere)."""
+    return game.data_dir.resolve().parent == SHIPPED_GAMES.resolve()
 
 
 #: A language code as BCP 47 writes it (de, pt-BR, zh-Hant, sr_Latn): letters, digits and
@@ -89,7 +94,7 @@ def _canonical(lang: str) -> str:
 def command_name(game: Game) -> str:
     """How a command names the game: a shipped game by its id, any other by its folder (a
     designer's game is found by id only with --games-dir)."""
-    return game.id if game.data_dir.parent == SHIPPED_GAMES else display_path(game.data_dir)
+    return game.id if _shipped(game) else display_path(game.data_dir)
 
 
 def po_path(game: Game | None, lang: str) -> Path:
