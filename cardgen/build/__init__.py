@@ -302,14 +302,15 @@ class _Run:
         sheet_files = [self._sheet(game.id, sp, res) for sp in self.sheet_plans[game.id]]
         res.files = [jp.reused or self.built[(game.id, jp.job.id)] for jp in jobs] + sheet_files
         tr = i18n.translator(game, o.lang)
+        printing = report.printing_instructions(game, res, o, tr)
         if tr is not None:   # the footers' and PRINTING.txt's words count among what has no translation
-            report.printed_words(tr, game, res, o, (jp.job for jp in jobs))
+            report.footer_words(tr, game, o, (jp.job for jp in jobs))
             res.untranslated = sorted(set(res.untranslated) | set(tr.missing))
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
         if self.check and game.id in self.measured:
             gates.check_legibility(game, gates.measured_faces(game, res, o, jobs, self.rendered_work(game)))
-        self.staged.extend(report.stage_manifest(game, res, o, tr))
+        self.staged.extend(report.stage_manifest(game, res, o, printing))
         return res
 
     def _sheet(self, gid: str, sp: SheetPlan, res: GameBuild) -> BuiltFile:

@@ -57,12 +57,11 @@ def job_name(_: Say, comp: Component, spare: bool) -> str:
     return _("{name}, spare set").format(name=name) if spare else name
 
 
-def printed_words(tr: i18n.Translator, game: Game, result: GameBuild, options: BuildOptions,
-                  jobs: Iterable[Any]) -> None:
-    """Say every word the print files and PRINTING.txt carry besides the faces (footers, tile
-    labels, the instructions) to ``tr``, which notes the ones it has no translation for: a
-    component named in no catalog printed its English name in a German footer, unreported."""
-    printing_instructions(game, result, options, tr)
+def footer_words(tr: i18n.Translator, game: Game, options: BuildOptions, jobs: Iterable[Any]) -> None:
+    """Say the words the print files carry besides the faces (footers, tile labels) to ``tr``,
+    which notes the ones it has no translation for: a component named in no catalog printed its
+    English name in a German footer, unreported. (PRINTING.txt's words it hears when the build
+    makes that text with the same translator.)"""
     _ = translating(tr)
     for job in jobs:
         names = [job_name(_, comp, job.spare_level is not None) for comp in job.components]
@@ -76,9 +75,10 @@ def tile_labels(_: Say, prefix: str) -> TileLabels:
                       below=_("{name} goes below"), glue=_("glue here"), prefix=prefix)
 
 
-def stage_manifest(game: Game, result: GameBuild, options: BuildOptions, tr: i18n.Translator | None) -> list[Path]:
-    """PRINTING.txt, the text report (when there is something to report) and the manifest,
-    staged; the manifest goes last: it describes files that are already in place."""
+def stage_manifest(game: Game, result: GameBuild, options: BuildOptions, printing: str) -> list[Path]:
+    """PRINTING.txt (``printing``, see :func:`printing_instructions`), the text report (when
+    there is something to report) and the manifest, staged; the manifest goes last: it
+    describes files that are already in place."""
     manifest = {
         "game": game.id, "name": game.name, "lang": options.lang,
         "options": {"paper": options.paper, "duplex": options.duplex, "marks": options.marks, "mode": options.mode,
@@ -86,7 +86,7 @@ def stage_manifest(game: Game, result: GameBuild, options: BuildOptions, tr: i18
                     "back_offset_mm": list(options.back_offset), "level": options.level},
         "files": [asdict(f) for f in result.files],
     }
-    staged = [stage(result.folder / "PRINTING.txt", printing_instructions(game, result, options, tr).encode("utf-8"))]
+    staged = [stage(result.folder / "PRINTING.txt", printing.encode("utf-8"))]
     report = text_report(result)
     if report:   # without one, the folder's next version simply has none
         staged.append(stage(result.folder / "text-report.txt", report.encode("utf-8")))
