@@ -17,7 +17,7 @@ from ..model import Game
 from ..output import source_date_epoch, stage
 from ..render import TextIssue
 from .options import BuildOptions
-from .results import BuiltFile, GameBuild, intact, intact_bytes
+from .results import BuiltFile, GameBuild, intact_bytes
 from .workers import bench
 
 #: What a sheet to render weighs against one face to render, for balancing the workers.
@@ -85,8 +85,16 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
     from .. import sheets
 
     notes = sheets.read_notes(options.out / old.path) if options.cache and old.inputs == digest \
-        and intact(options.out / old.path, old) and FaceCache(options.cache_root).wrote(old.sha256) else None
+        and _ours(old, options) is not None else None
     return (tuple(notes[0]), tuple(notes[1])) if notes is not None else None
+
+
+def _ours(old: BuiltFile, options: BuildOptions) -> bytes | None:
+    """The last build's sheet, if it is still the file the manifest describes and this user's
+    build wrote those very bytes (see :meth:`FaceCache.vouch`); else None."""
+    if not FaceCache(options.cache_root).wrote(old.sha256):
+        return None
+    return intact_bytes(options.out / old.path, old)
 
 
 def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: str, game_fp: str,
@@ -101,8 +109,7 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     paper = options.sheet()
     path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
-    same = intact_bytes(options.out / previous.path, previous) \
-        if previous is not None and FaceCache(options.cache_root).wrote(previous.sha256) else None
+    same = _ours(previous, options) if previous is not None else None
     sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
                                 i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
                                 options.cache_root and cache_file(options.cache_root), same, game_fp)
