@@ -14,10 +14,13 @@ from typing import TYPE_CHECKING, Iterable
 from . import i18n
 from .errors import InputError
 from .model import Component, Game
-from .setmark import Box, NoRoom, SetMark, covered, place
+from .setmark import Box, NoRoom, SetMark, covered, crowded, place
 
 if TYPE_CHECKING:
     from .legibility import Printed
+
+#: The fields the shared frame's marks print their texts in (templates/_shared/marks.svg.j2).
+MARK_FIELDS = ("set mark", "level mark")
 
 #: (id(game), component, language) → (game, the texts' boxes): measured once per process.
 _MEASURED: dict[tuple[int, str, str], tuple[Game, list[Box]]] = {}
@@ -35,7 +38,6 @@ def text_boxes(game: Game, comp: Component, lang: str) -> list[Box]:
     renderer = Renderer(game, lang, translate=i18n.translator(game, lang))
     boxes: dict[Box, None] = {}
     seen: set[str] = set()
-    b = comp.bleed
     for card in comp.cards:
         for side in comp.sides:
             face = renderer.face(comp, card, side).face
@@ -43,7 +45,7 @@ def text_boxes(game: Game, comp: Component, lang: str) -> list[Box]:
                 continue
             seen.add(face.key)
             for t in printed_texts(face):
-                boxes[(t.x0 - b, t.y0 - b, t.x1 - b, t.y1 - b)] = None
+                boxes[_trim_box(t, comp)] = None
     if len(_MEASURED) >= 64:
         _MEASURED.pop(next(iter(_MEASURED)))
     _MEASURED[key] = (game, list(boxes))
@@ -52,8 +54,6 @@ def text_boxes(game: Game, comp: Component, lang: str) -> list[Box]:
 
 def placed(game: Game, comp: Component, set_number: int | None, level: int | None, lang: str) -> SetMark | None:
     """The mark of one set of a component's pieces, clear of what its faces print."""
-    from .setmark import crowded
-
     if set_number is None and level is None:
         return None
     # a level mark alone keeps its first spot (measuring a whole deck's faces here would cost a
@@ -71,11 +71,10 @@ def placed(game: Game, comp: Component, set_number: int | None, level: int | Non
 def uncovered(comp: Component, card: str, side: str, mark: SetMark, texts: Iterable[Printed], lang: str) -> None:
     """Refuse a face whose mark covers a text it prints (measured on the face as drawn, with
     its mark): whatever chose the spot, no set or level mark hides what a player reads."""
-    b = comp.bleed
     for t in texts:
         if t.field in MARK_FIELDS:
             continue
-        if covered(mark, (t.x0 - b, t.y0 - b, t.x1 - b, t.y1 - b), gap=0.0):
+        if covered(mark, _trim_box(t, comp), gap=0.0):
             what = "set mark" if mark.set is not None else "level mark"
             raise InputError(f"the {what} covers {t.text!r} on card '{card}' of component '{comp.id}' ({side}, "
                              f"{lang})", comp.location,
@@ -83,5 +82,7 @@ def uncovered(comp: Component, card: str, side: str, mark: SetMark, texts: Itera
                              "bottom edge of the piece free of text")
 
 
-#: The fields the shared frame's marks print their texts in (templates/_shared/marks.svg.j2).
-MARK_FIELDS = ("set mark", "level mark")
+def _trim_box(text: Printed, comp: Component) -> Box:
+    """A measured text's ink box in trim millimetres (it is measured on the bleed box)."""
+    b = comp.bleed
+    return text.x0 - b, text.y0 - b, text.x1 - b, text.y1 - b
