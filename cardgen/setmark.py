@@ -14,7 +14,7 @@ shared frame draws it (``templates/_shared/marks.svg.j2``) on both sides of ever
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .model import Component, Game
@@ -235,13 +235,20 @@ def _inside(comp: Component, mark: SetMark, margin: float = 0.2) -> bool:
             if math.hypot(x - cx, y - cy) > r - margin:
                 return False
         return True
-    pts = shape.vertices(w, h)
-    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
-        length = math.hypot(bx - ax, by - ay)
-        nx, ny = -(by - ay) / length, (bx - ax) / length   # inward: the vertices run clockwise, y down
+    for (ax, ay), _along, (nx, ny), _length in _edges(shape.vertices(w, h)):
         if any((x - ax) * nx + (y - ay) * ny < margin for x, y in corners):
             return False
     return True
+
+
+def _edges(pts: list[tuple[float, float]]) -> Iterator[tuple[tuple[float, float], tuple[float, float],
+                                                             tuple[float, float], float]]:
+    """Each edge of a polygon: its start, its direction, its inward normal (the vertices run
+    clockwise, y down) and its length."""
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
+        length = math.hypot(bx - ax, by - ay)
+        ex, ey = (bx - ax) / length, (by - ay) / length
+        yield (ax, ay), (ex, ey), (-ey, ex), length
 
 
 def _outline_spots(comp: Component, inset: float, step: float = 1.0) -> list[tuple[float, float, float, float]]:
@@ -263,12 +270,10 @@ def _outline_spots(comp: Component, inset: float, step: float = 1.0) -> list[tup
                         -tx / tnorm, -ty / tnorm))
         return out
     pts = Shape("rect").vertices(w, h) if shape.type == "rounded-rect" else shape.vertices(w, h)
-    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
-        length = math.hypot(bx - ax, by - ay)
-        ex, ey = (bx - ax) / length, (by - ay) / length
-        nx, ny = -ey, ex
-        for k in range(1, max(2, int(length / step))):
-            t = k * length / max(2, int(length / step))
+    for (ax, ay), (ex, ey), (nx, ny), length in _edges(pts):
+        parts = max(2, int(length / step))
+        for k in range(1, parts):
+            t = k * length / parts
             out.append((ax + ex * t + nx * inset, ay + ey * t + ny * inset, ex, ey))
     return out
 
