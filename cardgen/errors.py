@@ -78,6 +78,10 @@ class CardgenError(Exception):
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""
+        if "\n" in self.message.rstrip() and self.fix:
+            # a message that lists findings, each ending with its own fix: this error's fix gets a
+            # line of its own, so it does not read as the last finding's second fix
+            return f"{where}error[{self.code}]: {self.message.rstrip()}\nFix: {sentence(self.fix)}"
         return f"{where}error[{self.code}]: {sentence(self.message)}" + (f" Fix: {sentence(self.fix)}" if self.fix else "")
 
     def as_dict(self) -> dict[str, object]:

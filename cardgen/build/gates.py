@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import i18n
-from ..errors import CardgenError, Location, display_path, sentence
+from ..errors import CardgenError, Location, display_path
 from ..model import Game
 from .faces import FaceChunk
 from .options import BuildOptions
@@ -34,14 +34,6 @@ class TextProblemsError(CardgenError):
     """Text that would print cut off or as boxes: the deck is not right (exit 1, like findings)."""
 
     exit_code = 1
-
-    def __str__(self) -> str:
-        """The message lists the findings, each ending with its own fix: this error's fix
-        gets a line of its own, so it does not read as the last finding's second fix."""
-        if "\n" not in self.message or not self.fix:
-            return super().__str__()
-        where = f"{self.location}: " if self.location else ""
-        return f"{where}error[{self.code}]: {self.message.rstrip()}\nFix: {sentence(self.fix)}"
 
 
 class UntranslatedError(CardgenError):
