@@ -32,14 +32,13 @@ import functools
 import hashlib
 import hmac
 import os
-import secrets
 import sqlite3
 import weakref
 import zlib
 from pathlib import Path
 from typing import Iterable
 
-from .userkey import KEY_FILE, user_key  # noqa: F401 (KEY_FILE: where tests find the key)
+from .userkey import KEY_FILE, sign, user_key  # noqa: F401 (KEY_FILE: where tests find the key)
 
 try:
     from isal import isal_zlib as _zlib   # ISA-L: ~4× faster than zlib, where it has wheels
@@ -128,7 +127,7 @@ def _unpack_meta(packed: bytes) -> bytes:
 def _tag(kind: str, key: str, meta: str, digest: str) -> str:
     """The entry's HMAC: binds its bytes and metadata (both by digest) to its kind and key."""
     message = "\0".join((kind, key, meta, digest)).encode("utf-8")
-    return hmac.new(user_key(), message, hashlib.sha256).hexdigest()
+    return sign(message)
 
 
 @functools.lru_cache(maxsize=4)

@@ -18,7 +18,7 @@ finds depends on the same things as the compiled code, and on the scan: it is ke
 (:meth:`MachineTemplates.facts`), one small file per template source.
 
 It is code, or what decides which printed values the checker compares with PDG, so each file
-carries an HMAC with this user's key (:func:`cardgen.store.user_key`) and one whose tag does
+carries an HMAC with this user's key (:func:`cardgen.userkey.user_key`) and one whose tag does
 not verify — damaged, truncated, written by anyone else — is ignored and compiled (or
 scanned) afresh, never unmarshalled or believed. The folder is bounded (:data:`LIMIT` bytes: the
 least recently used files go first) and disposable: a read that fails is a miss, a write
@@ -83,7 +83,7 @@ class MachineTemplates:
 
     @staticmethod
     def _tag(name: str, data: bytes) -> bytes:
-        from .store import user_key
+        from .userkey import user_key
 
         return hmac.new(user_key(), name.encode() + b"\0" + data, hashlib.sha256).digest()
 

@@ -14,7 +14,7 @@ same digest takes the pass as proved.
 
 Only passes are kept: a game whose rules fail is checked again, to report its findings.
 An entry is a file named by the digest, holding an HMAC of that name with this user's key
-(:func:`cardgen.store.user_key`); one that does not verify (damaged, or written by someone
+(:func:`cardgen.userkey.user_key`); one that does not verify (damaged, or written by someone
 else to skip the gate) is no pass. The folder is bounded (:data:`LIMIT` entries, the least
 recently used removed first) and disposable: a read that fails is a miss, a write that
 fails is skipped.
@@ -91,7 +91,7 @@ class Verdicts:
 
     @staticmethod
     def _tag(name: str) -> bytes:
-        from .store import user_key
+        from .userkey import user_key
 
         return hmac.new(user_key(), name.encode(), hashlib.sha256).digest()
 
