@@ -154,12 +154,17 @@ def software_digest() -> str:
 def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
     """Everything shared by all faces of a game in one language (``software``: what
     :func:`software_digest` says now, when the caller has it). Files are named where they
-    stand among the game's own (:func:`cardgen.loader.file_name_in_game`): the same game built from another folder, or
-    moved, has the same fingerprint, so its files are byte for byte the same."""
-    named = sorted({(file_name_in_game(p, game), file_digest(p)) for p in game_files(game, lang)})
-    parts = [software if software is not None else software_digest(),
-             "\n".join(f"{name}\0{digest}" for name, digest in named), lang]
+    stand among the game's own (:func:`cardgen.loader.file_name_in_game`): the same game built
+    from another folder, or moved, has the same fingerprint, so its files are byte for byte the
+    same."""
+    parts = [software if software is not None else software_digest(), _named_digests(game, game_files(game, lang)),
+             lang]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _named_digests(game: Game, files: Iterable[Path]) -> str:
+    """One line per file, sorted: its name within the game and the digest of its bytes."""
+    return "\n".join(sorted({f"{file_name_in_game(p, game)}\0{file_digest(p)}" for p in files}))
 
 
 def inputs_now(game: Game, lang: str) -> str:
@@ -168,8 +173,7 @@ def inputs_now(game: Game, lang: str) -> str:
     with what it was when it started, and refuses to write a deck drawn from files that
     changed under it (a template saved mid-build gave PDFs half old, half new)."""
     files = set(game_files(game, lang)) | {c.file for c in game.components.values()} | set(game.files)
-    return hashlib.sha256("\n".join(sorted(f"{file_name_in_game(p, game)}\0{file_digest(p)}"
-                                           for p in files)).encode()).hexdigest()
+    return hashlib.sha256(_named_digests(game, files).encode()).hexdigest()
 
 
 def _plain(value: Any) -> Any:
