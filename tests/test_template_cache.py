@@ -213,3 +213,16 @@ def test_a_build_without_cache_keeps_and_takes_nothing_from_the_machine(monkeypa
     scanned = _Scans(monkeypatch, tmp_path)
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "c", cache=False))
     assert scanned.names()   # taken from nowhere: scanned again
+
+
+def test_a_build_of_games_handed_over_loaded_takes_the_scans_from_the_machine(monkeypatch, tmp_path):
+    """Games handed to the library loaded are checked in full (no kept passes: the objects may
+    differ from their files), but what a template prints depends on its source alone: the
+    second build scans none of them."""
+    game = cardgen.load_game("particles-in-circle")
+    scanned = _Scans(monkeypatch, tmp_path)
+    cardgen.build([game], cardgen.BuildOptions(out=tmp_path / "a"))
+    assert scanned.names()
+    scanned = _Scans(monkeypatch, tmp_path)   # as a new process
+    cardgen.build([cardgen.load_game("particles-in-circle")], cardgen.BuildOptions(out=tmp_path / "b"))
+    assert scanned.names() == []

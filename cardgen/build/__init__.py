@@ -96,7 +96,7 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     # the check gate alongside the rendering (for the games whose files changed since the
     # stamp); the rules that measure faces run once the faces are rendered (gates.check_legibility)
     gate = Alongside(partial(gates.check_rules, stamp.to_check(games) if stamp else games,
-                             stamp.loaded_ns if stamp and options.cache else None)) if check else None
+                             stamp.loaded_ns if stamp and options.cache else None, options.cache)) if check else None
     jobs = jobs or os.cpu_count() or 1
     global _gated_here
     if gate is not None:

@@ -42,7 +42,7 @@ class UntranslatedError(CardgenError):
     exit_code = 1
 
 
-def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
+def check_rules(games: list[Game], loaded_ns: int | None = None, machine: bool = False) -> None:
     """The check gate: every rule of ``cardgen check`` (not its render pass: the build renders
     every face itself, and fails as the check would). The rules that measure rendered faces
     (text size, contrast, turned indices) say here that they did not measure: the build runs
@@ -50,7 +50,10 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
 
     ``loaded_ns``: the games were loaded from their files after that time (not handed over
     loaded, which may differ from their files): a game whose files this machine has already
-    seen pass is taken as proved, and a game that passes is kept so (:mod:`cardgen.verdicts`)."""
+    seen pass is taken as proved, and a game that passes is kept so (:mod:`cardgen.verdicts`).
+    ``machine``: the build may keep things on this machine (not ``--no-cache``): what each
+    template prints is taken from, and kept in, the machine's template cache — it depends on
+    the template's source alone, so it holds for games handed over loaded too."""
     from ..check import check
     from ..verdicts import Verdicts, game_digests
 
@@ -59,7 +62,7 @@ def check_rules(games: list[Game], loaded_ns: int | None = None) -> None:
     todo = [(g, d) for g, d in zip(games, digests) if d is None or not kept.passed(d)]
     if not todo:
         return
-    report = check([g for g, _ in todo], render=False, machine=loaded_ns is not None)
+    report = check([g for g, _ in todo], render=False, machine=machine or loaded_ns is not None)
     if not report.ok:
         raise RuleFindingsError(list(report.findings))
     kept.remember(d for _, d in todo if d is not None)
