@@ -41,6 +41,10 @@ SHIPPED_LOCALE = DATA_DIR / "locale"
 #: through it).
 PRINTED_SOURCES = (
     (Path(__file__).with_name("build") / "report.py", "printing instructions; keep {placeholders} as they are"),
+    (Path(__file__).with_name("build") / "impose.py", "printing instructions: a file's layout; keep {placeholders}"),
+    (Path(__file__).with_name("imposition") / "plan.py", "printing instructions: a file's layout; keep {placeholders}"),
+    (Path(__file__).with_name("imposition") / "tiling.py", "printing instructions: a file's layout; keep {placeholders}"),
+    (Path(__file__).with_name("imposition") / "words.py", "printing instructions: a sheet's orientation"),
     (Path(__file__).with_name("sheets.py"), "rule sheet or answer key (rules.pdf, answers.pdf)"),
     (Path(__file__).with_name("tts_text.py"), "Tabletop Simulator tooltip: a printed value's label"),
 )

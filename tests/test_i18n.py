@@ -4,6 +4,7 @@ right-to-left text, and catalogs that survive a read/write round trip."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 from pathlib import Path
@@ -248,3 +249,24 @@ def test_a_footer_word_without_translation_is_untranslated_like_any_other(cli, t
     assert "'Extra deck' (component)" in res.stderr and not (tmp_path / "out" / "extra-qcd" / "de").exists()
     res = cli("build", str(g), "--lang", "de", "--out", str(tmp_path / "out"), env=env)
     assert res.returncode == 0 and "untranslated (de): 'Extra deck'" in res.stderr, res.stderr
+
+
+def test_printing_instructions_say_each_files_layout_in_the_decks_language(tmp_path):
+    """PRINTING.txt said every file's layout in English in a German deck ("A4 portrait, 3×3 = 9
+    cards per sheet, edge to edge with shared cuts"); the manifest keeps it in English."""
+    games = [cardgen.load_game(g) for g in ("qcd", "tutti-quantum", "particle-builder")]
+    cardgen.build(games, cardgen.BuildOptions(out=tmp_path, lang="de"))
+    english = re.compile(r"per sheet|portrait|landscape|bleed|edge to edge|tiled onto|overlap|interlocking|shared by")
+    for game in games:
+        lines = [line for line in (tmp_path / game.id / "de" / "PRINTING.txt").read_text(encoding="utf-8").splitlines()
+                 if re.match(r"\S+\.pdf: ", line) and not line.startswith(("rules.pdf", "answers.pdf"))]
+        assert lines, game.id
+        for line in lines:
+            assert not english.search(line), line
+            assert re.search(r"Hochformat|Querformat", line), line
+        manifest = json.loads((tmp_path / game.id / "de" / "manifest.json").read_text(encoding="utf-8"))
+        assert all(english.search(f["layout"]) for f in manifest["files"] if f["component"] not in ("rules", "answers"))
+    said = (tmp_path / "qcd" / "de" / "PRINTING.txt").read_text(encoding="utf-8")
+    assert "A4 Hochformat, 3×3 = 9 Karten pro Bogen, Kante an Kante mit gemeinsamen Schnitten" in said
+    mat = (tmp_path / "particle-builder" / "de" / "PRINTING.txt").read_text(encoding="utf-8")
+    assert "aufgeteilt auf A4-Bogen" in mat and "Überlappung" in mat

@@ -18,6 +18,7 @@ from .. import i18n
 from ..errors import InputError, file_system_error
 from ..imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, Duplex, GridPlan, ImpositionError, Placement,
                           plan_sheet, plan_tiles, stack_bands)
+from ..imposition.words import english, orientation
 from ..model import Component, Game
 from ..output import source_date_epoch, stage, staged_file, staging
 from ..pdfwrite import PdfWriteError, write_shared, write_sheets, write_single, write_tiled
@@ -32,7 +33,8 @@ from .workers import bench
 
 @dataclass
 class _Layout:
-    """What writing a job's pages produced, for its manifest row."""
+    """What writing a job's pages produced, for its manifest row: the layout in English (the
+    manifest's) and in the deck's language (``printed``, PRINTING.txt's)."""
 
     layout: str
     per_sheet: int
@@ -41,6 +43,7 @@ class _Layout:
     double: bool = False
     note: str = ""
     bleed: float | None = None   # printed around each piece (sheets of pieces only)
+    printed: str = ""
 
 
 def write_job(game_ref: str, job_id: str, chunks: list[FaceChunk], options: BuildOptions,
@@ -79,7 +82,7 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
     try:
         with staging(path) as to:
             if options.mode == "single":
-                laid = _single(placements, faces, comp, title, to)
+                laid = _single(placements, faces, comp, title, _, to)
             else:
                 laid, cut_svg = _on_sheets(placements, faces, comp, options, footer, title, _, to)
                 if cut_svg is not None:
@@ -91,7 +94,7 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
                      pages, laid.per_sheet, len(placements), len(faces), sha256, inputs, sheets=laid.sheets, double_sided=laid.double,
                      cuts=laid.cuts, sets=options.sets, spare_of=comp.id if job.spare_level is not None else "",
                      level_mark=job_level(game, job), bleed_note=laid.note,
-                     bleed_mm=laid.bleed), staged
+                     bleed_mm=laid.bleed, printed_layout=laid.printed), staged
 
 
 def single_sided(placements: list[Placement], sets: int) -> list[Placement]:
@@ -118,13 +121,16 @@ def _duplex(options: BuildOptions, placements: Iterable[Placement]) -> Duplex:
 
 
 def _single(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, title: str,
-            to: BinaryIO) -> _Layout:
+            _: report.Say, to: BinaryIO) -> _Layout:
     """One piece per page, for print services."""
     geometry = card_geometry(comp)
     write_single(placements, faces, geometry, creation_epoch=source_date_epoch(), title=title, to=to)
     cuts = len(placements) * (4 if comp.shape.is_rectangular else len(geometry.outline or ()) or 1)
-    return _Layout("one card per page, bleed box = page, TrimBox/BleedBox set", 1, len(placements), cuts,
-                   any(p.back for p in placements))
+
+    def layout(_: report.Say) -> str:
+        return _("one card per page, bleed box = page, TrimBox/BleedBox set")
+
+    return _Layout(layout(english), 1, len(placements), cuts, any(p.back for p in placements), printed=layout(_))
 
 
 def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Component, options: BuildOptions,
@@ -151,7 +157,8 @@ def _on_sheets(placements: list[Placement], faces: Mapping[str, bytes], comp: Co
                  back_offset=options.back_offset, footer=footer, title=title,
                  creation_epoch=source_date_epoch(), registration=cutting, to=to)
     laid = _Layout(plan.describe(), plan.per_sheet, -(-len(placements) // plan.per_sheet),
-                   plan.cuts(len(placements)), duplex != "none", plan.note if plan.bleed_given_up else "", plan.bleed)
+                   plan.cuts(len(placements)), duplex != "none", plan.note if plan.bleed_given_up else "", plan.bleed,
+                   plan.describe(_))
     return laid, _cut_svg(geometry, plan, len(placements)) if cutting else None
 
 
@@ -163,10 +170,16 @@ def _tiled(placements: list[Placement], faces: Mapping[str, bytes], comp: Compon
     write_tiled([faces[p.front] for p in placements], comp.width, comp.height, paper.width,
                 paper.height, margin=options.margin, creation_epoch=source_date_epoch(), title=title,
                 labels=report.tile_labels(_, footer.prefix), to=to)
-    larger = "" if paper.name == "a3" else "; or build with --paper a3 for fewer, larger sheets"
-    layout = (f"{comp.width:g} × {comp.height:g} mm tiled onto {paper.label} sheets "
-              f"({tiles.describe()}{larger})")
-    return _Layout(layout, 0, len(placements) * len(tiles.tiles), len(placements) * tiles.cuts())
+
+    def layout(_: report.Say) -> str:
+        said = (_("{width} × {height} mm tiled onto {paper} sheets ({tiles})") if paper.name == "a3" else
+                _("{width} × {height} mm tiled onto {paper} sheets ({tiles}; or build with --paper a3 for fewer, "
+                  "larger sheets)"))
+        return said.format(width=f"{comp.width:g}", height=f"{comp.height:g}", paper=paper.label,
+                           tiles=tiles.describe(_))
+
+    return _Layout(layout(english), 0, len(placements) * len(tiles.tiles), len(placements) * tiles.cuts(),
+                   printed=layout(_))
 
 
 def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placement]], faces: Mapping[str, bytes],
@@ -189,17 +202,22 @@ def _write_shared(game: Game, job: PrintJob, placements: dict[str, list[Placemen
                          title=f"{game.name} – {names} ({options.lang})", creation_epoch=source_date_epoch(), to=to)
     except (ImpositionError, PdfWriteError) as exc:
         raise InputError(f"{game.id}/{job.id}: {exc}", job.comp.location, "choose a larger --paper") from None
-    layout = f"{paper.label} {bands[0].orientation}, one sheet shared by " + "; ".join(
-        f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members)
+
+    def layout(_: report.Say) -> str:
+        return _("{paper} {orientation}, one sheet shared by {pieces}").format(
+            paper=paper.label, orientation=orientation(_, bands[0].orientation), pieces="; ".join(
+                f"{c.id} ({len(placements[c.id])} × {c.width:g} × {c.height:g} mm)" for c in job.members))
+
     double = duplex != "none"
     levels = [level for c in job.members if (level := job_level(game, job, c)) is not None]
     pieces = sum(len(ps) for ps in placements.values())
     sha256, pages = _written(path)
-    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout, pages, pieces,
+    built = BuiltFile(str(path.relative_to(options.out)), job.id, paper.label, layout(english), pages, pieces,
                       pieces, len(faces), sha256, inputs,
                       sheets=1, double_sided=double, cuts=sum(p.cuts(p.per_sheet) for p in bands), sets=options.sets,
                       level_mark=max((lv for lv in levels if lv), default=None),
-                      members=tuple(c.id for c in job.members), bleed_mm=min(plan.bleed for plan in bands))
+                      members=tuple(c.id for c in job.members), bleed_mm=min(plan.bleed for plan in bands),
+                      printed_layout=layout(_))
     return built, [path]
 
 

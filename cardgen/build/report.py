@@ -171,7 +171,8 @@ def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:
     if f.spare_of:
         name = _("{name}, spare set").format(name=name)
     lines = [_("{file}: {name} — {cards} piece(s) on {sheets} sheet(s), {pages} page(s); {layout}.").format(
-        file=Path(f.path).name, name=name, cards=f.cards, sheets=f.sheets, pages=f.pages, layout=f.layout)]
+        file=Path(f.path).name, name=name, cards=f.cards, sheets=f.sheets, pages=f.pages,
+        layout=f.printed_layout or f.layout)]
     if f.double_sided:
         lines.append("    " + _("Double-sided: odd pages (1, 3, …) are fronts, even pages (2, 4, …) are their "
                                 "backs."))

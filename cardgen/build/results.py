@@ -35,6 +35,7 @@ class BuiltFile:
     bleed_note: str = ""  # why the cards are edge to edge rather than each with its bleed
     members: tuple[str, ...] = ()   # components sharing this file's sheet (small pieces)
     bleed_mm: float | None = None   # bleed printed around each piece on sheets (at most its artwork's own)
+    printed_layout: str = ""        # ``layout`` in the deck's language (PRINTING.txt says it so)
 
 
 @dataclass

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..paper import fmt_mm
+from .words import Say, english, orientation
 from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Polygon, Rect, Segment, Slot, apply,
                        bbox, compose, distinct, edge_lines, sheet_flip, transform_rect)
 
@@ -69,26 +70,29 @@ class GridPlan:
         """Distinct y positions of horizontal trim lines (a shared cut counts once)."""
         return distinct([v for s in self.slots for v in (s.trim.y, s.trim.bottom)])
 
-    def describe(self) -> str:
-        """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …".
+    def describe(self, _: Say = english) -> str:
+        """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …", in the
+        language of ``_`` (``_(msgid, context)``, as :mod:`cardgen.build.report` passes it:
+        PRINTING.txt says it in the deck's language; English by default).
 
         Why the bleed gave way (``note``) is not part of it: a build says that once, with
         the alternatives, rather than on every file's line."""
+        where = {"paper": self.paper_label, "orientation": orientation(_, self.orientation),
+                 "cols": self.cols, "rows": self.rows, "count": self.per_sheet}
         if self.layout == "tessellated":
-            text = f"{self.paper_label} {self.orientation}, {self.per_sheet} "
-            text += "piece per sheet" if self.per_sheet == 1 else "pieces per sheet"
-            text += f" in {self.rows} interlocking rows"
+            text = (_("{paper} {orientation}, 1 piece per sheet in {rows} interlocking rows") if self.per_sheet == 1
+                    else _("{paper} {orientation}, {count} pieces per sheet in {rows} interlocking rows")).format(**where)
         else:
-            text = f"{self.paper_label} {self.orientation}, {self.cols}×{self.rows} = {self.per_sheet} "
-            text += "card per sheet" if self.per_sheet == 1 else "cards per sheet"
+            text = (_("{paper} {orientation}, 1 card per sheet") if self.per_sheet == 1
+                    else _("{paper} {orientation}, {cols}×{rows} = {count} cards per sheet")).format(**where)
         if self.rotated:
-            text += ", cards turned 90°"
+            text += _(", cards turned 90°")
         if self.layout in ("edge", "tessellated"):
-            text += ", edge to edge with shared cuts"
+            text += _(", edge to edge with shared cuts")
         elif self.bleed > 0:
-            text += f", with {fmt_mm(self.bleed)} mm bleed"
+            text += _(", with {bleed} mm bleed").format(bleed=fmt_mm(self.bleed))
         else:
-            text += ", no bleed"
+            text += _(", no bleed")
         return text
 
     @property

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..paper import check_size, exact, fmt_mm, label_for_size
 from .geometry import ImpositionError, Rect
+from .words import Say, english, orientation
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,13 @@ class TilePlan:
         four sides (the tiles then overlap by the glue strips)."""
         return 4 * len(self.tiles)
 
-    def describe(self) -> str:
-        orientation = "landscape" if self.paper_w > self.paper_h else "portrait"
-        return (
-            f"{label_for_size(self.paper_w, self.paper_h)} {orientation}, {self.cols}×{self.rows} = "
-            f"{len(self.tiles)} tiles with {fmt_mm(self.overlap)} mm overlap"
-        )
+    def describe(self, _: Say = english) -> str:
+        """One phrase for the user, e.g. "A4 portrait, 2×2 = 4 tiles with 10 mm overlap", in
+        the language of ``_`` (see :meth:`cardgen.imposition.plan.GridPlan.describe`)."""
+        which = "landscape" if self.paper_w > self.paper_h else "portrait"
+        return _("{paper} {orientation}, {cols}×{rows} = {count} tiles with {overlap} mm overlap").format(
+            paper=label_for_size(self.paper_w, self.paper_h), orientation=orientation(_, which),
+            cols=self.cols, rows=self.rows, count=len(self.tiles), overlap=fmt_mm(self.overlap))
 
 
 def plan_tiles(
