@@ -10,7 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from .imposition import GridPlan, Polygon, Rect, Segment, Tile
+from .imposition import GridPlan, Polygon, Rect, Segment, Slot, Tile
+from .imposition.geometry import bbox, distinct
 from .pdfcontent import K, Canvas
 
 Marks = Literal["ticks", "lines", "none"]
@@ -73,6 +74,32 @@ def footer_baseline(plan: GridPlan) -> float | None:
     return baseline
 
 
+def back_footer_baseline(paper_h: float, art_top: float, art_bottom: float, duplex: str,
+                         offset_y: float, footer_y: float | None) -> float | None:
+    """Baseline of the footer on a backs page: the fronts' (``footer_y``) where the backs
+    leave it clear, else above the backs, else below them (None: no room anywhere).
+
+    The fronts' printed art spans ``art_top``–``art_bottom`` (mm from the top); a short-edge
+    flip turns that span upside down on the backs page, and the back offset moves it: a
+    sheet whose pieces are not centred (small pieces stacked from the top of a shared
+    sheet) has its backs where the fronts' footer is."""
+    if footer_y is None:
+        return None
+    size = FOOTER_PT / K
+    top, bottom = (paper_h - art_bottom, paper_h - art_top) if duplex == "short" else (art_top, art_bottom)
+    top, bottom = top + offset_y, bottom + offset_y
+    # a text's whole size is kept clear on both sides of its baseline (accents, descenders)
+    if footer_y - size >= bottom + 0.5 or footer_y + size <= top - 0.5:
+        return footer_y
+    above = top - 1.0 - size
+    if above - size >= EDGE_KEEP_OUT:
+        return above
+    below = bottom + 1.0 + size
+    if below + size <= paper_h - EDGE_KEEP_OUT:
+        return below
+    return None
+
+
 def draw_footer(
     canvas: Canvas, footer: Footer, baseline: float | None, x: float, sheet: int, sheets: int, side: str,
     size_pt: float = FOOTER_PT, room: float | None = None,
@@ -90,25 +117,37 @@ def draw_footer(
 
 
 def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
-    """Short marks in the margin on the extension of every trim line, outside the bleed.
+    """Short marks in the margin on the extension of every trim line of the first ``used``
+    pieces (a sheet's last, partly filled, page marks the cuts its pieces need, no more),
+    outside the bleed.
 
     Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards; where the
     margin is too small for a visible tick (under 1 mm) that side is skipped.
     """
-    blk = plan.block_bleed
+    slots = plan.slots[: plan.per_sheet if used is None else used]
     floor = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
     if plan.layout == "tessellated":
         canvas.lines(_line_ticks(plan, floor, used), MARK_WIDTH_PT)
         return
+    if not slots:
+        return
+    blk = bbox([s.clip for s in slots])
     top = _span(blk.y - MARK_GAP, -1, EDGE_KEEP_OUT)
     bottom = _span(blk.bottom + MARK_GAP, +1, floor)
     left = _span(blk.x - MARK_GAP, -1, EDGE_KEEP_OUT)
     right = _span(blk.right + MARK_GAP, +1, plan.paper_w - EDGE_KEEP_OUT)
-    segs = [(x, a, x, b) for x in plan.cut_xs for a, b in (top, bottom) if a is not None]
-    segs += [(a, y, b, y) for y in plan.cut_ys for a, b in (left, right) if a is not None]
+    xs, ys = _trim_positions(slots)
+    segs = [(x, a, x, b) for x in xs for a, b in (top, bottom) if a is not None]
+    segs += [(a, y, b, y) for y in ys for a, b in (left, right) if a is not None]
     canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def _trim_positions(slots: Sequence[Slot]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Distinct x positions of the slots' vertical trim lines, and y of their horizontal ones."""
+    return (distinct([v for s in slots for v in (s.trim.x, s.trim.right)]),
+            distinct([v for s in slots for v in (s.trim.y, s.trim.bottom)]))
 
 
 def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
@@ -177,17 +216,24 @@ def _span(start: float, direction: int, limit: float) -> tuple[float, float] | t
     return (start, end)
 
 
-def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
-    """Full-length guillotine lines through every trim line, drawn before the artwork
-    (tessellated pieces: their cut lines, run on to the ticks' reach)."""
-    bottom = plan.paper_h - EDGE_KEEP_OUT
+def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None,
+                   band: tuple[float, float] | None = None) -> None:
+    """Full-length guillotine lines through every trim line of the first ``used`` pieces,
+    drawn before the artwork (tessellated pieces: their cut lines, run on to the ticks'
+    reach). ``band``: the top and bottom (mm) of the strip of the sheet these pieces have
+    to themselves (a sheet shared with other components' pieces): vertical lines stay in
+    it, never running through the others' pieces."""
+    top, bottom = EDGE_KEEP_OUT, plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         bottom = footer_y - 0.75 * FOOTER_PT / K - 0.5
+    if band is not None:
+        top, bottom = max(top, band[0]), min(bottom, band[1])
     if plan.layout == "tessellated":
         canvas.lines(plan.cut_lines(used), MARK_WIDTH_PT)
         return
-    segs = [(x, EDGE_KEEP_OUT, x, bottom) for x in plan.cut_xs]
-    segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in plan.cut_ys]
+    xs, ys = _trim_positions(plan.slots[: plan.per_sheet if used is None else used])
+    segs = [(x, top, x, bottom) for x in xs]
+    segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in ys]
     canvas.lines(segs, MARK_WIDTH_PT)
 
 

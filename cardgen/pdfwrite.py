@@ -33,6 +33,7 @@ from .pdfmarks import (
     TILE_LABEL_PT,
     Footer,
     Marks,
+    back_footer_baseline,
     draw_crop_ticks,
     draw_crosshair,
     draw_cut_lines,
@@ -91,6 +92,8 @@ def write_sheets(
         sheets = [placements[i : i + per] for i in range(0, len(placements), per)]
         reg_marks = plan.registration_marks() if registration else ()
         footer_y = footer_baseline(plan) if footer is not None else None
+        art = plan.block_bleed
+        back_footer_y = back_footer_baseline(plan.paper_h, art.y, art.bottom, duplex, back_offset[1], footer_y)
 
         for number, sheet in enumerate(sheets, start=1):
             canvas = Canvas(plan.paper_w, plan.paper_h)
@@ -102,7 +105,7 @@ def write_sheets(
             if with_backs:
                 canvas = Canvas(plan.paper_w, plan.paper_h)
                 _backs(doc, canvas, plan, sheet, duplex, back_offset)
-                draw_footer(canvas, footer, footer_y, plan.block_bleed.x, number, len(sheets), "backs")
+                draw_footer(canvas, footer, back_footer_y, plan.block_bleed.x, number, len(sheets), "backs")
                 doc.add_page(canvas)
 
         return doc.save(duplex if with_backs else "none", to)
@@ -136,25 +139,42 @@ def write_shared(
         footer_y = footer_baseline(lowest) if footer is not None else None
         with_backs = duplex != "none" and any(p.back is not None for _plan, ps in bands for p in ps)
         canvas = Canvas(first.paper_w, first.paper_h)
-        for plan, placements in bands:
+        strips = _strips([plan.block_bleed for plan, _ in bands], first.paper_h)
+        for (plan, placements), strip in zip(bands, strips):
             outline = None if plan.card.is_rectangular else doc.outline(plan.card)
-            _fronts(doc, canvas, plan, placements, outline, marks, footer_y)
+            _fronts(doc, canvas, plan, placements, outline, marks, footer_y, strip)
         draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "fronts")
         doc.add_page(canvas)
         if with_backs:
             canvas = Canvas(first.paper_w, first.paper_h)
             for plan, placements in bands:
                 _backs(doc, canvas, plan, placements, duplex, back_offset)
-            draw_footer(canvas, footer, footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
+            art_top = min(plan.block_bleed.y for plan, _ in bands)
+            back_footer_y = back_footer_baseline(first.paper_h, art_top, lowest.block_bleed.bottom, duplex,
+                                                 back_offset[1], footer_y)
+            draw_footer(canvas, footer, back_footer_y, min(p.block_bleed.x for p, _ in bands), 1, 1, "backs")
             doc.add_page(canvas)
         return doc.save(duplex if with_backs else "none", to)
 
 
+def _strips(blocks: Sequence[Rect], paper_h: float) -> list[tuple[float, float]]:
+    """The strip of a shared sheet each stacked block has to itself (top and bottom, mm):
+    from halfway to the block above to halfway to the block below, or to the paper's edges."""
+    order = sorted(range(len(blocks)), key=lambda i: blocks[i].y)
+    strips: list[tuple[float, float]] = [(0.0, paper_h)] * len(blocks)
+    for k, i in enumerate(order):
+        above = (blocks[order[k - 1]].bottom + blocks[i].y) / 2 if k else 0.0
+        below = (blocks[i].bottom + blocks[order[k + 1]].y) / 2 if k + 1 < len(order) else paper_h
+        strips[i] = (above, below)
+    return strips
+
+
 def _fronts(doc: Doc, canvas: Canvas, plan: GridPlan, sheet: Sequence[Placement], outline: Form | None,
-            marks: Marks, footer_y: float | None) -> None:
-    """One sheet's fronts of one plan: artwork, cut guides and tick marks."""
+            marks: Marks, footer_y: float | None, strip: tuple[float, float] | None = None) -> None:
+    """One sheet's fronts of one plan: artwork, cut guides and tick marks (``strip``: the
+    part of a shared sheet the plan's pieces have to themselves, see :func:`_strips`)."""
     if marks == "lines":
-        draw_cut_lines(canvas, plan, footer_y, len(sheet))
+        draw_cut_lines(canvas, plan, footer_y, len(sheet), strip)
     pieces = list(zip(plan.slots, sheet))
     if plan.layout == "tessellated":
         # bleed beyond the block's outer edges first; each piece's own outline on top,

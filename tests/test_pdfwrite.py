@@ -471,3 +471,76 @@ def test_face_forms_carry_the_face_content_however_it_was_stored():
     for form in forms.values():
         assert [float(v) for v in form.BBox] == pytest.approx([0, 0, POKER.art_width * K, POKER.art_height * K],
                                                               abs=0.01)
+
+
+def marked_lines(data: bytes, page_no: int = 0) -> tuple[set[float], set[float]]:
+    """The x of every vertical and the y of every horizontal stroke on a page (mm)."""
+    xs, ys = set(), set()
+    for x0, y0, x1, y1, _width in plumber_lines(data, page_no):
+        if abs(x1 - x0) < 0.01:
+            xs.add(round(x0, 2))
+        else:
+            ys.add(round(y0, 2))
+    return xs, ys
+
+
+@pytest.mark.parametrize("marks", ["ticks", "lines"])
+def test_a_partly_filled_sheet_marks_only_the_cuts_its_pieces_need(deck44, marks):
+    """The last sheet of a deck marked every row and column of a full sheet: three cards in
+    the top row got ticks for eight cut lines (and a pawn alone on its page for twelve)
+    while the printing instructions counted six."""
+    _placements, faces = deck44
+    plan = plan_grid(*A4, POKER)
+    three = [Placement("up", "back")] * 3
+    xs, ys = marked_lines(write_sheets(three, faces, POKER, plan, marks=marks))
+    used = plan.slots[:3]
+    assert xs == {round(v, 2) for s in used for v in (s.trim.x, s.trim.right)}
+    assert ys == {round(v, 2) for s in used for v in (s.trim.y, s.trim.bottom)}
+    assert len(xs) + len(ys) == len(plan.cut_lines(3)) == 6
+    xs, ys = marked_lines(write_sheets([Placement("up", "back")] * 9, faces, POKER, plan, marks=marks))
+    assert len(xs) + len(ys) == len(plan.cut_lines()) == 8   # a full sheet: as before
+
+
+def shared_sheet(duplex: str, marks: str = "ticks") -> tuple[bytes, list]:
+    """Poker cards and small tokens sharing one A4 sheet, stacked from its top."""
+    from cardgen.imposition import band_plan, stack_bands
+    from cardgen.pdfwrite import write_shared
+
+    token = CardGeometry(20, 20, 2, "M0 0H20V20H0Z", True)
+    faces = {**make_faces(POKER, ["card", "card-back"]), **make_faces(token, ["token", "token-back"])}
+    bands = stack_bands([(band_plan(*A4, POKER, 4), 4), (band_plan(*A4, token, 12), 12)])
+    data = write_shared([(bands[0], [Placement("card", "card-back")] * 4), (bands[1], [Placement("token", "token-back")] * 12)],
+                        faces, duplex=duplex, marks=marks, footer="Shared · test")
+    return data, bands
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_a_shared_sheets_footer_stays_clear_of_the_backs(duplex):
+    """On a short-edge flip the backs of pieces stacked from the top of a shared sheet land
+    at its bottom: the footer, placed under the fronts, ran across a reference card's back."""
+    data, bands = shared_sheet(duplex)
+    flip = sheet_flip(*A4, duplex)
+    backs = [transform_rect(flip, s.clip) for plan in bands for s in plan.slots]
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        for page, art in zip(pdf.pages, ([s.clip for plan in bands for s in plan.slots], backs)):
+            chars = page.chars
+            assert chars, "a footer on every page"
+            for c in chars:
+                box = Rect(c["x0"] / K, c["top"] / K, (c["x1"] - c["x0"]) / K, (c["bottom"] - c["top"]) / K)
+                assert not any(box.overlaps(r) for r in art), (c["text"], box)
+                assert box.y >= 0.99 and box.bottom <= A4[1] - 0.99
+
+
+def test_cut_lines_on_a_shared_sheet_stay_in_their_own_strip():
+    """--marks lines: the reference cards' vertical cut lines ran from the top of the sheet
+    to its footer, through the pawn and the score tokens below them."""
+    data, bands = shared_sheet("long", marks="lines")
+    lines = plumber_lines(data)
+    assert lines
+    for x0, y0, x1, y1, _width in lines:
+        segment = Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
+        owners = [plan for plan in bands if any(abs(segment.x - s.trim.x) < 0.01 or abs(segment.x - s.trim.right) < 0.01
+                                                or abs(segment.y - s.trim.y) < 0.01 or abs(segment.y - s.trim.bottom) < 0.01
+                                                for s in plan.slots)]
+        others = [s.clip for plan in bands if plan not in owners for s in plan.slots]
+        assert owners and not any(segment.overlaps(r) for r in others), segment
