@@ -444,3 +444,29 @@ def test_the_advice_for_separate_bleed_gives_every_card_its_bleed(one_set, tmp_p
         layout = after[f["component"]]["layout"]
         assert "shared cuts" not in layout and re.search(r"with [\d.]+ mm bleed", layout), layout
     assert "Cards edge to edge" not in (tmp_path / "particle-builder/en/PRINTING.txt").read_text()
+
+
+@pytest.mark.parametrize("marks, mode", [("none", "sheets"), ("lines", "sheets"), ("ticks", "single")])
+def test_the_cutting_advice_names_what_the_file_prints_to_cut_along(tmp_path, marks, mode):
+    """With --marks none the instructions still said to cut "from tick to tick" on sheets
+    without a tick, and with --mode single on pages that are one piece each."""
+    games = [cardgen.load_game(g) for g in ("qcd", "tutti-quantum")]
+    cardgen.build(games, cardgen.BuildOptions(out=tmp_path, marks=marks, mode=mode))
+    qcd = (tmp_path / "qcd/en/PRINTING.txt").read_text()
+    tq = (tmp_path / "tutti-quantum/en/PRINTING.txt").read_text()
+    cuts = manifest(tmp_path / "qcd/en")["cards"]["cuts"]
+    if mode == "single":
+        assert "tick" not in qcd and "tick" not in tq.replace("sticker", "")
+        assert "One piece per page, for a print service: the PDF's trim box is the cut (63 × 88 mm" in qcd
+        with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+            trim = [float(v) / 72 * 25.4 for v in pdf.pages[0].TrimBox]
+        assert abs(trim[2] - trim[0] - 63) < 0.1 and abs(trim[3] - trim[1] - 88) < 0.1
+        return
+    assert "from tick to tick" not in qcd and "from tick to tick" not in tq
+    said = {"none": f"Cut: {cuts} straight cuts (guillotine or ruler) along the pieces' edges: no cut marks are printed",
+            "lines": f"Cut: {cuts} straight cuts (guillotine or ruler) along the printed lines."}[marks]
+    assert said in qcd
+    assert "straight cuts along the grey lines, each line across the sheet" in tq
+    with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
+        strokes = stroked_segments(pdf.pages[0])
+    assert (not strokes) if marks == "none" else len(strokes) >= 8

@@ -117,7 +117,7 @@ def printing_instructions(game: Game, result: GameBuild, options: BuildOptions,
     _ = translating(tr)
     lines = _general(_, game, result, options) + [""]
     for f in result.files:
-        lines += _file_lines(_, game, f)
+        lines += _file_lines(_, game, f, options)
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +157,7 @@ def _general(_: Say, game: Game, result: GameBuild, options: BuildOptions) -> li
     return lines
 
 
-def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:
+def _file_lines(_: Say, game: Game, f: BuiltFile, options: BuildOptions) -> list[str]:
     """The lines about one file: what it holds, how to print it, how to cut it."""
     from ..sheets import SHEETS
 
@@ -179,10 +179,15 @@ def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:
     else:
         lines.append("    " + _("Single-sided: every page is a front."))
     if members:
-        lines.append("    " + _("Cut: {cuts} cuts in all, straight ones from tick to tick, shaped pieces along "
-                                "their grey outline.").format(cuts=f.cuts))
+        lines.append("    " + {
+            "ticks": _("Cut: {cuts} cuts in all, straight ones from tick to tick, shaped pieces along their grey "
+                       "outline."),
+            "lines": _("Cut: {cuts} cuts in all, straight ones along the printed lines, shaped pieces along their "
+                       "grey outline."),
+            "none": _("Cut: {cuts} cuts in all, straight ones along the pieces' edges (no cut marks are printed: "
+                      "--marks none), shaped pieces along their grey outline.")}[options.marks].format(cuts=f.cuts))
     else:
-        lines.append("    " + _cutting(comp, f, _))
+        lines.append("    " + _cutting(comp, f, _, options))
     if f.level_mark:
         lines.append("    " + _("Marked \"{level}+\": needed from level {level} on; keep these apart from the "
                                 "base set.").format(level=f.level_mark))
@@ -193,15 +198,26 @@ def _file_lines(_: Say, game: Game, f: BuiltFile) -> list[str]:
     return lines
 
 
-def _cutting(comp: Component, built: BuiltFile, _: Say) -> str:
-    """How to cut one file's pieces, in one sentence."""
+def _cutting(comp: Component, built: BuiltFile, _: Say, options: BuildOptions) -> str:
+    """How to cut one file's pieces, in one sentence, by what the file prints to cut along:
+    ticks, full lines (``--marks lines``), nothing (``--marks none``), or one piece per page
+    for a print service (``--mode single``)."""
+    if options.mode == "single":
+        return _("One piece per page, for a print service: the PDF's trim box is the cut ({width} × {height} mm; "
+                 "the artwork runs on beyond it as bleed).").format(width=f"{comp.width:g}", height=f"{comp.height:g}")
     if built.cards_per_sheet == 0:
         return _("Tiled: first lay the pages out as the label under each page says (the labels are cut off with "
                  "the margins), then trim each page at its corner ticks ({cuts} cuts) and glue each page over the "
                  "strip marked 'glue here' of its neighbour.").format(cuts=built.cuts)
     if "interlocking" in built.layout:
-        return _("Cut: {cuts} straight cuts along the grey lines, each line from tick to tick across the sheet; "
-                 "neighbouring pieces share every cut.").format(cuts=built.cuts)
+        if options.marks == "ticks":
+            return _("Cut: {cuts} straight cuts along the grey lines, each line from tick to tick across the sheet; "
+                     "neighbouring pieces share every cut.").format(cuts=built.cuts)
+        return _("Cut: {cuts} straight cuts along the grey lines, each line across the sheet; neighbouring pieces "
+                 "share every cut.").format(cuts=built.cuts)
     if comp.shape.is_rectangular:
-        return _("Cut: {cuts} straight cuts (guillotine or ruler) from tick to tick.").format(cuts=built.cuts)
+        return {"ticks": _("Cut: {cuts} straight cuts (guillotine or ruler) from tick to tick."),
+                "lines": _("Cut: {cuts} straight cuts (guillotine or ruler) along the printed lines."),
+                "none": _("Cut: {cuts} straight cuts (guillotine or ruler) along the pieces' edges: no cut marks are "
+                          "printed (--marks none).")}[options.marks].format(cuts=built.cuts)
     return _("Cut out each piece along its grey outline with scissors ({cuts} cuts).").format(cuts=built.cuts)
