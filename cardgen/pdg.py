@@ -33,6 +33,16 @@ QUARK_LETTERS = "duscbt"
 FLAVOURS = {"s": ("strangeness", -1), "c": ("charm", 1), "b": ("bottomness", -1), "t": ("topness", 1)}
 
 
+#: The neutrino mass limits the particle package does not ship (it gives neutrinos no mass and
+#: no bound). The best direct limit on a neutrino mass, from the tritium β-spectrum: KATRIN,
+#: Science 388 (2025) 180, m_ν < 0.45 eV at 90 % CL, in MeV. A card that prints a smaller bound
+#: claims a mass no experiment has shown (oscillations fix mass differences, not the scale).
+NEUTRINO_MASS_LIMIT_MEV = 0.45e-6
+NEUTRINO_LIMIT_SOURCE = "KATRIN, Science 388 (2025) 180, 90 % CL"
+#: PDG ids of the neutrinos (their antiparticles are the negatives).
+NEUTRINO_IDS = frozenset({12, 14, 16})
+
+
 class UnknownParticle(LookupError):
     """A name or id the package does not know."""
 

@@ -6,9 +6,12 @@ is read from the very text :mod:`cardgen.format` writes for it: '0.511 MeV/c²' 
 PDG's mass rounded to three significant figures, '2.20 × 10⁻⁶ s' with PDG's lifetime rounded to
 three. So a change of formatting changes the precision checked, and cannot hide a wrong value.
 
-A value the data declares ``design: {reason: ...}`` is listed as a :class:`Choice`; where the
-choice still names a PDG quantity (a confined quark's lifetime through a stand-in hadron, a
-neutrino mass bound) that quantity is verified as well.
+A value the data declares ``design: {reason: ...}`` is listed as a :class:`Choice`, with PDG's
+value beside it where PDG gives one (a deliberate deviation is shown, never hidden); where the
+choice still names a PDG quantity it is verified as well: a confined quark's lifetime through
+its stand-in hadron, a mass bound against a mass PDG gives, and a neutrino's bound against the
+best direct limit (:data:`cardgen.pdg.NEUTRINO_MASS_LIMIT_MEV`: a smaller bound claims a mass
+no experiment has shown).
 
 The rule stays one module (over 400 lines): reading what a template prints, reading the
 printed precision back and comparing with PDG are three steps of one comparison, and each
@@ -317,8 +320,19 @@ class Comparison:
         shown = read_printed(fmt.mass(m))
         factor = MASS_UNITS[m.unit]
         if m.design is not None:
-            yield Choice(RULE, f"mass of {p.name} ({p.id}) printed {shown.text}", m.design.reason,
+            deviates = ""
+            if ref.mass is not None and not m.upper_limit and not pdg.same_at(shown.value, shown.figures,
+                                                                              ref.mass / factor):
+                deviates = f", where {pdg.EDITION} gives {_literal(ref.mass / factor, max(shown.figures, 3))} {m.unit}/c²"
+            yield Choice(RULE, f"mass of {p.name} ({p.id}) printed {shown.text}{deviates}", m.design.reason,
                          m.location or m.design.location, self.game.id)
+            if m.upper_limit and abs(p.pdg_id or 0) in pdg.NEUTRINO_IDS \
+                    and m.value * factor < pdg.NEUTRINO_MASS_LIMIT_MEV * (1 - 1e-9):
+                limit = pdg.NEUTRINO_MASS_LIMIT_MEV / MASS_UNITS["eV"]
+                yield self._finding(f"{p.name} ({p.id}) prints the bound {shown.text} but the best direct limit is "
+                                    f"{limit:g} eV/c² ({pdg.NEUTRINO_LIMIT_SOURCE}): no experiment has shown a "
+                                    f"neutrino mass that small", m.location,
+                                    f"print a bound of at least {limit:g} eV (for instance upper_limit: 0.8, unit: eV)", p)
             if not m.upper_limit and ref.mass is None and m.value > 0:
                 yield self._finding(f"{p.name} ({p.id}) prints the mass {shown.text} as a value but {pdg.EDITION} "
                                     f"knows only limits on it", m.location,
@@ -371,7 +385,13 @@ class Comparison:
         shown = read_printed(text)
         pdg_s = None if ref.lifetime is None else ref.lifetime * pdg.NS
         if lt.design is not None:
-            yield Choice(RULE, f"lifetime of {p.name} ({p.id}) printed {text}", lt.design.reason,
+            deviates = ""
+            if pdg_s is not None and lt.proxy_pdg_id is None and (
+                    math.isinf(shown.value) != math.isinf(pdg_s) or
+                    (not math.isinf(pdg_s) and not pdg.same_at(shown.value, shown.figures, pdg_s))):
+                deviates = f", where {pdg.EDITION} gives " + ("stable" if math.isinf(pdg_s) else
+                                                              f"{fmt.scientific(pdg_s, max(shown.figures, 3))} s")
+            yield Choice(RULE, f"lifetime of {p.name} ({p.id}) printed {text}{deviates}", lt.design.reason,
                          lt.location or lt.design.location, self.game.id)
             if lt.proxy_pdg_id is not None:
                 yield from self._proxy(p, shown)
