@@ -178,6 +178,9 @@ class ColourCharge:
     #: entry: a colour-vision reason, say); the colour-wheel check lists it as a choice
     ink_design: Design | None = None
     print_location: Location | None = None
+    #: where each cue is written (``letter``, ``pattern``, ``print``): a cue two colours share
+    #: is reported at its own line
+    cue_locations: dict[str, Location] = field(default_factory=dict, compare=False)
 
     @property
     def is_anti(self) -> bool:
@@ -346,7 +349,8 @@ def _colour(item: object, loc: Location) -> ColourCharge:
         id=f.get("id", S.ident), name=f.get("name", S.text), letter=f.get("letter", S.text),
         anti=f.get("anti", S.ident), additive=tuple(additive), hue=f.get("hue", S.number(0, 360)),
         print_colour=f.get("print", S.text), pattern=f.get("pattern", S.text), location=f.loc,
-        ink_design=f.get("design", design_choice, None), print_location=f.map.where("print"))
+        ink_design=f.get("design", design_choice, None), print_location=f.map.where("print"),
+        cue_locations={key: f.map.where(key) for key in ("letter", "pattern", "print")})
     f.finish()
     return c
 

@@ -11,6 +11,7 @@ from typing import Generator, Iterator
 from .. import schema as S
 from ..errors import Finding, InputError
 from ..model import Component, Game
+from ..particles import ColourCharge
 from ..proof import Choice, Proof
 from ..readability import hex_rgb
 from ..yamlsrc import YMap
@@ -210,7 +211,7 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                 yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
                               f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
                               f"add cards in '{colours[cid].anti}'", game.id)
-    inks = list(_ink_records(game))
+    inks = list(_ink_records(game)) + list(_shared_cues(game))
     yield from inks
     wrong = wrong or any(isinstance(r, Finding) for r in inks)
     if not wrong:
@@ -237,6 +238,29 @@ def ink_hue(hex_colour: str) -> float | None:
         return None
     h, _l, sat = colorsys.rgb_to_hls(r, g, b)
     return None if sat < 0.15 else h * 360
+
+
+#: A colour's cues besides its name, each of which must tell it from every other colour: the
+#: letter and the pattern are what colour-blind players read, the ink what everyone else does.
+CUES = (("letter", "letter", "the letter is what colour-blind players read"),
+        ("pattern", "pattern", "the pattern is what colour-blind players read"),
+        ("print_colour", "print", "two colours printed in one ink cannot be told apart"))
+
+
+def _shared_cues(game: Game) -> Iterator[Finding]:
+    """Each colour has its own letter, pattern and ink: a cue two colours share names neither."""
+    for attr, key, why in CUES:
+        first: dict[str, ColourCharge] = {}
+        for c in game.physics.colours.values():
+            value = getattr(c, attr).strip()
+            cue = value.upper() if key == "print" else value
+            if cue in first:
+                other = first[cue]
+                yield Finding("colour-wheel", f"'{c.id}' has the {key} '{value}' of '{other.id}': {why}",
+                              c.cue_locations.get(key) or c.location,
+                              f"give '{c.id}' a {key} no other colour has", game.id)
+            else:
+                first[cue] = c
 
 
 def _ink_records(game: Game) -> Iterator[Finding | Choice]:
