@@ -30,6 +30,14 @@ CUT_LINE_GRAY = 0.45
 MARK_GAP = 2.0
 """Distance from the block's bleed edge to the start of a tick mark, mm."""
 
+MIN_MARK_GAP = 0.5
+"""The gap a tick keeps from the bleed edge when the printable margin leaves less room, mm."""
+
+MIN_PRINTED_TICK = 2.0
+"""How much of a tick must lie inside the printable area (beyond ``--margin``) to guide a
+cut, mm: a tick that starts MARK_GAP out and runs into the unprintable margin prints as a
+speck or not at all."""
+
 MARK_LENGTH = 4.5
 """Length of a tick mark, mm."""
 
@@ -67,11 +75,12 @@ def footer_baseline(plan: GridPlan) -> float | None:
     size = FOOTER_PT / K
     bottom = plan.block_bleed.bottom
     ideal = bottom + MARK_GAP + MARK_LENGTH + 1.0 + 0.75 * size
-    lowest = plan.paper_h - EDGE_KEEP_OUT - 0.25 * size
-    baseline = min(ideal, lowest)
-    if baseline - 0.75 * size < bottom + 0.5:
-        return None
-    return baseline
+    printable = plan.paper_h - max(plan.margin, EDGE_KEEP_OUT) - 0.25 * size   # clear of the unprintable margin
+    for lowest in (printable, plan.paper_h - EDGE_KEEP_OUT - 0.25 * size):
+        baseline = min(ideal, lowest)
+        if baseline - 0.75 * size >= bottom + 0.5:
+            return baseline
+    return None
 
 
 def back_footer_baseline(paper_h: float, art_top: float, art_bottom: float, duplex: str,
@@ -121,8 +130,10 @@ def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int
     pieces (a sheet's last, partly filled, page marks the cuts its pieces need, no more),
     outside the bleed.
 
-    Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards; where the
-    margin is too small for a visible tick (under 1 mm) that side is skipped.
+    Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards, or nearer the
+    bleed edge (down to MIN_MARK_GAP) where that leaves MIN_PRINTED_TICK of it inside the
+    printable area (``--margin``); where the paper leaves no room for a visible tick (under
+    1 mm) that side is skipped.
     """
     slots = plan.slots[: plan.per_sheet if used is None else used]
     floor = plan.paper_h - EDGE_KEEP_OUT
@@ -134,10 +145,11 @@ def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int
     if not slots:
         return
     blk = bbox([s.clip for s in slots])
-    top = _span(blk.y - MARK_GAP, -1, EDGE_KEEP_OUT)
-    bottom = _span(blk.bottom + MARK_GAP, +1, floor)
-    left = _span(blk.x - MARK_GAP, -1, EDGE_KEEP_OUT)
-    right = _span(blk.right + MARK_GAP, +1, plan.paper_w - EDGE_KEEP_OUT)
+    margin = max(plan.margin, EDGE_KEEP_OUT)
+    top = _span(blk.y - _gap(blk.y - margin), -1, EDGE_KEEP_OUT)
+    bottom = _span(blk.bottom + _gap(min(floor, plan.paper_h - margin) - blk.bottom), +1, floor)
+    left = _span(blk.x - _gap(blk.x - margin), -1, EDGE_KEEP_OUT)
+    right = _span(blk.right + _gap(plan.paper_w - margin - blk.right), +1, plan.paper_w - EDGE_KEEP_OUT)
     xs, ys = _trim_positions(slots)
     segs = [(x, a, x, b) for x in xs for a, b in (top, bottom) if a is not None]
     segs += [(a, y, b, y) for y in ys for a, b in (left, right) if a is not None]
@@ -205,6 +217,13 @@ def _line_through(poly: Polygon, x: float, y: float, ux: float, uy: float) -> tu
         else:
             lo = max(lo, t)
     return (lo, hi) if lo <= hi else None
+
+
+def _gap(room: float) -> float:
+    """The gap between the bleed edge and a tick, given the printable ``room`` beyond the
+    bleed edge (up to the margin): MARK_GAP where it leaves MIN_PRINTED_TICK printed, less
+    (not under MIN_MARK_GAP) where that brings more of the tick into print."""
+    return max(MIN_MARK_GAP, min(MARK_GAP, room - MIN_PRINTED_TICK))
 
 
 def _span(start: float, direction: int, limit: float) -> tuple[float, float] | tuple[None, None]:

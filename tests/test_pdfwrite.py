@@ -235,8 +235,13 @@ def test_tick_marks_sit_outside_the_cards_on_trim_lines(deck44, layout):
         segment = Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
         for slot in plan.slots:
             assert not segment.grow(0.01, 0.01, 0.01, 0.01).overlaps(plan.art_rect(slot))
-        assert not segment.overlaps(plan.block_bleed.grow(1.99, 1.99, 1.99, 1.99))
+        assert not segment.overlaps(plan.block_bleed.grow(0.49, 0.49, 0.49, 0.49))
         assert 0.99 <= segment.x and segment.right <= plan.paper_w - 0.99
+        # at least 2 mm of every tick prints on a printer that cannot print the 5 mm margin
+        printable = Rect(5.0, 5.0, plan.paper_w - 10.0, plan.paper_h - 10.0)
+        inside = (min(segment.right, printable.right) - max(segment.x, printable.x) if segment.h < 0.01
+                  else min(segment.bottom, printable.bottom) - max(segment.y, printable.y))
+        assert inside >= 1.99, (segment, inside)
         if segment.w < 0.01:  # vertical tick: on a vertical trim line
             assert any(abs(segment.x - x) < 0.01 for x in plan.cut_xs)
             assert 1.0 <= segment.h <= 5.0
@@ -544,3 +549,20 @@ def test_cut_lines_on_a_shared_sheet_stay_in_their_own_strip():
                                                 for s in plan.slots)]
         others = [s.clip for plan in bands if plan not in owners for s in plan.slots]
         assert owners and not any(segment.overlaps(r) for r in others), segment
+
+
+def test_the_footer_prints_inside_the_printable_margin_where_the_sheet_has_room(deck44):
+    """The footer's baseline sat 4.4 mm from the bottom of an A4 sheet of poker cards, in the
+    5 mm a home printer cannot print: it came out cut off. The bottom ticks give way to it."""
+    placements, faces = deck44
+    plan = plan_grid(*A4, POKER)
+    data = write_sheets(placements, faces, POKER, plan, footer="Test deck")
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        chars = pdf.pages[0].chars
+    size = 6.0 / K   # the footer's size in mm: its descenders reach a quarter of it below the baseline
+    baselines = {round(A4[1] - c["matrix"][5] / K, 3) for c in chars}   # mm from the top
+    assert chars and len(baselines) == 1
+    baseline = baselines.pop()
+    assert baseline + 0.25 * size <= A4[1] - 5.0 + 0.01
+    ticks = [ln for ln in plumber_lines(data) if abs(ln[2] - ln[0]) < 0.01 and ln[1] > plan.block_bleed.bottom]
+    assert ticks and all(max(ln[1], ln[3]) < baseline - 0.75 * size for ln in ticks)
