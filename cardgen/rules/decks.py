@@ -10,12 +10,12 @@ from typing import Generator, Iterator
 
 from .. import schema as S
 from ..errors import Finding, InputError
-from ..model import Component, Game
-from ..particles import ColourCharge
+from ..model import Card, Component, Game
+from ..particles import ColourCharge, Particle
 from ..proof import Choice, Proof
 from ..readability import hex_rgb
 from ..yamlsrc import YMap
-from . import declared
+from . import declared, generic
 from .common import card_key, component_param, particle_field, typed_field
 
 
@@ -286,3 +286,64 @@ def _ink_records(game: Game) -> Iterator[Finding | Choice]:
                       f"'{c.name}'", where, f"choose an ink within {INK_HUE_TOLERANCE:g}° of hue {c.hue:g}°, or "
                       "declare why it departs: design: {reason: \"...\"} on the colour", game.id)
 
+
+
+def _points_group(p: Particle) -> tuple[str, float]:
+    """Which particles a deck's points compare (quarks, charged leptons, neutrinos, bosons;
+    particles and antiparticles together) and the order points may not fall along: the
+    generation for fermions (a neutrino's mass is only a bound), the mass for bosons."""
+    if p.kind == "quark":
+        return "quarks", float(p.generation or 0)
+    if p.kind == "lepton":
+        return ("charged leptons" if p.charge else "neutrinos"), float(p.generation or 0)
+    return "bosons", p.mass_mev
+
+
+@generic("particle-points")
+def particle_points(game: Game) -> Iterator[Finding | Proof]:
+    """Where cards score points by their particle: every card of a particle scores alike, in
+    any component (the deck's W and the extra W cards), and as its antiparticle's cards (the
+    two differ only in their charges); and a heavier quark, lepton or boson — a later
+    generation, a heavier boson — never scores fewer points than a lighter one of its kind. A
+    deck that breaks either rewards a particle for being matter rather than antimatter, or a
+    light one over a heavy one, with no reason."""
+    scored: dict[str, tuple[Particle, int | float, Card]] = {}
+    wrong = False
+    for comp in game.components.values():
+        fields = [n for n, spec in comp.fields.items() if spec.type == "particle"]
+        spec = comp.fields.get("points")
+        if len(fields) != 1 or spec is None or spec.type not in ("int", "number"):
+            continue
+        for card in comp.cards:
+            part, points = card.fields.get(fields[0]), card.fields.get("points")
+            if not isinstance(part, Particle) or not isinstance(points, (int, float)):
+                continue
+            key = min(part.id, part.antiparticle or part.id)   # a particle and its antiparticle score alike
+            if key in scored and scored[key][1] != points:
+                other, was, first = scored[key]
+                wrong = True
+                yield Finding("particle-points", f"card '{card.id}' ({part.name}) scores {points} point(s) but card "
+                              f"'{first.id}' ({other.name}) scores {was}: a particle and its antiparticle (and every "
+                              f"card of one particle) score alike", card.where("points"),
+                              f"give '{card.id}' {was} point(s), or '{first.id}' {points}", game.id)
+            scored.setdefault(key, (part, points, card))
+    groups: dict[str, list[tuple[float, int | float, Particle, Card]]] = defaultdict(list)
+    for part, points, card in scored.values():
+        group, order = _points_group(part)
+        groups[group].append((order, points, part, card))
+    for group, members in groups.items():
+        members.sort(key=lambda m: (m[0], m[1]))
+        for i, (order, points, part, card) in enumerate(members):
+            lighter = [m for m in members[:i] if m[0] < order and m[1] > points]
+            if lighter:
+                _o, most, other, _c = max(lighter, key=lambda m: m[1])
+                wrong = True
+                heavier = "heavier" if group == "bosons" else "of a later generation"
+                yield Finding("particle-points", f"card '{card.id}' ({part.name}) scores {points} point(s), fewer "
+                              f"than {other.name}'s {most} although it is {heavier}: among {group} a heavier "
+                              f"particle never scores less", card.where("points"),
+                              f"give '{card.id}' at least {most} point(s)", game.id)
+    if not wrong and scored:
+        yield Proof("particle-points", f"the cards of {len(scored)} particles score alike wherever they are and as "
+                    f"their antiparticles' cards, and among quarks, leptons and bosons a heavier particle never "
+                    f"scores fewer points", len(scored), game.id)
