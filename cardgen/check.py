@@ -224,7 +224,19 @@ def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, ca
             report.extend(found)
             report.rendered.extend(shown)
             report.proofs.extend(render_proofs)
+    report.findings = once(report.findings)
     return report
+
+
+def once(findings: list[Finding]) -> list[Finding]:
+    """The findings with each one said once: data every game shares (data/particles.yaml) is
+    checked with each game, and each game's check finds the same broken value at the same
+    place; listed once per game, one mistake would count as several. The first game that found
+    it keeps it, in the order found."""
+    first: dict[tuple[str, str, Location, str, str], Finding] = {}
+    for f in findings:
+        first.setdefault((f.rule, f.severity, f.location, f.message, f.fix), f)
+    return list(first.values())
 
 
 def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: Path | None

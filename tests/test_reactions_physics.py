@@ -130,8 +130,12 @@ def rejected(cli, g, rel: str, old: str, new: str) -> tuple[str, str, int, int]:
     return res.stdout + res.stderr, file, line, col
 
 
-W_FIX = ("Fix: fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or declare a loop "
-         "with its reason ('loop: ...').")
+def no_sm_fix(reaction: str) -> str:
+    """The fix for a reaction no exchanged boson can make: no 'via' is suggested."""
+    return (f"Fix: fix the products: no W, Z, photon or gluon exchange supplies the missing coupling, so {reaction} "
+            f"does not exist in the Standard Model at tree level.")
+
+
 DECAY_FIX = "Fix: fix the products, or declare the ones that are virtual ('virtual: [W+]')."   # a decay borrows none
 
 
@@ -146,7 +150,7 @@ def test_a_decay_through_no_vertex_is_rejected(cli, game_copy):
     out, file, line, col = rejected(cli, game_copy("particle-builder"), "tables/decays.yaml",
                                     "{faces: 4-6, becomes: [b, bbar]}", "{faces: 4-6, becomes: [g, gamma]}")
     assert (f"{file}:{line}:{col}: error[couplings]: decays: H on 4,5,6: H → g γ does not happen through "
-            f"Standard-Model vertices: there is no Standard-Model vertex H g γ. {W_FIX}") in out
+            f"Standard-Model vertices: there is no Standard-Model vertex H g γ. {no_sm_fix('H → g γ')}") in out
 
 
 def test_a_loop_cannot_make_a_lone_gluon(cli, game_copy):
@@ -170,7 +174,7 @@ def test_neutrinos_do_not_annihilate_into_photons(cli, game_copy):
         bar = sym.replace("ν", "ν̅")
         assert (f"{file}:{line}:{col}: error[couplings]: annihilation: neutrino pair: {pid} annihilation: "
                 f"{sym} {bar} → γ γ does not happen through Standard-Model vertices: γ does not couple to {sym} "
-                f"(there is no vertex {sym} {bar} γ). {W_FIX}") in out
+                f"(there is no vertex {sym} {bar} γ). {no_sm_fix(f'{sym} {bar} → γ γ')}") in out
     assert "declares an energy source but needs none" in out  # the Z's energy reason no longer applies
 
 
@@ -181,7 +185,7 @@ def test_charged_leptons_do_not_annihilate_into_gluons(cli, game_copy):
                                     "  - name: charged lepton pair\n    members: [e-, mu-, tau-]\n    products: [[g, g]]")
     assert (f"{file}:{line}:{col}: error[couplings]: annihilation: charged lepton pair: e- annihilation: e⁻ e⁺ → "
             f"g g does not happen through Standard-Model vertices: g does not couple to e⁻ (there is no vertex "
-            f"e⁻ e⁺ g). {W_FIX}") in out
+            f"e⁻ e⁺ g). {no_sm_fix('e⁻ e⁺ → g g')}") in out
 
 
 def test_a_wild_w_cannot_keep_the_charge(cli, game_copy):
@@ -348,7 +352,8 @@ def test_a_lepton_decay_without_its_internal_w_is_rejected(cli, game_copy):
     res = cli("check", str(g.path))
     assert res.returncode == 1
     assert (f"{file}:{line - 1}:{col}: error[couplings]: decays: mu- on 5,6: μ⁻ → ν_μ e⁻ ν̅ₑ does not happen through "
-            f"Standard-Model vertices: no Standard-Model vertex joins μ⁻ and e⁻. {W_FIX}") in res.stdout
+            f"Standard-Model vertices: no Standard-Model vertex joins μ⁻ and e⁻. Fix: declare the virtual W⁻ "
+            f"exchanged inside the diagram ('via: [W-]'), or fix the products.") in res.stdout
 
 
 @pytest.mark.parametrize("rel,old,new,rule,words", [

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from .. import pdg
 from .. import schema as S
 from ..errors import Finding
 from ..model import Card, Component, Game
@@ -46,13 +47,33 @@ def missing_vertex(r: Reaction, physics: PhysicsData) -> str:
     return f"no chain of Standard-Model vertices{through} makes it"
 
 
-def _no_diagram_fix(kind: str) -> str:
-    """What to change in a row whose reaction has no diagram: a transformation names its one
-    boson in 'via' and takes no loop; other rows may declare the bosons inside and a loop."""
+def _no_diagram_fix(r: Reaction, kind: str, physics: PhysicsData) -> str:
+    """What to change in a row whose reaction has no diagram, fitted to why it has none: drop a
+    declared boson no diagram needs; declare the one W or Z (or photon, gluon) whose exchange
+    makes a tree diagram; else the Standard Model has no tree diagram for it, and only the
+    products can change (or, for a reaction known to go through a loop, a declared loop). A
+    transformation names its one boson in 'via' and takes no loop."""
     if kind == "transformations":
         return "fix the particle it becomes, or the boson it takes in 'via'"
-    return ("fix the products, declare the virtual bosons inside the diagram ('via: [W-]'), or declare a loop with "
-            "its reason ('loop: ...')")
+    via = r.declared.via
+    for i, boson in enumerate(via):
+        if tree_diagram(r.initial, r.final, via[:i] + via[i + 1:], physics):
+            return f"remove {boson.id} from 'via'"
+    exchanged = [b for b in physics if b.kind == "gauge boson" and tree_diagram(r.initial, r.final, via + (b,), physics)]
+    # W⁺ and W⁻ are one internal line read both ways: name the one the initial state emits
+    # (the W⁻ of μ⁻ → ν_μ W⁻*), the massive bosons first (a weak process leaves out a W or Z)
+    charge = sum(p.charge for p in r.initial)
+    lines = [b for b in exchanged if physics.anti(b.id) not in exchanged or b.charge * charge > 0
+             or (charge == 0 and b.charge >= 0)]
+    if lines:
+        b, *others = sorted(lines, key=lambda x: -x.mass_mev)
+        alternatives = f" (or {', '.join(x.id for x in others)})" if others else ""
+        return (f"declare the virtual {_sym(b)} exchanged inside the diagram "
+                f"('via: [{', '.join(x.id for x in via + (b,))}]'){alternatives}, or fix the products")
+    loop = (" (declare 'loop: <reason>' only if it is a known loop process)"
+            if loop_carrier(r.initial, r.final, physics) is not None and not lone_colour(r.initial, r.final) else "")
+    return (f"fix the products: no W, Z, photon or gluon exchange supplies the missing coupling, so {r.text()} does "
+            f"not exist in the Standard Model at tree level{loop}")
 
 
 _LANDAU_YANG = ("never happens, not even through a loop: a massive spin-1 particle and two identical massless "
@@ -61,15 +82,40 @@ _LANDAU_YANG = ("never happens, not even through a loop: a massive spin-1 partic
 _LANDAU_YANG_FIX = "fix the products (a spin-0 particle such as H may become two photons or two gluons)"
 
 
+def _not_pdg(p: Particle) -> str:
+    """What of the particle's spin and charge, which the vertices are derived from, is not PDG's
+    ('' when both are, or PDG does not know the particle)."""
+    try:
+        ref = pdg.lookup(p.pdg_id)
+    except pdg.UnknownParticle:
+        return ""
+    spin = pdg.spin(ref)
+    wrong = []
+    if spin is not None and spin != p.spin:
+        wrong.append(f"spin {p.spin}")
+    if pdg.charge(ref) != p.charge:
+        wrong.append(f"charge {p.charge}")
+    return " and ".join(wrong)
+
+
 @declared("couplings")
 def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice]:
-    """Each reaction of a table is a tree diagram of Standard-Model vertices, or a declared loop."""
+    """Each reaction of a table is a tree diagram of Standard-Model vertices, or a declared loop.
+    A reaction of a particle whose spin or charge in particles.yaml is not PDG's is not judged:
+    the vertices would be derived from the wrong value and the finding blame the table's correct
+    row, while the pdg-values rule reports the value itself at its line."""
     table = table_param(game, params, ("transformations", "annihilation", "dice"))
     physics = game.physics
     single = chained = loops = 0
     decays = True
+    wrong = {p.id: why for p in physics if (why := _not_pdg(p))}
+    unjudged: set[str] = set()
     for r in reactions(table, physics):
         if not r.changes:
+            continue
+        bad = [p.id for p in r.initial + r.final + r.declared.via if p.id in wrong]
+        if bad:
+            unjudged.update(bad)
             continue
         decays = decays and len(r.initial) == 1
         where = f"{table.id}: {r.label}: {r.text()}"
@@ -105,7 +151,7 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
                           f"{missing_vertex(r, physics)}; and it {_LANDAU_YANG}", r.location, _LANDAU_YANG_FIX, game.id)
         elif diagram is None:
             yield Finding("couplings", f"{where} does not happen through Standard-Model vertices: "
-                          f"{missing_vertex(r, physics)}", r.location, _no_diagram_fix(table.kind), game.id)
+                          f"{missing_vertex(r, physics)}", r.location, _no_diagram_fix(r, table.kind, physics), game.id)
         elif len(diagram.vertices) == 1:
             single += 1
         else:
@@ -119,8 +165,10 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
     parts += [f"{chained} through a chain of vertices"] if chained else []
     parts += [f"{loops} through a declared loop"] if loops else []
     noun = "decays" if decays else NOUNS[table.kind]
+    skipped = "".join(f"; those of {pid} not judged (its {wrong[pid]} in particles.yaml is not PDG's: pdg-values "
+                      f"reports it)" for pid in sorted(unjudged))
     yield Proof("couplings", f"{table.id}: {n} {noun} happen through Standard-Model vertices"
-                f"{' (' + ', '.join(parts) + ')' if parts else ''}", n, game.id, table.location)
+                f"{' (' + ', '.join(parts) + ')' if parts else ''}{skipped}", n, game.id, table.location)
 
 
 @declared("weak-transitions")

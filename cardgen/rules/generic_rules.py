@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator
+from typing import Callable, Iterator
 
+from .. import pdg
 from ..errors import Finding, Location, display_path
+from ..format import written_figures
 from ..model import Game
 from ..paper import STANDARD_SIZES as PAPERS
-from ..particles import Particle
+from ..particles import MASS_UNITS, TIME_UNITS, Particle
 from ..proof import Proof
 from . import generic
+from .common import fmt_fraction
 
 #: The margin a home printer leaves; a card that does not fit inside it cannot be printed.
 PRINTER_MARGIN_MM = 5.0
@@ -109,48 +113,161 @@ def shape_geometry(game: Game) -> Iterator[Finding | Proof]:
                     f"room to print{shapes}", len(game.components), game.id, game.location)
 
 
-def _mirror_problems(p: Particle, a: Particle) -> list[str]:
+@dataclass(frozen=True)
+class _Mismatch:
+    """One way an antiparticle fails to mirror its particle: what differs, where the value to
+    correct is written, and how to correct it."""
+
+    text: str
+    location: Location
+    fix: str
+
+
+def _value_at(p: Particle, key: str) -> Location:
+    """Where ``key``'s value is written in ``p``'s entry (a mass's or lifetime's own value)."""
+    if key == "mass":
+        return p.mass.location or p.location
+    if key == "lifetime":
+        return p.lifetime.location or p.location
+    return p.where.get(key, p.location)
+
+
+def _mass_text(p: Particle) -> str:
+    return f"{'< ' if p.mass.upper_limit else ''}{p.mass.digits} {p.mass.unit}"
+
+
+def _lifetime_text(p: Particle) -> str:
+    lt = p.lifetime
+    return "stable" if lt.stable or lt.measured is None else f"{lt.measured.digits} {lt.measured.unit}"
+
+
+def _pdg_agrees(p: Particle, key: str) -> bool | None:
+    """Whether ``p``'s ``key`` (mass, lifetime, spin, charge or baryon_number) is PDG's at the
+    precision written; None where PDG gives nothing to compare with (the pdg-values and
+    pdg-identity rules judge the value itself). It tells which of two entries that should
+    mirror each other holds the mistake."""
+    try:
+        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id if key == "lifetime" else p.pdg_id)
+    except pdg.UnknownParticle:
+        return None
+    if key == "charge":
+        return pdg.charge(ref) == p.charge
+    if key == "baryon_number":
+        return pdg.baryon_number(ref) == p.baryon_number
+    if key == "spin":
+        spin = pdg.spin(ref)
+        return None if spin is None else spin == p.spin
+    if key == "mass":
+        if ref.mass is None or p.mass.upper_limit:
+            return None
+        return pdg.same_at(p.mass.value, written_figures(p.mass.digits), ref.mass / MASS_UNITS[p.mass.unit])
+    if key != "lifetime" or ref.lifetime is None:
+        return None
+    seconds = ref.lifetime * pdg.NS
+    if p.lifetime.stable or p.lifetime.measured is None:
+        return math.isinf(seconds)
+    m = p.lifetime.measured
+    return pdg.same_at(m.value, written_figures(m.digits), seconds / TIME_UNITS[m.unit])
+
+
+def _unequal(p: Particle, a: Particle, key: str, shown: Callable[[Particle], str]) -> _Mismatch:
+    """A quantity a particle and its antiparticle must share but do not: blamed on the side
+    PDG disagrees with when it agrees with the other, else on the antiparticle's entry."""
+    wrong, right = a, p
+    if _pdg_agrees(p, key) is False and _pdg_agrees(a, key) is not False:
+        wrong, right = p, a
+    other = _value_at(right, key)
+    return _Mismatch(f"'{wrong.id}' has {key} {shown(wrong)}, but its {'anti' if wrong is p else ''}particle "
+                     f"'{right.id}' has {shown(right)} (line {other.line}): a particle and its antiparticle have "
+                     f"equal {key}", _value_at(wrong, key),
+                     f"write {key}: {shown(right)} on '{wrong.id}'" if _pdg_agrees(right, key) else
+                     f"write the same {key} on '{wrong.id}' and '{right.id}'")
+
+
+def _mirror_problems(p: Particle, a: Particle) -> list[_Mismatch]:
     """How antiparticle ``a`` fails to mirror ``p``: opposite PDG id and additive quantum
-    numbers; equal mass, spin, lifetime, kind, colour charge and generation."""
+    numbers; equal mass, spin, lifetime, kind, colour charge and generation. Each names the
+    quantity, both values, and the line of the value to correct."""
     expected_pdg = p.pdg_id if a.id == p.id else -p.pdg_id
     problems = []
     if a.pdg_id != expected_pdg:
-        problems.append(f"PDG id {a.pdg_id} should be {expected_pdg}")
+        problems.append(_Mismatch(f"'{a.id}' has PDG id {a.pdg_id}, but as the antiparticle of '{p.id}' (PDG id "
+                                  f"{p.pdg_id}) it must have {expected_pdg}", _value_at(a, "pdg_id"),
+                                  f"write pdg_id: {expected_pdg} on '{a.id}' (or correct '{p.id}')"))
     for q in ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau"):
-        if a.quantum_number(q) != -p.quantum_number(q):
-            problems.append(f"{q} is not opposite")
-    if a.id == p.id and any(p.quantum_number(q) != 0 for q in ("charge", "baryon_number", "lepton_number")):
-        problems.append("a particle with charges cannot be its own antiparticle")
-    if (a.mass.value, a.mass.unit) != (p.mass.value, p.mass.unit) or a.spin != p.spin:
-        problems.append("mass and spin must be equal")
+        if a.quantum_number(q) != -p.quantum_number(q) and a.id != p.id:
+            key = "lepton_numbers" if q.startswith("lepton_") else q
+            wrong, right = a, p
+            if _pdg_agrees(p, q) is False and _pdg_agrees(a, q) is not False:
+                wrong, right = p, a
+            name = q.replace("_", " ")
+            problems.append(_Mismatch(f"'{wrong.id}' has {name} {fmt_fraction(wrong.quantum_number(q))} and its "
+                                      f"{'anti' if wrong is p else ''}particle '{right.id}' has "
+                                      f"{fmt_fraction(right.quantum_number(q))} (line {_value_at(right, key).line}): "
+                                      f"the {name} is not opposite, as a particle's and its antiparticle's must be",
+                                      _value_at(wrong, key),
+                                      f"write {fmt_fraction(-right.quantum_number(q))} as the {name} of '{wrong.id}'"
+                                      + ("" if _pdg_agrees(right, q) else f" (or correct '{right.id}')")))
+    if a.id == p.id:
+        charged = [q for q in ("charge", "baryon_number", "lepton_number") if p.quantum_number(q) != 0]
+        if charged:
+            problems.append(_Mismatch(f"'{p.id}' is its own antiparticle, but has {charged[0].replace('_', ' ')} "
+                                      f"{fmt_fraction(p.quantum_number(charged[0]))}: only a particle with no "
+                                      f"charges is", _value_at(p, "antiparticle"),
+                                      f"name its antiparticle's entry in 'antiparticle', or correct its "
+                                      f"{charged[0].replace('_', ' ')}"))
+        return problems
+    if (a.mass.value, a.mass.unit, a.mass.upper_limit) != (p.mass.value, p.mass.unit, p.mass.upper_limit):
+        problems.append(_unequal(p, a, "mass", _mass_text))
+    if a.spin != p.spin:
+        problems.append(_unequal(p, a, "spin", lambda x: fmt_fraction(x.spin)))
     if a.lifetime.seconds != p.lifetime.seconds:
-        problems.append("lifetimes must be equal")
-    if a.kind != p.kind or a.colour_charged != p.colour_charged or a.generation != p.generation:
-        problems.append("kind, colour charge and generation must be equal")
-    if p.is_fermion and p.spin != Fraction(1, 2):
-        problems.append("fermions in the Standard Model have spin 1/2")
+        problems.append(_unequal(p, a, "lifetime", _lifetime_text))
+    for key in ("kind", "colour_charged", "generation"):
+        if getattr(a, key) != getattr(p, key):
+            problems.append(_Mismatch(f"'{a.id}' has {key} {getattr(a, key)}, but its particle '{p.id}' has "
+                                      f"{getattr(p, key)} (line {_value_at(p, key).line}): a particle and its "
+                                      f"antiparticle have equal {key}", _value_at(a, key),
+                                      f"write {key}: {getattr(p, key)} on '{a.id}' (or correct '{p.id}')"))
     return problems
+
+
+def _not_spin_half(p: Particle) -> _Mismatch | None:
+    """A fermion whose spin is not 1/2: the Standard Model has no other."""
+    if p.is_fermion and p.spin != Fraction(1, 2):
+        return _Mismatch(f"'{p.id}' has spin {fmt_fraction(p.spin)}: fermions in the Standard Model have spin 1/2",
+                         _value_at(p, "spin"), "write spin: 1/2")
+    return None
 
 
 @generic("antiparticle-links")
 def antiparticle_links(game: Game) -> Iterator[Finding | Proof]:
     """Particle and antiparticle entries must mirror each other exactly (a wrong sign in the data
-    would print a wrong charge on a card)."""
+    would print a wrong charge on a card). Each pair is judged once, the particle's entry
+    against its antiparticle's (the one with the positive PDG id first)."""
     physics = game.physics
     wrong = False
+    judged: set[frozenset[str]] = set()
     for p in physics:
         a = physics.particles[p.antiparticle]
-        loc: Location = p.location
         if a.antiparticle != p.id:
             wrong = True
             yield Finding("antiparticle-links", f"'{p.id}' names '{a.id}' as antiparticle, but '{a.id}' names "
-                          f"'{a.antiparticle}'", loc, f"set antiparticle: {p.id} on '{a.id}'", game.id)
+                          f"'{a.antiparticle}'", _value_at(a, "antiparticle"), f"set antiparticle: {p.id} on '{a.id}'",
+                          game.id)
             continue
-        problems = _mirror_problems(p, a)
-        wrong = wrong or bool(problems)
-        for problem in problems:
-            yield Finding("antiparticle-links", f"'{p.id}' and its antiparticle '{a.id}': {problem}", loc,
-                          "correct particles.yaml", game.id)
+        odd = _not_spin_half(p)
+        if odd is not None:
+            wrong = True
+            yield Finding("antiparticle-links", odd.text, odd.location, odd.fix, game.id)
+        pair = frozenset((p.id, a.id))
+        if pair in judged:
+            continue
+        judged.add(pair)
+        first, second = (a, p) if p.pdg_id < 0 < a.pdg_id else (p, a)
+        for problem in _mirror_problems(first, second):
+            wrong = True
+            yield Finding("antiparticle-links", problem.text, problem.location, problem.fix, game.id)
     if not wrong:
         n = len(list(physics))
         yield Proof("antiparticle-links", f"each of the {n} particles and its antiparticle mirror each other: opposite PDG "

@@ -5,15 +5,17 @@ All of them reduce to the same physics: the quantum numbers going in equal those
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterator
 
+from .. import pdg
 from .. import schema as S
 from ..errors import Finding, Location
 from ..proof import Proof
-from ..model import Game, Table
+from ..model import Card, Component, Game, Table
 from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData
 from ..tables import Annihilation, Declared, DiceEntry, Roll, Transformation, walk_outcomes
 from . import declared
@@ -159,7 +161,9 @@ def transformations(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
 @declared("dice-coverage")
 def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Every die roll in a table (nested rolls included) covers each face exactly once, and a
-    particle appears in at most one entry."""
+    particle appears in at most one entry. A table of decays (every particle it rolls for
+    decays, per PDG) must also roll for every particle of the game's cards that decays: a
+    player left holding an unstable particle the table does not name has no rule to follow."""
     table = table_param(game, params, ("dice",))
     sides = table.options["die"]
     seen: dict[str, Location] = {}
@@ -177,6 +181,74 @@ def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     rolls = _count_rolls(table.rows) - len(uneven)
     yield Proof("dice-coverage", f"{table.id}: {rolls} die {'roll covers' if rolls == 1 else 'rolls cover'} "
                 f"faces 1-{sides} exactly once (nested rolls included)", rolls, game.id, table.location)
+    if seen and all(decays(game.physics.particles[pid]) for pid in seen):
+        yield from _every_decay_rolled(game, table, seen)
+
+
+def decays(p: Particle) -> bool:
+    """PDG gives the particle a finite lifetime: itself, or for a confined quark (PDG gives it
+    none) the hadron whose lifetime stands in for its own (``proxy_pdg_id``, verified against
+    PDG by the pdg-values rule). A particle PDG does not know counts as its data says (the
+    pdg-identity rule reports the unknown id)."""
+    try:
+        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id)
+    except pdg.UnknownParticle:
+        return not p.lifetime.stable
+    return ref.lifetime is not None and math.isfinite(ref.lifetime)
+
+
+def _dealt(game: Game) -> dict[str, tuple[Component, Card]]:
+    """Every particle a card of the game stands for (a field of type particle), with the first
+    card that deals it: the particles a player can hold."""
+    out: dict[str, tuple[Component, Card]] = {}
+    for comp in game.components.values():
+        fields = [name for name, spec in comp.fields.items() if spec.type == "particle"]
+        for card in comp.cards:
+            for name in fields:
+                p = card.fields.get(name)
+                if p is not None:
+                    out.setdefault(p.id, (comp, card))
+    return out
+
+
+def _every_decay_rolled(game: Game, table: Table, entries: dict[str, Location]) -> Iterator[Finding | Proof]:
+    """A finding for each particle a card deals that decays but the decay table does not roll
+    for (antiparticles count as rolled for when the table says ``antiparticles: true``)."""
+    physics = game.physics
+    mirrored = bool(table.options.get("antiparticles"))
+    rolled = set(entries) | ({physics.anti(pid).id for pid in entries} if mirrored else set())
+    unstable = [(pid, dealt) for pid, dealt in _dealt(game).items() if decays(physics.particles[pid])]
+    for pid, (comp, card) in unstable:
+        if pid in rolled:
+            continue
+        p = physics.particles[pid]
+        anti = physics.anti(pid)
+        found = f"{table.id}: {p.name} ({pid}) decays (lifetime {_lifetime_text(p)}) and is dealt on " \
+                f"'{comp.id}' cards ({card.location}), but the table has no entry for it"
+        if anti.id in entries:
+            yield Finding("dice-coverage", found, entries[anti.id], f"set 'antiparticles: true' on the table (its "
+                          f"decays are the conjugates of {anti.id}'s), or add an entry '- particle: {pid}' "
+                          f"with its rolls", game.id)
+        elif mirrored and p.is_anti:
+            yield Finding("dice-coverage", found, table.location, f"add an entry '- particle: {anti.id}' with the "
+                          f"rolls of its decays ('antiparticles: true' rolls for {pid} the same way)", game.id)
+        else:
+            yield Finding("dice-coverage", found, table.location,
+                          f"add an entry '- particle: {pid}' with the rolls of its decays", game.id)
+    missing = [pid for pid, _ in unstable if pid not in rolled]
+    if not missing:
+        yield Proof("dice-coverage", f"{table.id}: all {len(unstable)} particles the cards deal that decay "
+                    f"(per PDG) have an entry", len(unstable), game.id, table.location)
+
+
+def _lifetime_text(p: Particle) -> str:
+    """The particle's lifetime as the finding prints it: PDG's, or its stand-in hadron's."""
+    try:
+        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id)
+    except pdg.UnknownParticle:
+        return f"{p.lifetime.seconds:.3g} s in the data"
+    via = f", that of {ref.name}" if p.lifetime.proxy_pdg_id else ""
+    return f"{ref.lifetime * pdg.NS:.3g} s per PDG{via}"
 
 
 def _count_rolls(rows: tuple[DiceEntry, ...]) -> int:
