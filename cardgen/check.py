@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -232,10 +233,14 @@ def once(findings: list[Finding]) -> list[Finding]:
     """The findings with each one said once: data every game shares (data/particles.yaml) is
     checked with each game, and each game's check finds the same broken value at the same
     place; listed once per game, one mistake would count as several. The first game that found
-    it keeps it, in the order found."""
+    it keeps it, in the order found, naming the others (``also``: each game's verdict in the
+    report still counts it)."""
     first: dict[tuple[str, str, Location, str, str], Finding] = {}
     for f in findings:
-        first.setdefault((f.rule, f.severity, f.location, f.message, f.fix), f)
+        key = (f.rule, f.severity, f.location, f.message, f.fix)
+        kept = first.setdefault(key, f)
+        if kept is not f and f.game != kept.game and f.game not in kept.also:
+            first[key] = replace(kept, also=(*kept.also, f.game))
     return list(first.values())
 
 

@@ -164,15 +164,22 @@ class Finding:
     fix: str
     game: str = ""
     severity: str = "error"
+    #: the other games whose check found it too (data they share, said once: see cardgen.check.once)
+    also: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.location}: {self.severity}[{self.rule}]: {sentence(self.message)} Fix: {sentence(self.fix)}"
+
+    def concerns(self, game: str) -> bool:
+        """Whether the finding is about ``game``: found in its check, or in another's in data they share."""
+        return game == self.game or game in self.also
 
     def as_dict(self) -> dict[str, object]:
         return {
             "severity": self.severity,
             "rule": self.rule,
             "game": self.game,
+            "games": [self.game, *self.also],
             "message": self.message,
             "fix": self.fix,
             "file": self.location.file,

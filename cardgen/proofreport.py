@@ -40,8 +40,8 @@ class Section:
 
 def verdict(report: Report, game: str) -> str:
     """The report's first line for a game: the answer, then how it was reached."""
-    errors = [f for f in report.findings if f.game == game and f.severity == "error"]
-    warnings = [f for f in report.findings if f.game == game and f.severity != "error"]
+    errors = [f for f in report.findings if f.concerns(game) and f.severity == "error"]
+    warnings = [f for f in report.findings if f.concerns(game) and f.severity != "error"]
     rendered = any(r.game == game for r in report.rendered)
     if errors:
         answer = (f"No: {len(errors)} finding{'s' if len(errors) != 1 else ''} to fix (listed last)" +
@@ -63,7 +63,7 @@ def sections(report: Report, game: str) -> list[Section]:
                     for c in report.choices if c.game == game)
     assumed = tuple(Item("assumption", f"{aid}: {text}", _where(loc))
                     for gid, aid, text, loc in report.assumptions if gid == game)
-    wrong = tuple(_finding_item(f) for f in report.findings if f.game == game)
+    wrong = tuple(_finding_item(f) for f in report.findings if f.concerns(game))
     return [
         Section(f"What was checked ({len(checked)})", checked, "no rule ran"),
         Section(f"What the data chose on purpose ({len(choices)})", choices,

@@ -7,6 +7,7 @@ the couplings fix fits why a reaction has no diagram."""
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -20,6 +21,7 @@ from cardgen.errors import display_path
 from tests.conftest import ROOT
 
 PARTICLES_YAML = ROOT / "data" / "particles.yaml"
+SHIPPED_GAMES = ("particle-builder", "particles-in-circle", "qcd", "tutti-quantum")
 
 
 def check(*args: str) -> tuple[int, list[str]]:
@@ -143,6 +145,12 @@ def test_a_mistake_in_the_shared_data_is_one_finding_for_all_games(shared_data, 
     found = [ln for ln in out if ln.startswith(display_path(path))]
     assert len(found) == 1 and f"error[{rule}]" in found[0], out
     assert out[-1] == "checked 4 game(s): 1 finding; faces not rendered (--no-render)"
+    # said once, but it is still wrong for every game: each verdict counts it, the JSON names them all
+    code, out = check("--report")
+    assert code == 1 and sum(ln.startswith("Is this deck right? No: 1 finding") for ln in out) == 4, out
+    result = CliRunner().invoke(main, ["check", "--no-render", "--json"])
+    findings = json.loads(result.output)["findings"]
+    assert len(findings) == 1 and sorted(findings[0]["games"]) == sorted(SHIPPED_GAMES), findings
 
 
 # --- 4. which quantity of an antiparticle differs, and where -----------------------------------
