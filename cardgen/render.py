@@ -492,11 +492,12 @@ class Renderer:
         self.direction = self.locale.direction
         self._report = _Report()   # what the face being rendered reported so far (see face)
         self._paths_shown: dict[str, str] = {}   # template file → display_path (see _shown)
-        #: The error of the first face that ran out of time: raised for every face asked for
-        #: after it, unrendered. A template that runs away for one card will most likely do so
-        #: for the others, and a build stops at its first error anyway; rendering on, a check
-        #: whose rules read every face would spend the time limit once per face (minutes).
-        self._out_of_time: CardgenError | None = None
+        #: The error of the first face that ran away — out of time, out of memory or nesting
+        #: without end: raised for every face asked for after it, unrendered. A template that
+        #: runs away for one card will most likely do so for the others, and a build stops at
+        #: its first error anyway; rendering on, a check whose rules read every face would spend
+        #: the time limit (or the ~2 s a recursion takes to reach Python's limit) once per face.
+        self._runaway: CardgenError | None = None
 
     # -- public API ------------------------------------------------------------------------
 
@@ -521,8 +522,8 @@ class Renderer:
         name = component.front if side == "front" else component.back
         if name is None:
             raise ValueError(f"component '{component.id}' has no {side}")
-        if self._out_of_time is not None:
-            raise self._out_of_time
+        if self._runaway is not None:
+            raise self._runaway
         reg = GlyphRegistry(inline=self.inline_glyphs, defer=True)
         watch = _Watch()
         budget = FaceBudget()
@@ -540,8 +541,8 @@ class Renderer:
             error = self._failure(exc, component, card, side, where, budget)
             if error is exc:
                 raise
-            if budget.out_of_time and isinstance(error, CardgenError):
-                self._out_of_time = error
+            if (budget.out_of_time or isinstance(exc, (RecursionError, MemoryError))) and isinstance(error, CardgenError):
+                self._runaway = error
             raise error from None
         self._check_body(body, name, component, card, side)
         face = Face(self.game.id, component.id, card.id, side, self.lang, body, tuple(reg.deferred),

@@ -564,6 +564,34 @@ def test_after_a_face_runs_out_of_time_no_other_face_of_the_game_is_tried(tmp_pa
     assert len(timeouts) == 2
 
 
+def test_after_a_face_nests_without_end_no_other_face_of_the_game_is_tried(tmp_path, monkeypatch):
+    """A template that includes itself took ~2 s per card to reach Python's recursion limit,
+    and the check's rules rendered every card: 116 s and 477 MB for one error."""
+    game_dir = make_game(tmp_path, '{% extends "base.svg.j2" %}{% block artwork %}{% include "loop.svg.j2" %}'
+                         '{{ card.title }}{% endblock %}',
+                         "\n".join(f"  - {{id: c{n}, title: T{n}}}" for n in range(6)))
+    (game_dir / "templates" / "loop.svg.j2").write_text('<g>{% include "loop.svg.j2" %}</g>', encoding="utf-8")
+    game = cardgen.load_game(game_dir)
+    comp = game.components["cards"]
+    renders = []
+    renderer = Renderer(game)
+    errors = []
+    original = renderer.env.get_template
+
+    def counting(name, *args, **kwargs):
+        renders.append(name)
+        return original(name, *args, **kwargs)
+
+    monkeypatch.setattr(renderer.env, "get_template", counting)
+    for card in comp.cards:
+        with pytest.raises(CardgenError) as info:
+            renderer.face(comp, card)
+        errors.append(info.value)
+    assert renders.count("front.svg.j2") == 1   # the first card's face only: the others are not tried
+    assert all(e.message == errors[0].message for e in errors)
+    assert "nest too deeply" in errors[0].message and "card 'c0'" in errors[0].message
+
+
 def test_the_watchdog_is_woken_only_for_a_deadline_before_the_one_it_waits_for(monkeypatch):
     """Rendering a face does not wake the watchdog thread (a face of a large deck took a
     thread switch each) unless its deadline comes before the one the thread sleeps until."""
