@@ -41,6 +41,7 @@ import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
 
+from .budget import BudgetExceeded, FaceBudget  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
@@ -311,23 +312,50 @@ _MARKUP_ERRORS = (ET.ParseError, ValueError, TypeError, KeyError, IndexError, At
                   RecursionError, cairocffi.CairoError)
 
 
+#: Elements one face may draw (its own, not counting artwork files, which have a limit of
+#: their own): the largest shipped page draws about 3,000. Each costs memory in the drawing's
+#: tree; 200,000 translucent circles took minutes and most of a gigabyte.
+MAX_DRAWN_ELEMENTS = 50_000
+#: Seconds one face may take to draw (shipped faces take milliseconds).
+DRAW_SECONDS = 10.0
+
+
 def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
     be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
-    template, the card and the element. Returns the runs a sharing surface marked."""
+    template, the card and the element, and so does a face that draws more than
+    MAX_DRAWN_ELEMENTS elements or takes longer than DRAW_SECONDS (the renderer's watchdog
+    stops it, as it stops a template). Returns the runs a sharing surface marked."""
+    elements = face.body.count("<") - face.body.count("</")   # opening tags, comments, processing instructions
+    if elements > MAX_DRAWN_ELEMENTS:
+        raise TemplateError(f"the face has {elements:,} elements to draw, more than the {MAX_DRAWN_ELEMENTS:,} one face "
+                            f"may have (drawing {_what(face)})", _where(face),
+                            "draw fewer shapes: repeat one with <use> or fill an area with a <pattern>")
     try:
-        return _draw_face(face, surface_class, dpi, output)
+        with FaceBudget(DRAW_SECONDS):
+            return _draw_face(face, surface_class, dpi, output)
+    except BudgetExceeded:
+        raise TemplateError(f"drawing the face took longer than {DRAW_SECONDS:g} s, the limit for one face (drawing "
+                            f"{_what(face)})", _where(face), "draw fewer shapes, and fewer translucent groups, "
+                            "filters and masks") from None
     except CardgenError:
         raise
     except _MARKUP_ERRORS as exc:
         raise _markup_error(face, exc) from None
 
 
+def _what(face: Face) -> str:
+    return f"card '{face.card}' of component '{face.component}', {face.side}"
+
+
+def _where(face: Face) -> Location | None:
+    return Location(face.template) if face.template else None
+
+
 def _markup_error(face: Face, exc: BaseException) -> TemplateError:
     """The message for a face whose SVG cannot be drawn: what went wrong and where in the
     face's SVG (the line for malformed XML, the element otherwise)."""
-    what = f"card '{face.card}' of component '{face.component}', {face.side}"
-    where = Location(face.template) if face.template else None
+    what, where = _what(face), _where(face)
     if isinstance(exc, ET.ParseError):
         line, column = getattr(exc, "position", (0, 0))
         lines = face.body.splitlines()

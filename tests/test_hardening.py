@@ -924,3 +924,40 @@ def test_a_file_size_limit_while_a_deck_is_written_is_one_clear_error(game_copy,
         assert "error[io]: cannot write '" in res.stderr and "': File too large" in res.stderr, res.stderr
         assert "(ulimit -f)" in res.stderr and "terminate called" not in res.stderr
         assert digests(out) == before and not list(out.glob("*/.*.next"))
+
+
+def test_a_face_with_too_many_elements_is_refused_before_it_is_drawn(tmp_path):
+    """Template output within its limits could still hold 200,000 shapes: drawing them took
+    minutes and most of a gigabyte."""
+    from cardgen import draw
+
+    many = ('{% extends "base.svg.j2" %}{% block artwork %}{% for i in range(60000) %}'
+            '<rect x="1" y="1" width="1" height="1"/>{% endfor %}{% endblock %}')
+    started = time.monotonic()
+    with pytest.raises(CardgenError) as info:
+        draw.render_pdf(face(make_game(tmp_path, many)))
+    assert time.monotonic() - started < 5
+    assert "more than the 50,000 one face may have" in info.value.message and "card 'one'" in info.value.message
+    assert info.value.location.file.endswith("front.svg.j2") and "<use>" in info.value.fix
+
+
+@pytest.mark.parametrize("directly", [True, False])
+def test_a_face_that_draws_too_long_is_stopped_with_a_clear_error(tmp_path, monkeypatch, directly):
+    """20,000 translucent circles drew for 102 s: drawing has a time limit of its own, for
+    faces cairo is driven to straight (directdraw) and those cairosvg draws alike."""
+    from cardgen import draw
+
+    monkeypatch.setattr(draw, "DRAW_SECONDS", 0.2)
+    if not directly:   # a filter is drawn by cairosvg, not by cardgen's own drawer
+        monkeypatch.setattr(draw, "direct_drawing", lambda _face: None)
+    slow = ('{% extends "base.svg.j2" %}{% block artwork %}{% for i in range(20000) %}'
+            '<g opacity="0.3"><circle cx="{{ i % 60 }}" cy="{{ i % 80 }}" r="30" fill="red"/></g>'
+            '{% endfor %}{% endblock %}')
+    started = time.monotonic()
+    with pytest.raises(CardgenError) as info:
+        draw.render_pdf(face(make_game(tmp_path, slow)))
+    assert time.monotonic() - started < 10
+    assert "drawing the face took longer than 0.2 s" in info.value.message
+    assert info.value.location.file.endswith("front.svg.j2")
+    ok = ('{% extends "base.svg.j2" %}{% block artwork %}<circle cx="10" cy="10" r="5"/>{% endblock %}')
+    assert draw.render_pdf(face(make_game(tmp_path / "ok", ok))).startswith(b"%PDF")   # the next face draws
