@@ -78,14 +78,21 @@ def test_proofs_count_what_the_data_declares():
     assert (len(own), anti, copies) == (18, 12, 6)
     cover = proofs[("places-cover-deck", "mat")]
     assert cover.count == deck.total == 36
+    # the mat's places are states (exclusion: pauli): quarks and leptons are never piled, they
+    # take a shared place one card at a time; the extra photon and gluon stack
     assert cover.claim == (f"mat: all {deck.total} cards of 'particles' have a place ({len(own)} on a place of their "
-                           f"own; {anti} antiparticles stack on their particle's place; {copies} copies stack on "
-                           "their first copy's place)")
+                           f"own; {anti} antiparticles of half-integer spin share their particle's place, one card at a "
+                           "time; 4 copies of half-integer spin share their first copy's place, one card at a time; "
+                           "2 copies stack on their first copy's place)")
+    assert copies == 4 + 2
     choices = [c for c in report.choices if c.rule == "places-cover-deck"]
-    assert [c.subject for c in choices] == ["'mat': 12 antiparticles stack on their particle's place",
-                                            "'mat': 6 copies stack on their first copy's place"]
+    assert [c.subject for c in choices] == [
+        "'mat': 12 antiparticles of half-integer spin share their particle's place, one card at a time",
+        "'mat': 4 copies of half-integer spin share their first copy's place, one card at a time",
+        "'mat': 2 copies stack on their first copy's place"]
     lines = (game.data_dir / "components/mat.yaml").read_text(encoding="utf-8").splitlines()
     assert [c.location.line for c in choices] == [lines.index("    - stack: antiparticle") + 1,
+                                                  lines.index("    - stack: copies") + 1,
                                                   lines.index("    - stack: copies") + 1]
     assert choices[0].reason.startswith("An antiparticle is laid on its particle's place")
 
