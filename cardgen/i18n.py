@@ -234,6 +234,11 @@ def _checked_translation(message: Any, path: Path) -> None:
         if not string.strip():
             raise InputError(f"the translation of {shown!r} is only spaces: the card would print nothing there",
                              where, "translate it, or leave msgstr \"\" to print the English text")
+        bad = _UNPRINTABLE.search(string)
+        if bad:
+            raise InputError(f"the translation of {shown!r} holds the control character U+{ord(bad[0]):04X}, which a "
+                             "card cannot print (SVG, as XML, refuses it)", where,
+                             "delete it: write the text with letters, spaces and line breaks only")
         if not formatted:
             continue
         used = _placeholders(string)
@@ -241,6 +246,13 @@ def _checked_translation(message: Any, path: Path) -> None:
             raise InputError(f"the translation of {shown!r} has a brace that opens or closes nothing",
                              where, "write each placeholder as in the English text ({name}), and a brace "
                              "meant to print as {{ or }}")
+        allowed = set().union(*(_placeholders(s, whole=True) or set() for s in sources))
+        odd = (_placeholders(string, whole=True) or set()) - allowed
+        if odd and not used - wanted:   # a known name, written with an attribute, index, conversion or format
+            raise InputError(f"the translation of {shown!r} writes {_listed(odd)}, which the English text does not "
+                             f"(it writes {_listed(allowed) or 'none'})", where,
+                             "write each placeholder exactly as the English text does: no attribute, index, '!' "
+                             "or ':' of your own")
         if used - wanted:
             raise InputError(f"the translation of {shown!r} uses {_listed(used - wanted)}, which the English text "
                              f"does not have (it has {_listed(wanted) or 'none'})", where,
@@ -251,16 +263,26 @@ def _checked_translation(message: Any, path: Path) -> None:
                              "the translation")
 
 
-def _placeholders(text: str) -> set[str] | None:
+#: Characters XML 1.0 does not allow in text (C0 controls but tab and line breaks, lone
+#: surrogates, U+FFFE and U+FFFF): a face that printed one would not be an SVG document.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _placeholders(text: str, whole: bool = False) -> set[str] | None:
     """The names of a format string's placeholders (``{name}``, ``{0}``, ``{n:.1f}``), or None
-    when it is not a valid format string."""
+    when it is not a valid format string; ``whole``: each placeholder as written, attribute,
+    index, conversion and format included (``name.__class__``, ``points:>999999999``): a
+    translation may only write those of its source, or it could reach into the value or make
+    the card's text as long as it likes."""
     import string
 
     try:
-        return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(text)
-                if name is not None}
+        fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(text) if name is not None]
     except ValueError:
         return None
+    if whole:
+        return {name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") for name, spec, conv in fields}
+    return {name.split(".")[0].split("[")[0] for name, _spec, _conv in fields}
 
 
 def _listed(names: Iterable[str]) -> str:

@@ -774,6 +774,10 @@ def test_a_catalog_error_babel_finds_is_located_at_its_line(game_copy, cli, old,
     ('msgstr "{0}: {points} {unit}"', "uses {0}, which the English text does not have"),
     ('msgstr "{name}: {points}"', "leaves out {unit}: the card would print without that value"),
     ('msgstr "   "', "is only spaces: the card would print nothing there"),
+    ('msgstr "{name.__class__}: {points} {unit}"', "writes {name.__class__}, which the English text does not"),
+    ('msgstr "{name}: {points:>999999999} {unit}"', "writes {points:>999999999}, which the English text does not"),
+    ('msgstr "{name!r}: {points} {unit}"', "writes {name!r}, which the English text does not"),
+    ('msgstr "{name}:\x01 {points} {unit}"', "holds the control character U+0001"),
 ])
 def test_a_translation_that_would_print_wrongly_is_an_error_at_its_entry(game_copy, cli, new, message):
     """A wrong placeholder failed the template that formats it ("KeyError: 'nam'" at a template
