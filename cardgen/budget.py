@@ -34,6 +34,11 @@ FACE_SECONDS = 10.0
 #: Characters a template may write for one face; embedded artwork (20 MiB at most, base64)
 #: is the largest legitimate part.
 MAX_OUTPUT_CHARS = 40_000_000
+#: Characters a template may write for one face besides the artwork it embeds with image():
+#: the largest shipped page writes about 400,000. Every character written costs ~50 bytes on
+#: its way to a drawn face (the SVG, its parse, its digest): 40 million of a template's own
+#: took 2 GB.
+MAX_TEMPLATE_CHARS = 4_000_000
 #: Length of one string or list built by an operator or a string method in a template.
 MAX_STRING = 1_000_000
 #: Steps over ``range`` in all loops of one face together.
@@ -58,6 +63,7 @@ class FaceBudget:
         self.deadline = 0.0
         self.steps = 0
         self.output = 0
+        self.artwork = 0   # characters of artwork image() embedded (see spend_artwork)
         self.text = 0
         self.reason = ""
         self.fix = ""
@@ -101,7 +107,14 @@ class FaceBudget:
         if self.output > MAX_OUTPUT_CHARS:
             raise self.exceeded(f"the template wrote more than {MAX_OUTPUT_CHARS:,} characters, the limit for "
                                 "one face", "write less: repeat shapes with <use> or a pattern instead")
+        if self.output - self.artwork > MAX_TEMPLATE_CHARS:
+            raise self.exceeded(f"the template wrote more than {MAX_TEMPLATE_CHARS:,} characters besides its artwork, "
+                                "the limit for one face", "write less: repeat shapes with <use> or a pattern instead")
         self.check_time()
+
+    def spend_artwork(self, n: int) -> None:
+        """Artwork image() embeds: it may take the face's output up to MAX_OUTPUT_CHARS."""
+        self.artwork = min(self.artwork + n, MAX_OUTPUT_CHARS)
 
     def spend_text(self, n: int) -> None:
         self.text += n

@@ -770,6 +770,9 @@ class Renderer:
             watch.read.append(file)
             art = images.load(file, what)
             mode = "slice" if fit == "slice" else "meet"
+            face_budget = current()
+            if face_budget is not None:
+                face_budget.spend_artwork(len(art.uri))
             return Markup(f'<image href="{art.uri}" x="{x:.3f}" y="{y:.3f}" width="{width:.3f}" height="{height:.3f}" '
                           f'preserveAspectRatio="xMidYMid {mode}" opacity="{float(opacity):.3f}"/>')
 

@@ -965,3 +965,25 @@ def test_a_face_that_draws_too_long_is_stopped_with_a_clear_error(tmp_path, monk
     assert info.value.location.file.endswith("front.svg.j2")
     ok = ('{% extends "base.svg.j2" %}{% block artwork %}<circle cx="10" cy="10" r="5"/>{% endblock %}')
     assert draw.render_pdf(face(make_game(tmp_path / "ok", ok))).startswith(b"%PDF")   # the next face draws
+
+
+def test_a_templates_own_output_is_bounded_apart_from_its_artwork(tmp_path):
+    """A template wrote 38 million characters of its own (a comment) within the face's limit
+    and took 2 GB on the way to the drawn face; artwork is the one large legitimate part."""
+    import random
+
+    from cardgen import budget
+
+    long = ('{% extends "base.svg.j2" %}{% block artwork %}<!-- {% set s = "x" * 900000 %}'
+            '{% for i in range(6) %}{{ s }}{% endfor %} -->{% endblock %}')
+    with pytest.raises(CardgenError) as info:
+        face(make_game(tmp_path / "long", long))
+    assert f"more than {budget.MAX_TEMPLATE_CHARS:,} characters besides its artwork" in info.value.message
+    # a photo larger than that limit once encoded is still embedded and drawn
+    path = art_game(tmp_path / "photo", "art/noise.png")
+    (path / "art").mkdir()
+    noise = random.Random(1).randbytes(1300 * 1300 * 3)
+    Image.frombytes("RGB", (1300, 1300), noise).save(path / "art/noise.png")
+    assert (path / "art/noise.png").stat().st_size * 4 / 3 > budget.MAX_TEMPLATE_CHARS
+    drawn = face(path)
+    assert len(drawn.body) > budget.MAX_TEMPLATE_CHARS
