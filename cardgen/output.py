@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import file_system_error
+from .errors import InputError, Location, display_path, file_system_error
 
 #: Files a build writes into a folder; the rest (a render's faces/, a user's notes) is kept.
 BUILD_PRODUCTS = ("*.pdf", "*-cut.svg", "PRINTING.txt", "text-report.txt", "manifest.json")
@@ -234,8 +234,6 @@ def source_date_epoch() -> int | None:
     value = os.environ.get("SOURCE_DATE_EPOCH")
     if value is None or not value.strip():
         return None
-    from .errors import InputError
-
     try:
         epoch = int(value)
     except ValueError:
@@ -268,9 +266,15 @@ class BuildLock:
     def __enter__(self) -> "BuildLock":
         import fcntl
 
+        out = self.path.parent
+        for name in (".lock", ".cache"):   # what a build writes through: never a link out of the folder
+            if (out / name).is_symlink():
+                raise InputError(f"{display_path(out / name)} is a link (to {os.readlink(out / name)}): a build writes "
+                                 "its lock and cache only into the output folder itself", Location(display_path(out)),
+                                 f"remove the link; cardgen makes its own {name}")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.fh = open(self.path, "a+")
+            out.mkdir(parents=True, exist_ok=True)
+            self.fh = os.fdopen(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666), "a+")
         except OSError as exc:
             raise file_system_error(exc, "write into the output folder", self.path.parent) from None
         try:

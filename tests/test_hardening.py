@@ -987,3 +987,16 @@ def test_a_templates_own_output_is_bounded_apart_from_its_artwork(tmp_path):
     assert (path / "art/noise.png").stat().st_size * 4 / 3 > budget.MAX_TEMPLATE_CHARS
     drawn = face(path)
     assert len(drawn.body) > budget.MAX_TEMPLATE_CHARS
+
+
+def test_a_build_never_writes_through_a_link_in_the_output_folder(tmp_path):
+    """With <out>/.cache a link to /etc, a build wrote its cache database there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".cache").symlink_to(elsewhere)
+    with pytest.raises(InputError) as info:
+        build([cardgen.load_game("qcd")], BuildOptions(out=out))
+    assert ".cache is a link" in info.value.message and "remove the link" in info.value.fix
+    assert list(elsewhere.iterdir()) == [] and not (out / "qcd").exists()
