@@ -36,8 +36,12 @@ GUIDE: dict[str, tuple[str, str]] = {
                       "reorder the points when you change the deck's card counts"),
     "score-tokens": ("each score token names a valid vertex and no kind outnumbers what the deck can score",
                      "change the token split, or declare a `surplus:` with its reason"),
-    "sub-diagrams": ("the expert rules name only vertices of the table",
-                     "use vertex ids from the vertex table"),
+    "sub-diagrams": ("each expert sub-diagram names Standard-Model vertices of the table that join into one connected "
+                     "diagram, leaving exactly the external lines the check states for it",
+                     "fix the row's `vertices`, or the check's `external` lines for that row"),
+    "result-ranges": ("the score ranges of a results table give every score exactly one result, in order",
+                      "start each range one above where the next lower one ends; leave `points_to` off the top "
+                      "range and `points_from` off the bottom one"),
     "flavour-energies": ("the energy printed for each flavour follows the physics of quark masses",
                          "keep energies in PDG's mass order; record a deliberate deviation with `deviation:`"),
     "transformations": ("each transformation conserves charge, baryon and lepton numbers, and none is missing",

@@ -1,7 +1,9 @@
-"""What scores a Tutti Quantum diagram: vertex points, score tokens and expert sub-diagrams.
+"""What scores a Tutti Quantum diagram: vertex points, score tokens, expert sub-diagrams and the
+cooperative results table.
 
-All three may only name vertices the Standard Model has (derived in :mod:`cardgen.rules.tutti`),
-and both points and tokens are measured against the deck:
+The first three may only name vertices the Standard Model has (derived in
+:mod:`cardgen.rules.tutti`); an expert sub-diagram's vertices must also join into the one
+diagram it rewards; points and tokens are measured against the deck:
 
 * **rarity** — a vertex is rarer the more draws from the deck it takes, on average, to collect
   its three lines (the measure the Particle Builder ``targets`` rule orders targets by). Points
@@ -13,15 +15,19 @@ and both points and tokens are measured against the deck:
   is a hexagon) and at most ⌊3(k − 2)/2⌋ from six on (planar, every cycle at least six long).
   A kind of score token never outnumbers the vertices its sides can score, unless the check
   declares why (``surplus: {token-id: reason}``).
+
+The results table turns a final score into a verdict, so its ranges must give every score
+exactly one (``result-ranges``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 from .. import schema as S
-from ..errors import Finding, InputError, did_you_mean
+from ..errors import Finding, InputError, Location, did_you_mean
 from ..model import Card, Component, Game, Table
 from ..proof import Choice, Proof
 from ..tables import Vertex
@@ -192,19 +198,154 @@ def score_tokens(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Cho
                 game.id, tokens.location)
 
 
+#: An internal line of a sub-diagram: the positions of the two vertices it joins, and its line type.
+Joint = tuple[int, int, str]
+#: The most vertices one sub-diagram may name: the search for a joining grows fast with them, and
+#: a diagram a player builds for a bonus has a handful.
+MOST_SUB_VERTICES = 8
+
+
+def _pieces(ends: list[VertexKey]) -> list[set[int]]:
+    """The vertices (by position) in groups that no line type links with each other."""
+    pieces: list[set[int]] = []
+    for v, e in enumerate(ends):
+        linked = [p for p in pieces if any(set(e) & set(ends[w]) for w in p)]
+        pieces = [p for p in pieces if p not in linked] + [set().union({v}, *linked)]
+    return pieces
+
+
+def join_diagram(ends: list[VertexKey], external: Counter[str] | None) -> tuple[Joint, ...] | None:
+    """One way to join vertices (each given by the line types of its three ends) into a single
+    connected diagram, or None. Each internal line pairs two ends of one line type at two
+    different vertices (a card is an edge of the honeycomb: it has two distinct ends); the ends
+    left over are the external lines, exactly ``external`` when it is given. Fermion arrows set
+    no further bound: every fermion vertex has one arrow in and one out, so any joining of
+    same-type ends lets the arrow continue. Ends of one type at one vertex are alike, so the
+    search counts them instead of naming each."""
+    have = Counter(t for e in ends for t in e)
+    if len(_pieces(ends)) > 1:
+        return None
+    if external is not None and (external - have or any(n % 2 for n in (have - external).values())
+                                 or (have - external).total() < 2 * (len(ends) - 1)):
+        return None   # ends missing or left loose, or too few lines to reach every vertex: no search needed
+    types = sorted(have | external if external is not None else have)
+    start = tuple(tuple(Counter(e)[t] for t in types) for e in ends)
+
+    def take(left: tuple[tuple[int, ...], ...], v: int, i: int) -> tuple[tuple[int, ...], ...]:
+        return left[:v] + (left[v][:i] + (left[v][i] - 1,) + left[v][i + 1:],) + left[v + 1:]
+
+    def merge(piece: tuple[int, ...], v: int, w: int) -> tuple[int, ...]:
+        joined = tuple(piece[v] if p == piece[w] else p for p in piece)
+        first = {p: n for n, p in enumerate(dict.fromkeys(joined))}
+        return tuple(first[p] for p in joined)   # one name per partition, so the cache sees repeats
+
+    @lru_cache(maxsize=None)
+    def search(left: tuple[tuple[int, ...], ...], ext: tuple[int, ...] | None,
+               piece: tuple[int, ...]) -> tuple[Joint, ...] | None:
+        spot = next(((v, i) for v, row in enumerate(left) for i, n in enumerate(row) if n), None)
+        if spot is None:   # every end used: one piece, and no stated external line missing
+            return () if len(set(piece)) == 1 and not any(ext or ()) else None
+        v, i = spot        # every end of an earlier vertex is used, so partners come later
+        for w in range(v + 1, len(left)):
+            if left[w][i]:
+                rest = search(take(take(left, v, i), w, i), ext, merge(piece, v, w))
+                if rest is not None:
+                    return ((v, w, types[i]),) + rest
+        if ext is None or ext[i]:
+            after = None if ext is None else ext[:i] + (ext[i] - 1,) + ext[i + 1:]
+            return search(take(left, v, i), after, piece)
+        return None
+
+    return search(start, None if external is None else tuple(external[t] for t in types), tuple(range(len(ends))))
+
+
+def _why_apart(ends: list[VertexKey], named: list[str], external: Counter[str] | None,
+               order: list[str]) -> tuple[str, bool]:
+    """Why no joining of the vertices gives one connected diagram, in a player's words, and
+    whether the stated external lines are what disagrees with the vertices' ends (then the
+    finding points at them)."""
+    have = Counter(t for e in ends for t in e)
+    if external is not None:
+        for t in sorted(external, key=order.index):
+            if external[t] > have[t]:
+                return (f"it states {external[t]} external {t} line{'s' if external[t] > 1 else ''}, but its "
+                        f"vertices have {have[t]} {t} end{'' if have[t] == 1 else 's'}", True)
+        inner = have - external
+        for t in sorted(inner, key=order.index):
+            holders = [named[v] for v, e in enumerate(ends) if t in e]
+            if inner[t] % 2:
+                return f"{inner[t]} {t} ends are left to join, an odd number, so one stays loose", True
+            if len(holders) == 1:
+                return (f"the two {t} ends left to join are both on '{holders[0]}', and a line joins two "
+                        f"different vertices", False)
+        if inner.total() < 2 * (len(ends) - 1):
+            return (f"the {inner.total() // 2} internal line{'' if inner.total() == 2 else 's'} it leaves cannot "
+                    f"reach {len(ends)} vertices, which takes at least {len(ends) - 1}", False)
+    pieces = _pieces(ends)
+    if len(pieces) > 1:
+        return "no line type links " + " with ".join(", ".join(named[v] for v in sorted(p)) for p in pieces), False
+    return "however its lines are joined, the diagram falls apart or a line would join a vertex to itself", False
+
+
+def _structure(n: int, joints: tuple[Joint, ...], external: Counter[str] | None, order: list[str]) -> str:
+    """A joined sub-diagram in words: its internal lines, loops and external lines (with no
+    external lines stated, only that it is one piece: the joining found is one of several)."""
+    if external is None:
+        return f"{n} vertices in one piece (no external lines stated)"
+    inner = Counter(t for _, _, t in joints)
+    lines = ", ".join(f"{k} {t}" for t, k in sorted(inner.items(), key=lambda x: order.index(x[0])))
+    loops = len(joints) - n + 1   # a connected graph with n vertices and this many edges
+    outside = ", ".join(sorted(external.elements(), key=order.index))
+    return (f"{n} vertices joined by {len(joints)} internal line{'' if len(joints) == 1 else 's'}"
+            f"{f' ({lines})' if lines else ''}, "
+            f"{loops} loop{'' if loops == 1 else 's'}, external {outside}")
+
+
+def _external_lines(game: Game, table: Table, sm: DerivedVertices, lt_id: str,
+                    params: S.Fields) -> tuple[dict[str, tuple[list[str], Location]], list[Finding]]:
+    """The external lines the check states per sub-diagram (``external: {row-id: [line types]}``:
+    the process each bonus rewards, as its description and the physics say), by row id with
+    where they are written, and a finding for each list naming something that is no line type.
+    A row left out is only checked to join into one piece."""
+    given = params.get("external", S.mapping, None)
+    rows = [r.id for r in table.rows]
+    stated: dict[str, tuple[list[str], Location]] = {}
+    findings: list[Finding] = []
+    for rid in given or ():
+        if rid not in rows:
+            raise InputError(f"'external' names '{rid}', which is not a row of '{table.id}'"
+                             f"{did_you_mean(rid, rows)}", given.key_where(rid), f"use one of: {S.one_of(rows)}")
+        lines = S.seq_of(S.ident, what="list of line types")(given[rid], given.where(rid))
+        strange = [i for i, lid in enumerate(lines) if lid not in sm.line_types]
+        if strange:
+            lid = lines[strange[0]]
+            findings.append(Finding("sub-diagrams", f"{table.id}: the external lines of '{rid}' name '{lid}', which "
+                                    f"is not a line type of '{lt_id}'{did_you_mean(lid, list(sm.line_types))}",
+                                    given[rid].where(strange[0]), f"use one of: {', '.join(sm.line_types)}", game.id))
+        else:
+            stated[rid] = (lines, given.where(rid))
+    return stated, findings
+
+
 @declared("sub-diagrams")
 def sub_diagrams(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     """Expert sub-diagrams (a records table with a list of vertex ids) name only Standard-Model
-    vertices of the vertex table, and each of their vertices shares a line type with another,
-    so the sub-diagram can be drawn in one piece."""
+    vertices of the vertex table, and those vertices join into one connected diagram, each
+    internal line between two of them with the same line type, leaving exactly the external
+    lines the check states for the row (``external``): a bonus rewards one process, so
+    [qqh, eea, qqa] cannot stand in for H → γγ through a quark loop."""
     table = table_param(game, params, ("records",))
     vtable = table_param(game, params, ("vertices",), "vertices")
     field = params.get("field", S.ident, "vertices")
     sm = derive_vertices(game, vtable)
+    order = list(sm.line_types)
+    stated, findings = _external_lines(game, table, sm, vtable.options["line_types"], params)
+    yield from findings
     vertices = {v.id: v for v in vtable.rows}
-    good = 0
+    good: list[str] = []
     for row in table.rows:
-        named = row.values.get(field) or ()
+        named = list(row.values.get(field) or ())
+        where = row.where.get(field, row.location)
         unknown = [vid for vid in named if vid not in vertices]
         if unknown:
             yield Finding("sub-diagrams", f"{table.id}: '{row.id}' names vertex '{unknown[0]}', which is not in "
@@ -216,13 +357,116 @@ def sub_diagrams(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             yield Finding("sub-diagrams", f"{table.id}: '{row.id}' names vertex {_name(vertices[invalid[0]], sm)}, "
                           f"which is not a Standard-Model vertex", row.location, "name valid vertices only", game.id)
             continue
-        apart = [vid for i, vid in enumerate(named) if len(named) > 1 and not any(
-            set(vertices[vid].lines) & set(vertices[other].lines) for j, other in enumerate(named) if j != i)]
-        if apart:
-            yield Finding("sub-diagrams", f"{table.id}: '{row.id}': vertex '{apart[0]}' shares no line with the "
-                          f"other vertices, so the sub-diagram cannot be drawn in one piece", row.location,
-                          "name vertices that can be joined by a line", game.id)
+        if len(named) > MOST_SUB_VERTICES:
+            yield Finding("sub-diagrams", f"{table.id}: '{row.id}' names {len(named)} vertices, more than the "
+                          f"{MOST_SUB_VERTICES} the checker joins", where, "split it into smaller sub-diagrams",
+                          game.id)
             continue
-        good += 1
-    yield Proof("sub-diagrams", f"{table.id}: {good} sub-diagrams name only Standard-Model vertices of "
-                f"'{vtable.id}', joined by shared lines", good, game.id, table.location)
+        lines, ext_where = stated.get(row.id, (None, row.location))
+        external = None if lines is None else Counter(lines)
+        ends = [sm.key(vertices[vid].lines) for vid in named]
+        joints = join_diagram(ends, external)
+        if joints is None:
+            with_ext = "" if lines is None else f" with external lines {', '.join(lines)}"
+            why, ext_wrong = _why_apart(ends, named, external, order)
+            yield Finding("sub-diagrams", f"{table.id}: '{row.id}': vertices {', '.join(named)} do not join into one "
+                          f"connected diagram{with_ext}: {why}", ext_where if ext_wrong else where,
+                          "name the vertices of one process: each internal line joins two of them with the same "
+                          "line type" + ("" if lines is None else ", leaving exactly the lines the check's "
+                                         "'external' states for it"), game.id)
+            continue
+        good.append(f"{row.id}: {_structure(len(named), joints, external, order)}")
+    yield Proof("sub-diagrams", f"{table.id}: {len(good)} sub-diagrams name only Standard-Model vertices of "
+                f"'{vtable.id}' and join into one connected diagram ({'; '.join(good)})", len(good), game.id,
+                table.location)
+
+
+def _span(lo: int | None, hi: int | None) -> str:
+    """A range of scores as a results table reads it: '26–28', '≥ 39', '≤ 25'."""
+    if lo is None:
+        return f"≤ {hi}"
+    return f"≥ {lo}" if hi is None else f"{lo}–{hi}"
+
+
+def _bound_fields(table: Table, params: S.Fields) -> tuple[str, str]:
+    """The int fields of ``table`` where each range starts and ends (``from``, ``to``)."""
+    specs = table.options["fields"]
+    names = []
+    for key, default, what in (("from", "points_from", "starts"), ("to", "points_to", "ends")):
+        name = params.get(key, S.ident, default)
+        if name not in specs or specs[name].type != "int":
+            raise InputError(f"table '{table.id}' has no int field '{name}'",
+                             params.map.where(key) if params.has(key) else params.loc,
+                             f"name in '{key}' the int field that holds the score each range {what} at")
+        names.append(name)
+    return names[0], names[1]
+
+
+@declared("result-ranges")
+def result_ranges(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
+    """The rows of a results table (score ranges with their verdicts, highest or lowest first)
+    split the scores with no gap and no overlap, in order: every score a team can reach reads
+    exactly one result. Only the outermost rows are open, the highest upwards and the lowest
+    downwards, so no score falls off either end."""
+    table = table_param(game, params, ("records",))
+    lo_f, hi_f = _bound_fields(table, params)
+    rows = [(r, r.values.get(lo_f), r.values.get(hi_f)) for r in table.rows]
+    wrong = 0
+    for r, lo, hi in rows:
+        if lo is None and hi is None:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: '{r.id}' has neither '{lo_f}' nor '{hi_f}', so no score "
+                          f"reads it", r.location, f"give '{r.id}' the scores it takes", game.id)
+    rows = [(r, lo, hi) for r, lo, hi in rows if lo is not None or hi is not None]
+    if not rows:
+        raise InputError(f"table '{table.id}' has no score ranges", table.location, "add the score ranges")
+    # where a range sits: its start (the lowest range may have none, so its end)
+    anchor = {r.id: lo if lo is not None else hi for r, lo, hi in rows}
+    falling = len(rows) > 1 and anchor[rows[0][0].id] > anchor[rows[-1][0].id]
+    for (prev, p_lo, p_hi), (row, lo, hi) in zip(rows, rows[1:]):
+        if (anchor[row.id] > anchor[prev.id]) == falling and anchor[row.id] != anchor[prev.id]:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: '{row.id}' ({_span(lo, hi)}) comes after '{prev.id}' "
+                          f"({_span(p_lo, p_hi)}), against the order of the others",
+                          row.location, f"list the ranges from the {'highest' if falling else 'lowest'} score to the "
+                          f"{'lowest' if falling else 'highest'}", game.id)
+    rising = sorted(rows, key=lambda x: anchor[x[0].id])
+    for i, (row, lo, hi) in enumerate(rising):
+        if lo is not None and hi is not None and lo > hi:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: '{row.id}' runs from {lo} down to {hi}, so it holds no "
+                          f"score", row.where.get(lo_f, row.location), f"swap '{lo_f}' and '{hi_f}'", game.id)
+        if lo is None and i > 0:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: '{row.id}' has no '{lo_f}', but only the lowest range is "
+                          f"open downwards", row.location, f"give '{row.id}' a '{lo_f}'", game.id)
+        if lo is not None and i == 0:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: scores below {lo} read no result: the lowest range "
+                          f"'{row.id}' starts at {lo}", row.where.get(lo_f, row.location),
+                          f"leave out '{lo_f}' on '{row.id}', so it takes every lower score", game.id)
+        if hi is None and i < len(rising) - 1:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: '{row.id}' has no '{hi_f}', but only the highest range is "
+                          f"open upwards", row.location, f"give '{row.id}' a '{hi_f}'", game.id)
+        if hi is not None and i == len(rising) - 1:
+            wrong += 1
+            yield Finding("result-ranges", f"{table.id}: scores above {hi} read no result: the highest range "
+                          f"'{row.id}' ends at {hi}", row.where.get(hi_f, row.location),
+                          f"leave out '{hi_f}' on '{row.id}', so it takes every higher score", game.id)
+    inverted = {r.id for r, lo, hi in rows if lo is not None and hi is not None and lo > hi}
+    for (below, _, end), (row, start, _) in zip(rising, rising[1:]):
+        if end is None or start is None or start == end + 1 or {below.id, row.id} & inverted:
+            continue   # an open or inverted range is reported above
+        wrong += 1
+        first, last = (end + 1, start - 1) if start > end else (start, end)   # the scores between, or both read
+        scores = f"score {first} reads" if first == last else f"scores {first}–{last} read"
+        said = (f"'{row.id}' starts at {start} but '{below.id}' ends at {end}: {scores} no result" if start > end
+                else f"'{row.id}' starts at {start} but '{below.id}' runs to {end}: {scores} two results")
+        yield Finding("result-ranges", f"{table.id}: {said}", row.where.get(lo_f, row.location),
+                      f"start '{row.id}' at {end + 1}, one above where '{below.id}' ends (or end '{below.id}' at "
+                      f"{start - 1})", game.id)
+    if not wrong:
+        yield Proof("result-ranges", f"{table.id}: its {len(rows)} ranges of '{lo_f}' to '{hi_f}' give every score "
+                    f"exactly one result, in order ({', '.join(_span(lo, hi) for _, lo, hi in rows)})", len(rows),
+                    game.id, table.location)
