@@ -167,15 +167,6 @@ def _named_digests(game: Game, files: Iterable[Path]) -> str:
     return "\n".join(sorted({f"{file_name_in_game(p, game)}\0{file_digest(p)}" for p in files}))
 
 
-def inputs_now(game: Game, lang: str) -> str:
-    """A digest of every file a build of ``game`` in ``lang`` reads (its fingerprint's files
-    and its cards' files), as they are now: a build compares it before it replaces anything
-    with what it was when it started, and refuses to write a deck drawn from files that
-    changed under it (a template saved mid-build gave PDFs half old, half new)."""
-    files = set(game_files(game, lang)) | {c.file for c in game.components.values()} | set(game.files)
-    return hashlib.sha256(_named_digests(game, files).encode()).hexdigest()
-
-
 def _plain(value: Any) -> Any:
     """A value as JSON-ready data for a key: a card's raw fields, the print options, a
     component's settings — these last without where they were written (a dataclass's

@@ -23,7 +23,8 @@ import click
 from . import __version__
 from .cli_help import FullHelpGroup
 
-from .cli_common import EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors, load_games
+from .cli_common import (EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors, languages_given,
+                         load_games)
 
 
 @click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,7 +122,7 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
 @click.option("--report", "proof_report", is_flag=True,
               help="Print the proof report: per game, what each rule proved, the data's declared design choices "
                    "and assumptions, then the findings.")
-@click.option("--lang", "langs", multiple=True,
+@click.option("--lang", "langs", callback=languages_given, multiple=True,
               help="Also render in this language and report overflow, uncovered characters and untranslated "
                    "strings ('all' = every language with a catalog). Repeatable.")
 @click.option("--strict", is_flag=True, help="With --lang: untranslated strings are errors, not warnings.")
@@ -195,7 +196,7 @@ def _parse_offset(value: str) -> tuple[float, float]:
 
 @main.command("build")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", "langs", multiple=True, default=("en",), show_default=True,
+@click.option("--lang", "langs", callback=languages_given, multiple=True, default=("en",), show_default=True,
               help="Language of the deck, or 'all' for every language with a catalog. Repeatable "
                    "(--lang en --lang de), or codes separated by commas.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a string has no translation.")
@@ -347,7 +348,7 @@ def _bleed_notes(game, files: list, asked: float | None) -> list[str]:
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @click.option("--card", "card_ids", multiple=True, help="Only this card id (repeatable).")
-@click.option("--lang", default="en", show_default=True, help="Language of the faces.")
+@click.option("--lang", callback=languages_given, default="en", show_default=True, help="Language of the faces.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
               help="SVGs go to OUT/GAME/LANG/faces/.")
 @click.option("--png", "png_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -449,7 +450,7 @@ def calibrate_cmd(paper: str, duplex: str, readings: tuple[str, ...], out: Path)
 
 @main.command("fonts")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", "langs", multiple=True,
+@click.option("--lang", "langs", callback=languages_given, multiple=True,
               help="Language to report (repeatable; 'all' = every language with a catalog; default en).")
 @games_dir_option
 @font_dir_option
@@ -534,7 +535,7 @@ def i18n_extract(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...]) -> Non
 
 @i18n_group.command("init")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", required=True, help="Language code, e.g. de, fr, es, ar, zh.")
+@click.option("--lang", callback=languages_given, required=True, help="Language code, e.g. de, fr, es, ar, zh.")
 @games_dir_option
 @handle_errors
 def i18n_init(game_ids: tuple[str, ...], lang: str, games_dirs: tuple[Path, ...]) -> None:
@@ -562,7 +563,7 @@ def _langs(langs: tuple[str, ...], games: list) -> list[str]:
 
 @i18n_group.command("update")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
+@click.option("--lang", "langs", callback=languages_given, multiple=True, help="Only these languages (default: all).")
 @games_dir_option
 @handle_errors
 def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
@@ -581,7 +582,7 @@ def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: t
 
 @i18n_group.command("status")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
-@click.option("--lang", "langs", multiple=True, help="Only these languages (default: all).")
+@click.option("--lang", "langs", callback=languages_given, multiple=True, help="Only these languages (default: all).")
 @click.option("--strict", is_flag=True, help="Exit 1 if anything is fuzzy or missing (or, with --fit, does not fit "
                                              "or has no font).")
 @click.option("--fit", is_flag=True, help="Also render every game in every language: count text that does not fit "
@@ -634,7 +635,7 @@ from .cli_daemon import daemon as _daemon; main.add_command(_daemon)  # noqa: E4
 @click.argument("game", required=False, metavar="[GAME]")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port on 127.0.0.1 (0 picks a free one).")
-@click.option("--lang", default="en", show_default=True, help="Language of the cards shown.")
+@click.option("--lang", callback=languages_given, default="en", show_default=True, help="Language of the cards shown.")
 @games_dir_option
 @handle_errors
 def serve_cmd(game: str | None, port: int, lang: str, games_dirs: tuple[Path, ...]) -> None:

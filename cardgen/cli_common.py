@@ -47,6 +47,7 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         global _COMMAND_PID
         _COMMAND_PID = os.getpid()
         signal.signal(signal.SIGTERM, _terminated)
+        _working_folder_exists()
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt:
@@ -81,6 +82,21 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _working_folder_exists() -> None:
+    """End with a clear error when the folder the command runs in was deleted (or moved)
+    under the shell: relative paths (the default --out among them) mean nothing there, and
+    the first file operation would fail with an error that names no path."""
+    try:
+        os.getcwd()
+    except OSError as exc:
+        from .errors import InputError, Location
+
+        folder = os.environ.get("PWD") or "the working folder"
+        err = InputError(f"the folder this command runs in is gone ({exc.strerror}: deleted or moved?)",
+                         Location(folder), "cd into a folder that exists and run the command again")
+        _fail(f"cardgen: {err}", err.exit_code)
+
+
 def load_games(ids: tuple[str, ...] = (), games_dirs: tuple[Path, ...] = (), font_dirs: tuple[Path, ...] = ()) -> list:
     """:func:`cardgen.loader.load_games`, imported when a command first loads a game: the
     loader brings YAML, the model and the physics data, which a build with nothing to do
@@ -88,6 +104,17 @@ def load_games(ids: tuple[str, ...] = (), games_dirs: tuple[Path, ...] = (), fon
     from .loader import load_games as load
 
     return load(ids, games_dirs, font_dirs)
+
+
+def languages_given(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback of every ``--lang`` option: an option given must name a language.
+    ``--lang ''`` or ``--lang ,`` (an empty shell variable, a stray comma) would otherwise
+    select no language at all, and a build would write nothing and say nothing."""
+    given = [value] if isinstance(value, str) else list(value or ())
+    if given and not any(code.strip() for part in given for code in part.split(",")):
+        raise click.BadParameter("no language was given (the value is empty or only commas); "
+                                 "give a code such as en, de or pt-BR, or 'all'", ctx, param)
+    return value
 
 
 games_dir_option = click.option(

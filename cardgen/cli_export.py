@@ -14,7 +14,6 @@ from .cli_help import FullHelpGroup
 
 _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
                            show_default=True, help="Files go to OUT/GAME/LANG/.")
-_lang_option = click.option("--lang", default="en", show_default=True, help="Language of the faces.")
 
 
 @click.group("export", cls=FullHelpGroup)
@@ -24,7 +23,10 @@ def export() -> None:
 
 # Imported only once ``export`` exists: importing cli runs its last line, which registers this
 # group, so importing this module first (tests, other programs) does not hit a circular import.
-from .cli_common import games_dir_option, handle_errors, load_games
+from .cli_common import games_dir_option, handle_errors, languages_given, load_games
+
+_lang_option = click.option("--lang", default="en", show_default=True, callback=languages_given,
+                            help="Language of the faces.")
 
 
 @export.command("png")

@@ -42,6 +42,7 @@ from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
 
 from .budget import BudgetExceeded, FaceBudget  # noqa: E402
+from .budget import current as current_budget  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
@@ -158,12 +159,15 @@ class _GlyphDrawing:
         super().__init__(*args, **kwargs)  # draws the whole tree
 
     def draw(self, node: Any) -> None:
+        drawing = current_budget()
+        if drawing is not None:   # cairosvg swallows some exceptions: the watchdog's may not stop it
+            drawing.check_time()
         try:
             if node.tag == _TAG:
                 self._draw_text(node)
             else:
                 super().draw(node)  # type: ignore[misc]
-        except _NeedsFullSvg:
+        except (_NeedsFullSvg, BudgetExceeded):
             raise
         except Exception as exc:
             if not hasattr(exc, _FAILED_AT):   # the innermost element: the one that could not be drawn

@@ -140,7 +140,16 @@ def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
     are checked (see :func:`check_language`); the result is sorted, each language once."""
     out: set[str] = set()
     for code in codes(spec):
-        out.update({lng for g in games for lng in available_languages(g)} if code == "all" else {check_language(code)})
+        if code != "all":
+            out.add(check_language(code))
+            continue
+        for g in games:
+            for lng in available_languages(g):
+                if lng != _canonical(lng) or not _LANG_CODE.fullmatch(lng):   # a folder 'all' found, misnamed
+                    raise InputError(f"catalog folder '{lng}' is not named by a language code",
+                                     Location(display_path(locale_dir(g) / lng)),
+                                     "rename it to a code such as de, pt-BR or zh-Hant, or remove it")
+                out.add(lng)
     return sorted(out)
 
 

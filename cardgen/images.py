@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -85,7 +86,13 @@ def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[f
     from PIL import Image
 
     try:
-        with Image.open(io.BytesIO(data)) as im:
+        # Pillow warns (on stderr, before cardgen's own message) of an image above its limit of
+        # ~89 Mpx, which is over cardgen's: such an image is refused below in any case, so the
+        # warning is raised as the error it announces (the filter is restored on leaving)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            im = Image.open(io.BytesIO(data))
+        with im:
             width, height = im.size
             if width * height > MAX_IMAGE_PIXELS:
                 raise InputError(f"{what}: image is {width} × {height} px, more than the {MAX_IMAGE_PIXELS // 10**6} "
@@ -94,7 +101,7 @@ def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[f
             im.verify()
     except InputError:
         raise
-    except Image.DecompressionBombError:   # Pillow's own, larger limit, met before ours could be
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):   # Pillow's own, larger limits
         raise InputError(f"{what}: image has far more pixels than the {MAX_IMAGE_PIXELS // 10**6} megapixel limit",
                          where, "scale it down to the printed size at 300 dpi") from None
     except Exception as exc:  # Pillow raises many types for broken files

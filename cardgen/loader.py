@@ -149,11 +149,15 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iter
     ``font_dirs`` add fonts after the game's own (``--font-dir``)."""
     path = Path(game)
     if isinstance(game, Path) or (path / "game.yaml").is_file():
-        src = GameSource(path.name, path, path / "templates" if (path / "templates").is_dir()
-                         else SHIPPED_TEMPLATES / path.name)
+        # a shipped game named by its folder keeps its templates in cardgen's templates/; any
+        # other game in its own templates/ folder, which an error about a missing template
+        # names even when the folder itself is missing
+        shipped = path.resolve().parent == SHIPPED_GAMES.resolve() and not (path / "templates").is_dir()
+        src = GameSource(path.name, path, SHIPPED_TEMPLATES / path.name if shipped else path / "templates")
     else:
         games = discover_games(games_dirs)
         if str(game) not in games:
+            _not_a_game(str(game))
             raise InputError(f"unknown game '{game}'{did_you_mean(str(game), games)}", None,
                              f"use one of: {', '.join(games)} (cardgen list shows them)")
         src = games[str(game)]
@@ -173,9 +177,27 @@ def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_di
         elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
             loaded.append(load_game(Path(gid), font_dirs=font_dirs))
         else:
+            _not_a_game(gid)
             raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
                              f"use one of: {', '.join(games)}, or the path of a game folder")
     return loaded
+
+
+def _not_a_game(name: str) -> None:
+    """Raise the error for a game named by a path that is no game folder: a folder without a
+    game.yaml, a file, a path that does not exist. A word that names no path and no game
+    is left to the caller's 'unknown game' with the ids to choose from."""
+    path = Path(name)
+    where = Location.of_file(path)
+    if path.is_dir():
+        raise InputError("no game.yaml in this folder", where,
+                         "give the folder that holds the game's game.yaml, or start a game there with "
+                         "'cardgen new <id> --dir <folder>'")
+    if path.exists():
+        parent = f" ({display_path(path.parent)})" if path.name == "game.yaml" else ""
+        raise InputError("this is a file, not a game folder", where, f"give the folder that holds game.yaml{parent}")
+    if os.sep in name or (os.altsep and os.altsep in name):
+        raise InputError("game folder not found", where, "check the path, or give a game id (cardgen list shows them)")
 
 
 # --- game.yaml ------------------------------------------------------------------------------
@@ -250,7 +272,7 @@ def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...
     if gid != src.id:
         raise InputError(f"game id '{gid}' does not match its folder name '{src.id}'", f.map.where("id"),
                          f"rename the folder or set 'id: {src.id}'")
-    name = f.get("name", S.text)
+    name = f.get("name", S.title)
     summary = f.get("summary", S.text, "")
     rulebook = f.get("rulebook", S.text, "")
     assumptions = tuple(
@@ -327,7 +349,7 @@ def _table(path: Path, physics: PhysicsData) -> Table:
     f = S.Fields(doc, f"table file {path.name}", Location.of_file(path))
     tid = f.get("id", S.ident)
     kind = f.get("kind", S.choice(TABLE_KINDS))
-    title = f.get("title", S.text, tid)
+    title = f.get("title", S.title, tid)
     level = f.get("level", S.integer(1, 99), 1)
     note = f.get("note", S.text, "")
     rows, options = parse_rows(kind, f, physics, f"table '{tid}'")
@@ -371,7 +393,7 @@ def _component(path: Path, physics: PhysicsData, data_dir: Path) -> tuple[Compon
     width, height = f.get("size", _size)
     places, place_defaults = f.get("places", lambda v, l, r=None: parse_layout(v, l, physics, what), (None, None))
     comp_kw = dict(
-        id=cid, name=f.get("name", S.text), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
+        id=cid, name=f.get("name", S.title), kind=f.get("kind", S.choice(COMPONENT_KINDS), "card"),
         width=width, height=height, shape=f.get("shape", lambda v, l, r=None: _shape(v, l, (width, height)), Shape()),
         bleed=f.get("bleed", S.number(0, 20), 3.0), safe=f.get("safe", S.number(0, 50), 4.0),
         front=f.get("front", _template_name),
@@ -521,7 +543,7 @@ def _cards(value: Any, loc: Location, specs: dict[str, FieldSpec], defaults: dic
                     at = first_locs[axis]
                     raise InputError(f"duplicate card id '{cid}' in {what}: matrix '{axis}' lists "
                                      f"'{S.shown(str(raws.get(axis, '')))}' again (first at {at.line}:{at.column})",
-                                     locs[axis], f"remove the repeated value, or raise 'count' for more copies")
+                                     locs[axis], "remove the repeated value, or raise 'count' for more copies")
                 raise InputError(f"duplicate card id '{cid}' in {what} (first at line {first.line})",
                                  m.where("id"), "give each card its own id")
             seen[cid] = (m.where("id"), locs)

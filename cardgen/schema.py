@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import InputError, Location, did_you_mean
-from .yamlsrc import YMap, YSeq, shown
+from .yamlsrc import LONGEST_NUMBER, YMap, YSeq, shown
 
 __all__ = ["shown"]  # re-exported: messages quote user values through it
 
@@ -23,6 +23,8 @@ Converter = Callable[[Any, Location, "str | None"], Any]
 _MISSING = object()
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+\-~.]*")
 MAX_ID_LENGTH = 100
+#: Text that is a whole number too long to convert (see :data:`cardgen.yamlsrc.LONGEST_NUMBER`).
+_DIGITS = re.compile(rf"\s*[-+]?[0-9]{{{LONGEST_NUMBER},}}\s*")
 
 
 def one_of(options: Iterable[Any], limit: int = 20) -> str:
@@ -99,6 +101,24 @@ def text(value: Any, loc: Location, raw: str | None = None) -> str:
     return str(value)
 
 
+#: Longest name or title (a game's, a component's, a table's): it is set in one line on a box,
+#: a sheet header or a menu. The longest shipped one has under 100 characters.
+MAX_TITLE_CHARS = 200
+
+
+def title(value: Any, loc: Location, raw: str | None = None) -> str:
+    """A name or title: text of one line, at most :data:`MAX_TITLE_CHARS` characters (a
+    longer one is refused here, at its line, rather than overflowing cardgen's own sheet
+    templates where it is shown)."""
+    s = text(value, loc, raw)
+    if len(s) > MAX_TITLE_CHARS:
+        raise InputError(f"the name is {len(s):,} characters long, more than the {MAX_TITLE_CHARS} allowed", loc,
+                         "shorten it; put longer text in 'description' or 'summary'")
+    if "\n" in s or "\t" in s:
+        raise InputError("the name holds a line break or a tab", loc, "write the name on one line")
+    return s
+
+
 def reason(value: Any, loc: Location, raw: str | None = None) -> str:
     """Why the data does something on purpose (a loop, an energy source, a deviation, a looser
     limit): the checker's report shows it beside the choice, so it must say something; blank
@@ -121,6 +141,15 @@ def ident(value: Any, loc: Location, raw: str | None = None) -> str:
 
 def integer(minimum: int | None = None, maximum: int | None = None) -> Converter:
     def conv(value: Any, loc: Location, raw: str | None = None) -> int:
+        if isinstance(value, str) and _DIGITS.fullmatch(value):
+            # a whole number too long to convert, kept as its digits (a spreadsheet cell, or a
+            # YAML value: see yamlsrc.LONGEST_NUMBER): too large for the range, not text
+            digits = len(value.strip().lstrip("+-"))
+            allowed = (f"{minimum} to {maximum}" if minimum is not None and maximum is not None
+                       else f"at most {maximum}" if maximum is not None else f"at least {minimum}"
+                       if minimum is not None else f"fewer than {LONGEST_NUMBER:,} digits")
+            raise InputError(f"a whole number of {digits:,} digits is too large (allowed: {allowed})", loc,
+                             "use a whole number of the allowed size")
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"expected a whole number, found {type_name(value)}", loc, "write a whole number like 3")
         if minimum is not None and value < minimum:

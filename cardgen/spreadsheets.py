@@ -24,14 +24,15 @@ from typing import Any, Callable, Iterator, Mapping
 
 from .errors import InputError, Location, display_path
 from .model import FieldSpec
-from .yamlsrc import YMap, YSeq
+from .yamlsrc import MAX_TEXT_CHARS, YMap, YSeq, check_text
 
 SHEET_SUFFIXES = (".csv", ".xlsx")
 MAX_SHEET_BYTES = 16 * 1024 * 1024
 #: An XLSX is a zip of XML: its members may unpack to at most this much in all.
 MAX_XLSX_UNPACKED = 64 * 1024 * 1024
 MAX_COLUMNS = 256
-MAX_CELL_CHARS = 10_000
+#: Longest text of a cell: the longest text value a YAML data file may hold.
+MAX_CELL_CHARS = MAX_TEXT_CHARS
 _TRUE = ("true", "yes", "1", "y")
 _FALSE = ("false", "no", "0", "n")
 
@@ -90,14 +91,46 @@ def _csv_rows(path: Path, max_rows: int) -> Iterator[list[tuple[Any, Location]]]
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     shown = display_path(path)
+    r, read_lines = 0, 0   # the rows read and the lines they took
     try:
         for r, row in enumerate(reader, start=1):
+            read_lines = reader.line_num
             _bound_row(path, shown, None, r, len(row), max_rows)
             yield [(_bounded_cell(v, shown, None, r, c), cell_location(shown, None, r, c))
                    for c, v in enumerate(row, start=1)]
     except csv.Error as exc:
-        raise InputError(f"'{path.name}' is not valid CSV: {exc}", Location(display_path(path), reader.line_num),
+        if "field limit" in str(exc):   # the csv module's own bound on a cell (131,072 characters)
+            rest = "".join(io.StringIO(text, newline="").readlines()[read_lines:])
+            raise InputError(f"a cell holds more than {MAX_CELL_CHARS:,} characters, the limit for a cell",
+                             cell_location(shown, None, r + 1, _long_cell(rest, delimiter)),
+                             "shorten the text (or close a quote left open, which runs a cell on to the "
+                             "end of the file)") from None
+        raise InputError(f"'{path.name}' is not valid CSV: {exc}", Location(shown, reader.line_num),
                          "check the quotes on that line") from None
+
+
+def _long_cell(record: str, delimiter: str) -> int:
+    """The column (1-based) of the first cell longer than :data:`MAX_CELL_CHARS` in the CSV
+    ``record`` starting a text, reading quotes as the csv module does: the module stops at
+    a cell too long without saying which."""
+    column, size, quoted, i = 1, 0, False, 0
+    while i < len(record):
+        char = record[i]
+        if quoted and char == '"' and record[i + 1:i + 2] == '"':
+            size, i = size + 1, i + 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char == delimiter:
+            column, size = column + 1, 0
+        elif not quoted and char in "\r\n":
+            break
+        else:
+            size += 1
+            if size > MAX_CELL_CHARS:
+                break
+        i += 1
+    return column
 
 
 def _xlsx_rows(path: Path, sheet: str | None, where: Location,
@@ -159,9 +192,9 @@ def _bound_row(path: Path, shown: str, sheet: str | None, row: int, columns: int
 
 
 def _bounded_cell(value: Any, shown: str, sheet: str | None, row: int, column: int) -> Any:
-    if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
-        raise InputError(f"cell holds {len(value)} characters, more than {MAX_CELL_CHARS}",
-                         cell_location(shown, sheet, row, column), "shorten the text")
+    """A cell's value, refused when it is text no card can hold (see :func:`check_text`)."""
+    if isinstance(value, str):
+        check_text(value, cell_location(shown, sheet, row, column), "cell")
     return value
 
 

@@ -9,6 +9,7 @@ typed, not a float's repr).
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,22 @@ _CORE = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
 #: Implicit YAML 1.1 tags PyYAML resolves but cannot construct safely; read as text.
 TEXT_TAGS = {_CORE + "value", _CORE + "merge"}
+#: Longest value (text, or a number's digits) a data file may hold. The longest shipped text
+#: (an assumption of tutti-quantum) has under 500 characters, and a spreadsheet cell may hold
+#: as many (:data:`cardgen.spreadsheets.MAX_CELL_CHARS`). Refused where it is written: the
+#: templates that would show the text are cardgen's, and their limits would blame them.
+MAX_TEXT_CHARS = 10_000
+#: Digits of the longest whole number converted (Python refuses more than 4,300 by default).
+#: A longer one is kept as its text, for the field's check to call it too large for its range
+#: (:func:`cardgen.schema.integer`), as a spreadsheet cell keeps it.
+LONGEST_NUMBER = 4_000
+#: Characters no text value may hold: every value ends up in SVG/XML, PDF metadata or a
+#: terminal. The C0 and C1 controls except tab and line feed (a carriage return or form feed
+#: in card text draws nothing and breaks SVG, ESC colours a terminal), the UTF-16 surrogate
+#: halves (no character at all: they cannot be written as UTF-8) and U+FFFE/U+FFFF, which
+#: XML 1.0 forbids. The file reader refuses them typed raw; YAML escapes ("\x01", "\uD800")
+#: bring them in, and so can a spreadsheet cell.
+BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def shown(value: object, limit: int = 60) -> str:
@@ -42,6 +59,31 @@ def shown(value: object, limit: int = 60) -> str:
     text = str(value)
     out = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text[: limit + 1])
     return out[:limit] + "…" if len(out) > limit or len(text) > limit else out
+
+
+def bad_char_problem(char: str) -> tuple[str, str]:
+    """(what is wrong, how to fix it) for a character :data:`BAD_CHARS` matched."""
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        return (f"U+{code:04X} is half of a UTF-16 surrogate pair, not a character (it cannot be written as UTF-8)",
+                "type the character itself, or escape it whole with 8 digits, e.g. \\U0001F600 for 😀")
+    if code in (0xFFFE, 0xFFFF):
+        return f"U+{code:04X} is not a character (XML and SVG forbid it)", "remove it"
+    return (f"control character U+{code:04X} is not allowed in text",
+            "remove it (a line break is a real new line or \\n; a tab, \\t, is the only other control allowed)")
+
+
+def check_text(value: str, loc: Location, what: str = "text") -> None:
+    """Refuse text no card can hold: :data:`BAD_CHARS`, or more than :data:`MAX_TEXT_CHARS`
+    characters. Every reader of data (YAML, spreadsheets) calls it, so such text is reported
+    where it is written instead of failing later in a template, a PDF or the terminal."""
+    if len(value) > MAX_TEXT_CHARS:
+        raise InputError(f"the {what} is {len(value):,} characters long, more than the {MAX_TEXT_CHARS:,} allowed",
+                         loc, "shorten it; a card's text is a few hundred characters at most")
+    bad = BAD_CHARS.search(value)
+    if bad:
+        problem, fix = bad_char_problem(bad.group())
+        raise InputError(f"{problem} (character {bad.start() + 1} of the {what})", loc, fix)
 
 
 def tag_name(tag: str) -> str:
@@ -87,8 +129,10 @@ def _loc(file: str, node: yaml.Node) -> Location:
 class _Builder:
     """Turns a composed node tree into YMap/YSeq/scalars, checking limits as it goes."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, text: str = "") -> None:
         self.file = file
+        self.text = text   # the source, to point at the escape that wrote a forbidden character
+        self._line_starts: list[int] | None = None
         self.count = 0
         self.seen: set[int] = set()
         self.aliased = False   # a node was reached twice: the document uses aliases
@@ -130,9 +174,13 @@ class _Builder:
                              "remove the tag: cardgen reads plain text, numbers, lists and mappings only")
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if len(node.value) > MAX_TEXT_CHARS or BAD_CHARS.search(node.value):
+            self._refuse_text(node)
         if node.tag in TEXT_TAGS:
             return node.value
         self._check_tag(node, *SCALAR_TAGS)
+        if node.tag == _CORE + "int" and len(node.value) > LONGEST_NUMBER and node.value.lstrip("+-").isdigit():
+            return node.value
         try:
             return self.constructor.construct_object(node, deep=True)
         except Exception as exc:  # e.g. an impossible date (2001-13-45) or '!!int abc'
@@ -142,6 +190,33 @@ class _Builder:
             raise InputError(f"cannot read {kind} '{shown(node.value)}': "
                              f"{shown(problem, 80)}", _loc(self.file, node),
                              "quote the value to keep it as text, or correct it") from None
+
+    def _refuse_text(self, node: yaml.ScalarNode) -> None:
+        """Raise :func:`check_text`'s error for a scalar, placed at the escape sequence that
+        wrote the forbidden character when there is one (a file can hold such characters
+        only as escapes in double quotes: the reader refuses them typed raw)."""
+        loc = _loc(self.file, node)
+        if len(node.value) <= MAX_TEXT_CHARS and node.style == '"':
+            loc = self._escape_at(node) or loc
+        check_text(node.value, loc, "value")
+
+    def _escape_at(self, node: yaml.ScalarNode) -> Location | None:
+        """Where, in a double-quoted scalar, the first forbidden character is written."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.text)]
+        line, column = node.start_mark.line, node.start_mark.column
+        if line >= len(self._line_starts):
+            return None
+        i = self._line_starts[line] + column
+        if self.text[i:i + 1] != '"':
+            return None
+        i += 1
+        while i < len(self.text) and self.text[i] != '"':
+            start, i, char = i, *_unescape_one(self.text, i)
+            if char and BAD_CHARS.match(char):
+                row = bisect.bisect_right(self._line_starts, start) - 1
+                return Location(self.file, row + 1, start - self._line_starts[row] + 1)
+        return None
 
     def _mapping(self, node: yaml.MappingNode, depth: int) -> YMap:
         out = YMap()
@@ -167,6 +242,31 @@ class _Builder:
         return out
 
 
+#: Line breaks as both YAML parsers count lines (a CR LF pair is one).
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+#: YAML's one-letter escapes in double quotes and what they stand for.
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
+            "L": "\u2028", "P": "\u2029"}
+
+
+def _unescape_one(text: str, i: int) -> tuple[int, str]:
+    """(where the next piece starts, the character it stands for) for the piece of a
+    double-quoted scalar at ``text[i]``: a character, or an escape sequence ('' for a line
+    break, escaped or not, and for anything unreadable, which the parser refused already)."""
+    if text[i] != "\\":
+        return i + 1, "" if _LINE_BREAK.match(text[i]) else text[i]
+    code = text[i + 1:i + 2]
+    width = {"x": 2, "u": 4, "U": 8}.get(code)
+    if width:
+        digits = text[i + 2:i + 2 + width]
+        try:
+            return i + 2 + width, chr(int(digits, 16))
+        except (ValueError, OverflowError):
+            return i + 2 + width, ""
+    return i + 2, _ESCAPES.get(code, "")
+
+
 def parse_yaml(text: str, file: str) -> Any:
     """Parse one YAML document from text; errors carry file:line:column."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
@@ -177,14 +277,15 @@ def parse_yaml(text: str, file: str) -> Any:
         node = _compose(text, file)
     if node is None:
         raise InputError("file is empty", Location(file, 1, 1), "add the expected content")
-    return _Builder(file).build(node)
+    return _Builder(file, text).build(node)
 
 
 _UNSURE = object()
 #: Where libyaml and PyYAML's own parser were found to disagree (a differential fuzz test,
 #: tests/test_fuzz.py, keeps this honest): tabs, which libyaml accepts as separators; '?' and
-#: '!' (libyaml reads more of them as plain text); a byte-order mark after the start.
-_PYTHON_ONLY = re.compile("[\t?!]|(?<=.)\ufeff", re.S)
+#: '!' (libyaml reads more of them as plain text); a byte-order mark after the start; a
+#: surrogate in the text (which a program may pass: libyaml cannot take it as UTF-8 at all).
+_PYTHON_ONLY = re.compile("[\t?!\ud800-\udfff]|(?<=.)\ufeff", re.S)
 _C_LOADER = getattr(yaml, "CSafeLoader", None)   # None where PyYAML was built without libyaml
 
 

@@ -27,8 +27,8 @@ from typing import Callable, Iterable
 
 from .. import i18n
 from .._callable import make_callable
-from ..cache import FaceCache, inputs_now
-from ..errors import InputError
+from ..cache import FaceCache, file_digest, game_files
+from ..errors import InputError, Location, display_path
 from ..model import Game
 from ..output import BuildLock, atomic_write, commit, discard, source_date_epoch
 from ..pdfwrite import PdfWriteError, write_calibration
@@ -106,13 +106,13 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     results: list[GameBuild] = []
     staged: list[Path] = []
     kept: list[Path] = []
-    started: dict[tuple[str, str], str] = {}   # (game, language) → its input files when its build began
+    started: dict[tuple[str, str], dict[Path, str]] = {}   # (game, language) → its input files when its build began
     by_id = {g.id: g for g in games}
     try:
         with BuildLock(options.out, on_wait=on_wait) as lock:
             pending = gate   # the first language waits for it; it has passed for the others
             for lang, todo in i18n.language_games(options.lang, games):
-                started.update({(g.id, lang): inputs_now(g, lang) for g in todo})
+                started.update({(g.id, lang): _inputs_now(g, lang) for g in todo})
                 built = _build_language(todo, replace(options, lang=lang), jobs, lock.fileno(), pending, check)
                 results += built.results
                 staged += built.staged
@@ -147,10 +147,24 @@ def _vouch_for_sheets(options: BuildOptions, results: list[GameBuild]) -> None:
     cache.finish()   # after the languages' own: the write-ahead log folded back again
 
 
-def _unchanged(game: Game, lang: str, started: str) -> None:
-    if inputs_now(game, lang) != started:
+def _inputs_now(game: Game, lang: str) -> dict[Path, str]:
+    """Every file a build of ``game`` in ``lang`` reads (the faces' files, the cards' files and
+    the rest the loader read) with a digest of its bytes now ("" for a file gone): a build
+    compares them, before it replaces anything, with what they were when it started (a
+    template saved mid-build gave PDFs half old, half new), and names the files that moved."""
+    files = set(game_files(game, lang)) | {c.file for c in game.components.values()} | set(game.files)
+    return {f: file_digest(f) for f in files}
+
+
+def _unchanged(game: Game, lang: str, started: dict[Path, str]) -> None:
+    """Refuse the build when an input file changed (or came or went) since it started, at the
+    file that changed: the one to save, or to stop the program that writes it."""
+    now = _inputs_now(game, lang)
+    changed = sorted(display_path(f) for f in started.keys() | now.keys() if started.get(f) != now.get(f))
+    if changed:
+        also = f" (also changed: {', '.join(changed[1:6])}{', …' if len(changed) > 6 else ''})" if changed[1:] else ""
         raise InputError(f"the files of {game.id} changed while it was being built ({lang}): its decks would mix "
-                         "old and new; nothing was written", game.location,
+                         f"old and new; nothing was written{also}", Location(changed[0]),
                          "build again once the files are saved")
 
 
