@@ -1000,3 +1000,17 @@ def test_a_build_never_writes_through_a_link_in_the_output_folder(tmp_path):
         build([cardgen.load_game("qcd")], BuildOptions(out=out))
     assert ".cache is a link" in info.value.message and "remove the link" in info.value.fix
     assert list(elsewhere.iterdir()) == [] and not (out / "qcd").exists()
+
+
+def test_svg_artwork_with_too_many_elements_is_refused_at_its_file(tmp_path):
+    """A 17.6 MB SVG of 250,000 rectangles (under the 20 MiB file limit) took 3 GB to draw."""
+    from cardgen import images
+
+    path = art_game(tmp_path, "art/busy.svg")
+    (path / "art").mkdir()
+    rects = "".join('<rect x="1" y="1" width="1" height="1"/>' for _ in range(images.MAX_SVG_ELEMENTS + 1))
+    (path / "art/busy.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{rects}</svg>')
+    with pytest.raises(InputError) as info:
+        face(path)
+    assert f"more than the {images.MAX_SVG_ELEMENTS:,} a piece of artwork may have" in info.value.message
+    assert info.value.location.file.endswith("busy.svg") and "PNG" in info.value.fix
