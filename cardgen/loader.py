@@ -149,11 +149,13 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iter
     ``font_dirs`` add fonts after the game's own (``--font-dir``)."""
     path = Path(game)
     if isinstance(game, Path) or (path / "game.yaml").is_file():
-        # a shipped game named by its folder keeps its templates in cardgen's templates/; any
-        # other game in its own templates/ folder, which an error about a missing template
-        # names even when the folder itself is missing
-        shipped = path.resolve().parent == SHIPPED_GAMES.resolve() and not (path / "templates").is_dir()
-        src = GameSource(path.name, path, SHIPPED_TEMPLATES / path.name if shipped else path / "templates")
+        # a game keeps its templates in its own templates/ folder; one without it draws with
+        # cardgen's templates of the game of its name (a shipped game, or a copy of its data
+        # alone), and any other game's missing template is its own to create: an error about
+        # it names the game's templates/ folder, even when that folder is missing
+        own = path / "templates"
+        shipped = SHIPPED_TEMPLATES / path.name
+        src = GameSource(path.name, path, shipped if not own.is_dir() and shipped.is_dir() else own)
     else:
         games = discover_games(games_dirs)
         if str(game) not in games:

@@ -170,14 +170,17 @@ def test_a_catalog_folder_not_named_by_a_language_is_named_by_all(tmp_path, cli)
 
 # --- 5: a standalone game without templates --------------------------------------------------------
 
-def test_a_game_without_a_templates_folder_is_told_to_create_it_there(game_copy, cli):
-    copy = game_copy("qcd")
-    for f in sorted((copy.path / "templates").iterdir()):
+def test_a_game_without_a_templates_folder_is_told_to_create_it_there(tmp_path, cli):
+    """The fix pointed into cardgen's own templates folder. (A folder holding a shipped game's
+    data alone, under its id, still draws with cardgen's templates of that game.)"""
+    assert cli("new", "own-game", "--from", "qcd", "--dir", str(tmp_path)).returncode == 0
+    game = tmp_path / "own-game"
+    for f in sorted((game / "templates").iterdir()):
         f.unlink()
-    (copy.path / "templates").rmdir()
-    res = cli("check", str(copy.path))
+    (game / "templates").rmdir()
+    res = cli("check", str(game))
     assert res.returncode == 1
-    assert f"Fix: create {copy.path / 'templates' / 'card-front.svg.j2'} or fix the 'front:' entry" in res.stdout
+    assert f"Fix: create {game / 'templates' / 'card-front.svg.j2'} or fix the 'front:' entry" in res.stdout
     assert str(ROOT / "templates") not in res.stdout
 
 
