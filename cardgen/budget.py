@@ -58,8 +58,12 @@ class BudgetExceeded(Exception):
 class FaceBudget:
     """What one face has spent so far, and its limits (time from when it is entered)."""
 
-    def __init__(self, seconds: float | None = None) -> None:
+    def __init__(self, seconds: float | None = None, watched: bool = True) -> None:
         self.seconds = FACE_SECONDS if seconds is None else seconds
+        #: stopped by the watchdog thread at its deadline (a template's render); otherwise only
+        #: where the work calls check_time (drawing: between elements, never inside one of
+        #: cairo's callbacks, where an exception would be lost)
+        self.watched = watched
         self.deadline = 0.0
         self.steps = 0
         self.output = 0
@@ -73,11 +77,13 @@ class FaceBudget:
     def __enter__(self) -> FaceBudget:
         self.deadline = time.monotonic() + self.seconds
         self._token = _CURRENT.set(self)
-        _WATCHDOG.watch(self)
+        if self.watched:
+            _WATCHDOG.watch(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _WATCHDOG.release(self)
+        if self.watched:
+            _WATCHDOG.release(self)
         if self._token is not None:
             _CURRENT.reset(self._token)
 

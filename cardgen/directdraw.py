@@ -38,6 +38,7 @@ from cairosvg.helpers import PATH_LETTERS, normalize, point_angle, quadratic_poi
 from cairosvg.parser import COLOR_ATTRIBUTES, NOT_INHERITED_ATTRIBUTES  # noqa: E402
 
 from . import svgtree  # noqa: E402
+from .budget import current as current_budget  # noqa: E402
 from .text.svg import PLACEHOLDER_NS  # noqa: E402
 
 _lib, _ffi = cairocffi.cairo, cairocffi.ffi
@@ -708,7 +709,10 @@ class _Painter:
         self.pattern_opacity: dict[int, float] = {}
 
     def children(self, ctx: Any, elements: list[_Element], paint: bool) -> None:
+        drawing = current_budget()   # the drawing's time limit (cardgen.draw._draw), checked at every element
         for el in elements:
+            if drawing is not None:
+                drawing.check_time()
             if el.tag == "text":
                 self.text(ctx, el, paint)
             else:

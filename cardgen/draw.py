@@ -160,7 +160,7 @@ class _GlyphDrawing:
 
     def draw(self, node: Any) -> None:
         drawing = current_budget()
-        if drawing is not None:   # cairosvg swallows some exceptions: the watchdog's may not stop it
+        if drawing is not None:   # the drawing's time limit (see _draw)
             drawing.check_time()
         try:
             if node.tag == _TAG:
@@ -328,15 +328,15 @@ def _draw(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyp
     """Draw ``face`` to ``output`` (a file name or a binary file object); markup that cannot
     be drawn (malformed, a value cairo refuses) raises a :class:`TemplateError` naming the
     template, the card and the element, and so does a face that draws more than
-    MAX_DRAWN_ELEMENTS elements or takes longer than DRAW_SECONDS (the renderer's watchdog
-    stops it, as it stops a template). Returns the runs a sharing surface marked."""
+    MAX_DRAWN_ELEMENTS elements or takes longer than DRAW_SECONDS (checked at every element
+    drawn, by cardgen's drawer and cairosvg's alike). Returns the runs a sharing surface marked."""
     elements = face.body.count("<") - face.body.count("</")   # opening tags, comments, processing instructions
     if elements > MAX_DRAWN_ELEMENTS:
         raise TemplateError(f"the face has {elements:,} elements to draw, more than the {MAX_DRAWN_ELEMENTS:,} one face "
                             f"may have (drawing {_what(face)})", _where(face),
                             "draw fewer shapes: repeat one with <use> or fill an area with a <pattern>")
     try:
-        with FaceBudget(DRAW_SECONDS):
+        with FaceBudget(DRAW_SECONDS, watched=False):   # checked at every element drawn
             return _draw_face(face, surface_class, dpi, output)
     except BudgetExceeded:
         raise TemplateError(f"drawing the face took longer than {DRAW_SECONDS:g} s, the limit for one face (drawing "
