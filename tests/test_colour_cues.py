@@ -3,28 +3,16 @@ shares (the colour-wheel rule, cardgen/rules/decks.py)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from cardgen import loader
 from cardgen.errors import display_path
-from tests.test_physics_values import ROOT, cli
+from tests.test_physics_values import ROOT, broken_physics, cli  # noqa: F401
 
 
 @pytest.fixture
-def colours(tmp_path, monkeypatch):
+def colours(broken_physics):
     """In-process: the loader reads ``text`` as data/colours.yaml."""
-    def use(text: str):
-        data = tmp_path / "data"
-        data.mkdir(exist_ok=True)
-        shutil.copy(ROOT / "data" / "particles.yaml", data / "particles.yaml")
-        (data / "colours.yaml").write_text(text, encoding="utf-8")
-        monkeypatch.setattr(loader, "DATA_DIR", data)
-        loader._physics.cache_clear()
-        return data / "colours.yaml"
-    yield use
-    loader._physics.cache_clear()
+    return lambda text: broken_physics(text, "colours.yaml")
 
 
 SHIPPED = (ROOT / "data" / "colours.yaml").read_text(encoding="utf-8")

@@ -71,15 +71,17 @@ def product_copy(base: Path) -> Path:
 
 @pytest.fixture
 def broken_physics(tmp_path, monkeypatch):
-    """In-process: point the loader at a data folder whose particles.yaml is ``text``."""
-    def use(text: str) -> Path:
+    """In-process: point the loader at a data folder whose particles.yaml (or ``name``, the
+    other shared file) is ``text``."""
+    def use(text: str, name: str = "particles.yaml") -> Path:
         data = tmp_path / "data"
         data.mkdir(exist_ok=True)
-        shutil.copy(ROOT / "data" / "colours.yaml", data / "colours.yaml")
-        (data / "particles.yaml").write_text(text, encoding="utf-8")
+        for shared in ("particles.yaml", "colours.yaml"):
+            shutil.copy(ROOT / "data" / shared, data / shared)
+        (data / name).write_text(text, encoding="utf-8")
         monkeypatch.setattr(loader, "DATA_DIR", data)
         loader._physics.cache_clear()
-        return data / "particles.yaml"
+        return data / name
     yield use
     loader._physics.cache_clear()
 
