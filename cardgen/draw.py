@@ -41,8 +41,7 @@ import cairosvg.surface  # noqa: E402
 from cairosvg.defs import gradient_or_pattern  # noqa: E402
 from cairosvg.helpers import paint  # noqa: E402
 
-from .budget import BudgetExceeded, FaceBudget  # noqa: E402
-from .budget import current as current_budget  # noqa: E402
+from .budget import BudgetExceeded, FaceBudget, current as current_budget  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402

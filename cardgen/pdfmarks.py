@@ -10,8 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from .imposition import GridPlan, Polygon, Rect, Segment, Slot, Tile
-from .imposition.geometry import bbox, distinct
+from .imposition import GridPlan, Polygon, Rect, Segment, Tile
+from .imposition.geometry import bbox
 from .pdfcontent import K, Canvas
 
 Marks = Literal["ticks", "lines", "none"]
@@ -135,7 +135,7 @@ def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int
     printable area (``--margin``); where the paper leaves no room for a visible tick (under
     1 mm) that side is skipped.
     """
-    slots = plan.slots[: plan.per_sheet if used is None else used]
+    slots = plan.used_slots(used)
     floor = plan.paper_h - EDGE_KEEP_OUT
     if footer_y is not None:
         floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
@@ -150,16 +150,10 @@ def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int
     bottom = _span(blk.bottom + _gap(min(floor, plan.paper_h - margin) - blk.bottom), +1, floor)
     left = _span(blk.x - _gap(blk.x - margin), -1, EDGE_KEEP_OUT)
     right = _span(blk.right + _gap(plan.paper_w - margin - blk.right), +1, plan.paper_w - EDGE_KEEP_OUT)
-    xs, ys = _trim_positions(slots)
+    xs, ys = plan.trim_positions(used)
     segs = [(x, a, x, b) for x in xs for a, b in (top, bottom) if a is not None]
     segs += [(a, y, b, y) for y in ys for a, b in (left, right) if a is not None]
     canvas.lines(segs, MARK_WIDTH_PT)
-
-
-def _trim_positions(slots: Sequence[Slot]) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Distinct x positions of the slots' vertical trim lines, and y of their horizontal ones."""
-    return (distinct([v for s in slots for v in (s.trim.x, s.trim.right)]),
-            distinct([v for s in slots for v in (s.trim.y, s.trim.bottom)]))
 
 
 def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
@@ -168,7 +162,7 @@ def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]
     Along the line, the art of every piece (its outline grown by the printed bleed) is
     measured; a tick starts MARK_GAP past the last of it and runs MARK_LENGTH outwards,
     stopped before the paper's keep-out and the footer."""
-    slots = plan.slots[: plan.per_sheet if used is None else used]
+    slots = plan.used_slots(used)
     art = [s.bleed_polygon or s.polygon for s in slots if s.polygon]
     area = Rect(EDGE_KEEP_OUT, EDGE_KEEP_OUT, plan.paper_w - 2 * EDGE_KEEP_OUT, floor - EDGE_KEEP_OUT)
     segs: list[Segment] = []
@@ -250,7 +244,7 @@ def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used:
     if plan.layout == "tessellated":
         canvas.lines(plan.cut_lines(used), MARK_WIDTH_PT)
         return
-    xs, ys = _trim_positions(plan.slots[: plan.per_sheet if used is None else used])
+    xs, ys = plan.trim_positions(used)
     segs = [(x, top, x, bottom) for x in xs]
     segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in ys]
     canvas.lines(segs, MARK_WIDTH_PT)

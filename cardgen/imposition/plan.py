@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..paper import fmt_mm
-from .words import Say, english, orientation
 from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Polygon, Rect, Segment, Slot, apply,
                        bbox, compose, distinct, edge_lines, sheet_flip, transform_rect)
+from .words import Say, english, orientation
 
 REGISTRATION_SIZE = 5.0
 """Side of the print-and-cut registration squares, mm (what cutter software scans for)."""
@@ -63,12 +63,24 @@ class GridPlan:
     @property
     def cut_xs(self) -> tuple[float, ...]:
         """Distinct x positions of vertical trim lines (a shared cut counts once)."""
-        return distinct([v for s in self.slots for v in (s.trim.x, s.trim.right)])
+        return self.trim_positions()[0]
 
     @property
     def cut_ys(self) -> tuple[float, ...]:
         """Distinct y positions of horizontal trim lines (a shared cut counts once)."""
-        return distinct([v for s in self.slots for v in (s.trim.y, s.trim.bottom)])
+        return self.trim_positions()[1]
+
+    def used_slots(self, used: int | None = None) -> tuple[Slot, ...]:
+        """The slots of a sheet's first ``used`` pieces (all by default): a last sheet, partly
+        filled, is cut and marked for its pieces alone."""
+        return self.slots[: self.per_sheet if used is None else used]
+
+    def trim_positions(self, used: int | None = None) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """Distinct x positions of the vertical trim lines of the first ``used`` pieces, and y
+        positions of their horizontal ones (a shared cut counts once)."""
+        slots = self.used_slots(used)
+        return (distinct([v for s in slots for v in (s.trim.x, s.trim.right)]),
+                distinct([v for s in slots for v in (s.trim.y, s.trim.bottom)]))
 
     def describe(self, _: Say = english) -> str:
         """One sentence for the user, e.g. "A4 portrait, 3×3 = 9 cards per sheet, …", in the
@@ -107,7 +119,7 @@ class GridPlan:
         touches (a shared cut counts once). Tessellated pieces are cut along the lines
         their edges lie on: neighbours share every inner edge, so each line is one cut.
         Other shapes (circles, hexagons in a grid) have no straight shared cuts: ()."""
-        slots = self.slots[: self.per_sheet if used is None else used]
+        slots = self.used_slots(used)
         if not slots:
             return ()
         if self.layout == "tessellated":
