@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
+from .. import pdg
 from .. import schema as S
 from ..errors import InputError, did_you_mean
+from ..format import written_figures
 from ..model import Card, Component, Game, Table
-from ..particles import Particle
+from ..particles import MASS_UNITS, TIME_UNITS, Particle
 
 
 def component_param(game: Game, params: S.Fields, key: str = "component") -> Component:
@@ -75,6 +78,14 @@ def _type_of(spec: Any) -> str:
     return f"list:{spec.of}" if spec.type == "list" else spec.type
 
 
+def card_particle_field(comp: Component) -> str | None:
+    """The field naming the particle a card of ``comp`` *is*: its only particle field (a card
+    with several particles, a reaction or a target, is not itself one particle: laid on a
+    particle's place, scored as that particle)."""
+    found = [name for name, spec in comp.fields.items() if spec.type == "particle"]
+    return found[0] if len(found) == 1 else None
+
+
 def particle_counts(component: Component, field: str) -> Counter[str]:
     """How many cards of each particle id a deck holds."""
     counts: Counter[str] = Counter()
@@ -117,3 +128,32 @@ def fmt_fraction(f: Fraction) -> str:
 def names(particles: Iterable[Particle]) -> str:
     return " ".join(p.symbol.unicode() for p in particles)
 
+
+def pdg_agrees(p: Particle, key: str) -> bool | None:
+    """Whether ``p``'s ``key`` (mass, lifetime, spin, charge or baryon_number) is PDG's at the
+    precision written; None where PDG gives nothing to compare with (the pdg-values and
+    pdg-identity rules judge the value itself). It tells which of two entries that should
+    mirror each other holds the mistake, and which particles' vertices a rule cannot derive
+    from the data."""
+    try:
+        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id if key == "lifetime" else p.pdg_id)
+    except pdg.UnknownParticle:
+        return None
+    if key == "charge":
+        return pdg.charge(ref) == p.charge
+    if key == "baryon_number":
+        return pdg.baryon_number(ref) == p.baryon_number
+    if key == "spin":
+        spin = pdg.spin(ref)
+        return None if spin is None else spin == p.spin
+    if key == "mass":
+        if ref.mass is None or p.mass.upper_limit:
+            return None
+        return pdg.same_at(p.mass.value, written_figures(p.mass.digits), ref.mass / MASS_UNITS[p.mass.unit])
+    if key != "lifetime" or ref.lifetime is None:
+        return None
+    seconds = ref.lifetime * pdg.NS
+    if p.lifetime.stable or p.lifetime.measured is None:
+        return math.isinf(seconds)
+    m = p.lifetime.measured
+    return pdg.same_at(m.value, written_figures(m.digits), seconds / TIME_UNITS[m.unit])

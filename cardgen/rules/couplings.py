@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .. import pdg
 from .. import schema as S
 from ..errors import Finding
 from ..model import Card, Component, Game
 from ..particles import Particle, PhysicsData
 from ..proof import Choice, Proof
 from . import declared
-from .common import component_param, names, particle_field, table_param, typed_field
+from .common import component_param, names, particle_field, pdg_agrees, table_param, typed_field
 from .reactions import NOUNS, Reaction, reactions
 from .standard_model import (MAX_LINES, ckm_weight, is_up_type, landau_yang, lone_colour, loop_carrier, tree_diagram,
                              uncoupled, weak_partner)
@@ -85,17 +84,7 @@ _LANDAU_YANG_FIX = "fix the products (a spin-0 particle such as H may become two
 def _not_pdg(p: Particle) -> str:
     """What of the particle's spin and charge, which the vertices are derived from, is not PDG's
     ('' when both are, or PDG does not know the particle)."""
-    try:
-        ref = pdg.lookup(p.pdg_id)
-    except pdg.UnknownParticle:
-        return ""
-    spin = pdg.spin(ref)
-    wrong = []
-    if spin is not None and spin != p.spin:
-        wrong.append(f"spin {p.spin}")
-    if pdg.charge(ref) != p.charge:
-        wrong.append(f"charge {p.charge}")
-    return " and ".join(wrong)
+    return " and ".join(f"{key} {getattr(p, key)}" for key in ("spin", "charge") if pdg_agrees(p, key) is False)
 
 
 @declared("couplings")

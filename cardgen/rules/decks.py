@@ -16,7 +16,7 @@ from ..proof import Choice, Proof
 from ..readability import hex_rgb
 from ..yamlsrc import YMap
 from . import declared, generic
-from .common import card_key, component_param, particle_field, typed_field
+from .common import card_key, card_particle_field, component_param, particle_field, typed_field
 
 
 @declared("deck-size")
@@ -287,7 +287,6 @@ def _ink_records(game: Game) -> Iterator[Finding | Choice]:
                       "declare why it departs: design: {reason: \"...\"} on the colour", game.id)
 
 
-
 def _points_group(p: Particle) -> tuple[str, float]:
     """Which particles a deck's points compare (quarks, charged leptons, neutrinos, bosons;
     particles and antiparticles together) and the order points may not fall along: the
@@ -310,12 +309,12 @@ def particle_points(game: Game) -> Iterator[Finding | Proof]:
     scored: dict[str, tuple[Particle, int | float, Card]] = {}
     wrong = False
     for comp in game.components.values():
-        fields = [n for n, spec in comp.fields.items() if spec.type == "particle"]
+        field = card_particle_field(comp)
         spec = comp.fields.get("points")
-        if len(fields) != 1 or spec is None or spec.type not in ("int", "number"):
+        if field is None or spec is None or spec.type not in ("int", "number"):
             continue
         for card in comp.cards:
-            part, points = card.fields.get(fields[0]), card.fields.get("points")
+            part, points = card.fields.get(field), card.fields.get("points")
             if not isinstance(part, Particle) or not isinstance(points, (int, float)):
                 continue
             key = min(part.id, part.antiparticle or part.id)   # a particle and its antiparticle score alike

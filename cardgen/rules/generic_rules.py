@@ -7,15 +7,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator
 
-from .. import pdg
 from ..errors import Finding, Location, display_path
-from ..format import written_figures
 from ..model import Game
 from ..paper import STANDARD_SIZES as PAPERS
-from ..particles import MASS_UNITS, TIME_UNITS, Particle
+from ..particles import Particle
 from ..proof import Proof
 from . import generic
-from .common import fmt_fraction
+from .common import fmt_fraction, pdg_agrees
 
 #: The margin a home printer leaves; a card that does not fit inside it cannot be printed.
 PRINTER_MARGIN_MM = 5.0
@@ -141,46 +139,23 @@ def _lifetime_text(p: Particle) -> str:
     return "stable" if lt.stable or lt.measured is None else f"{lt.measured.digits} {lt.measured.unit}"
 
 
-def _pdg_agrees(p: Particle, key: str) -> bool | None:
-    """Whether ``p``'s ``key`` (mass, lifetime, spin, charge or baryon_number) is PDG's at the
-    precision written; None where PDG gives nothing to compare with (the pdg-values and
-    pdg-identity rules judge the value itself). It tells which of two entries that should
-    mirror each other holds the mistake."""
-    try:
-        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id if key == "lifetime" else p.pdg_id)
-    except pdg.UnknownParticle:
-        return None
-    if key == "charge":
-        return pdg.charge(ref) == p.charge
-    if key == "baryon_number":
-        return pdg.baryon_number(ref) == p.baryon_number
-    if key == "spin":
-        spin = pdg.spin(ref)
-        return None if spin is None else spin == p.spin
-    if key == "mass":
-        if ref.mass is None or p.mass.upper_limit:
-            return None
-        return pdg.same_at(p.mass.value, written_figures(p.mass.digits), ref.mass / MASS_UNITS[p.mass.unit])
-    if key != "lifetime" or ref.lifetime is None:
-        return None
-    seconds = ref.lifetime * pdg.NS
-    if p.lifetime.stable or p.lifetime.measured is None:
-        return math.isinf(seconds)
-    m = p.lifetime.measured
-    return pdg.same_at(m.value, written_figures(m.digits), seconds / TIME_UNITS[m.unit])
+def _blamed(p: Particle, a: Particle, key: str) -> tuple[Particle, Particle]:
+    """(the entry holding the mistake, the one to copy from) for a quantity ``p`` and its
+    antiparticle ``a`` disagree on: ``p`` when PDG disagrees with it and not with ``a``, else ``a``."""
+    if pdg_agrees(p, key) is False and pdg_agrees(a, key) is not False:
+        return p, a
+    return a, p
 
 
 def _unequal(p: Particle, a: Particle, key: str, shown: Callable[[Particle], str]) -> _Mismatch:
-    """A quantity a particle and its antiparticle must share but do not: blamed on the side
-    PDG disagrees with when it agrees with the other, else on the antiparticle's entry."""
-    wrong, right = a, p
-    if _pdg_agrees(p, key) is False and _pdg_agrees(a, key) is not False:
-        wrong, right = p, a
+    """A quantity a particle and its antiparticle must share but do not, blamed as
+    :func:`_blamed` says."""
+    wrong, right = _blamed(p, a, key)
     other = _value_at(right, key)
     return _Mismatch(f"'{wrong.id}' has {key} {shown(wrong)}, but its {'anti' if wrong is p else ''}particle "
                      f"'{right.id}' has {shown(right)} (line {other.line}): a particle and its antiparticle have "
                      f"equal {key}", _value_at(wrong, key),
-                     f"write {key}: {shown(right)} on '{wrong.id}'" if _pdg_agrees(right, key) else
+                     f"write {key}: {shown(right)} on '{wrong.id}'" if pdg_agrees(right, key) else
                      f"write the same {key} on '{wrong.id}' and '{right.id}'")
 
 
@@ -197,9 +172,7 @@ def _mirror_problems(p: Particle, a: Particle) -> list[_Mismatch]:
     for q in ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau"):
         if a.quantum_number(q) != -p.quantum_number(q) and a.id != p.id:
             key = "lepton_numbers" if q.startswith("lepton_") else q
-            wrong, right = a, p
-            if _pdg_agrees(p, q) is False and _pdg_agrees(a, q) is not False:
-                wrong, right = p, a
+            wrong, right = _blamed(p, a, q)
             name = q.replace("_", " ")
             problems.append(_Mismatch(f"'{wrong.id}' has {name} {fmt_fraction(wrong.quantum_number(q))} and its "
                                       f"{'anti' if wrong is p else ''}particle '{right.id}' has "
@@ -207,7 +180,7 @@ def _mirror_problems(p: Particle, a: Particle) -> list[_Mismatch]:
                                       f"the {name} is not opposite, as a particle's and its antiparticle's must be",
                                       _value_at(wrong, key),
                                       f"write {fmt_fraction(-right.quantum_number(q))} as the {name} of '{wrong.id}'"
-                                      + ("" if _pdg_agrees(right, q) else f" (or correct '{right.id}')")))
+                                      + ("" if pdg_agrees(right, q) else f" (or correct '{right.id}')")))
     if a.id == p.id:
         charged = [q for q in ("charge", "baryon_number", "lepton_number") if p.quantum_number(q) != 0]
         if charged:

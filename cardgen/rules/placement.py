@@ -12,9 +12,10 @@ Two concerns, one rule each:
   the particles, fields and shapes, never listed per game.
 * ``places-cover-deck`` (declared in ``checks:``): every card of the deck has a place of its own,
   or a stacking rule the data declares (with its reason) puts it on another card's place; no
-  place duplicates another (left empty while its cards lie elsewhere); and quarks and leptons
-  (half-integer spin) are never stacked: they share a place only one card at a time, and a pile
-  rule that would stack them is reported (Pauli exclusion).
+  place duplicates another (left empty while its cards lie elsewhere); and on a board whose
+  places are states (``exclusion: pauli``) quarks and leptons (half-integer spin) are never
+  stacked: they share a place only one card at a time, and a pile rule that would stack them is
+  reported (Pauli exclusion).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..particles import Particle
 from ..places import Box, Place, PlaceLayout, Stacking, Takes, beyond_safe, card_size, particle_field
 from ..proof import Choice, Proof
 from . import declared, generic
-from .common import component_param
+from .common import card_particle_field, component_param
 from .common import particle_field as deck_particle_field
 
 EPS = 1e-6
@@ -110,7 +111,7 @@ def _token_on_cards(game: Game, token: Component) -> Iterator[Finding | Proof]:
         return
     bearers: dict[str, Component] = {}
     for comp in game.components.values():
-        field = _card_particle_field(comp)
+        field = card_particle_field(comp)
         if field is not None and comp.id != token.id and any(
                 (p := card.fields.get(field)) is not None and p.colour_charged and p.is_fermion
                 for card in comp.cards):
@@ -158,13 +159,6 @@ def _tokens_on_vertices(game: Game, token: Component) -> Iterator[Finding | Proo
                 token.total, game.id, token.where("size"))
 
 
-def _card_particle_field(comp: Component) -> str | None:
-    """The field naming the particle a card of ``comp`` *is*: its only particle field (a card
-    with several particles, a reaction or a target, is not itself laid on a particle's place)."""
-    found = [name for name, spec in comp.fields.items() if spec.type == "particle"]
-    return found[0] if len(found) == 1 else None
-
-
 def _other_decks_fit(game: Game, comp: Component, layout: PlaceLayout, places: list[Place],
                      sizes: dict[tuple[float, float], None]) -> Iterator[Finding]:
     """Cards of other components than the held one go on the places too whenever the particle
@@ -174,7 +168,7 @@ def _other_decks_fit(game: Game, comp: Component, layout: PlaceLayout, places: l
     were made for the held cards, the other deck is the odd one."""
     held = game.components[layout.holds]
     for other in game.components.values():
-        field = _card_particle_field(other)
+        field = card_particle_field(other)
         if other.id in (layout.holds, comp.id) or field is None or (
                 other.width <= held.width + EPS and other.height <= held.height + EPS):
             continue   # no larger than the held cards: the places' own check covers them
@@ -311,7 +305,8 @@ def _cover(game: Game, board: Component, layout: PlaceLayout, places: list[Place
             matched.add(i)
         else:
             failed.add(p.id)
-    yield from _duplicates(game, board, places, owner, demand, deck)
+    duplicates = list(_duplicates(game, board, places, owner, demand, deck))
+    yield from duplicates
     placed: Counter[str] = Counter(demand[i][1].id for i in matched)
     taken = {pid for place in places for pid in place.takes.particles}
     categories = {c for place in places for c in place.takes.categories}
@@ -338,8 +333,7 @@ def _cover(game: Game, board: Component, layout: PlaceLayout, places: list[Place
                       f"add a place that takes {pid}, or a stacking rule (stack: antiparticle, copies or pile) "
                       "with its reason",
                       game.id)
-    if missing or piled or any(o is None and any(place.takes.accepts(p) for _, p in demand)
-                               for o, place in zip(owner, places)):
+    if missing or piled or duplicates:
         return
     parts = [f"{len(matched)} on a place of their own"]
     for (rule, fermions), n in stacked.items():

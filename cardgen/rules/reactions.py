@@ -185,14 +185,21 @@ def dice_coverage(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         yield from _every_decay_rolled(game, table, seen)
 
 
-def decays(p: Particle) -> bool:
-    """PDG gives the particle a finite lifetime: itself, or for a confined quark (PDG gives it
-    none) the hadron whose lifetime stands in for its own (``proxy_pdg_id``, verified against
-    PDG by the pdg-values rule). A particle PDG does not know counts as its data says (the
-    pdg-identity rule reports the unknown id)."""
+def _lifetime_reference(p: Particle) -> pdg.PDGParticle | None:
+    """The PDG entry whose lifetime is the particle's: its own, or for a confined quark (PDG
+    gives it none) the hadron's that stands in for it (``proxy_pdg_id``, verified against PDG
+    by the pdg-values rule); None for a particle PDG does not know (pdg-identity reports it)."""
     try:
-        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id)
+        return pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id)
     except pdg.UnknownParticle:
+        return None
+
+
+def decays(p: Particle) -> bool:
+    """PDG gives the particle a finite lifetime (see :func:`_lifetime_reference`); a particle
+    PDG does not know counts as its data says."""
+    ref = _lifetime_reference(p)
+    if ref is None:
         return not p.lifetime.stable
     return ref.lifetime is not None and math.isfinite(ref.lifetime)
 
@@ -218,9 +225,8 @@ def _every_decay_rolled(game: Game, table: Table, entries: dict[str, Location]) 
     mirrored = bool(table.options.get("antiparticles"))
     rolled = set(entries) | ({physics.anti(pid).id for pid in entries} if mirrored else set())
     unstable = [(pid, dealt) for pid, dealt in _dealt(game).items() if decays(physics.particles[pid])]
-    for pid, (comp, card) in unstable:
-        if pid in rolled:
-            continue
+    missing = [(pid, dealt) for pid, dealt in unstable if pid not in rolled]
+    for pid, (comp, card) in missing:
         p = physics.particles[pid]
         anti = physics.anti(pid)
         found = f"{table.id}: {p.name} ({pid}) decays (lifetime {_lifetime_text(p)}) and is dealt on " \
@@ -235,7 +241,6 @@ def _every_decay_rolled(game: Game, table: Table, entries: dict[str, Location]) 
         else:
             yield Finding("dice-coverage", found, table.location,
                           f"add an entry '- particle: {pid}' with the rolls of its decays", game.id)
-    missing = [pid for pid, _ in unstable if pid not in rolled]
     if not missing:
         yield Proof("dice-coverage", f"{table.id}: all {len(unstable)} particles the cards deal that decay "
                     f"(per PDG) have an entry", len(unstable), game.id, table.location)
@@ -243,9 +248,8 @@ def _every_decay_rolled(game: Game, table: Table, entries: dict[str, Location]) 
 
 def _lifetime_text(p: Particle) -> str:
     """The particle's lifetime as the finding prints it: PDG's, or its stand-in hadron's."""
-    try:
-        ref = pdg.lookup(p.lifetime.proxy_pdg_id or p.pdg_id)
-    except pdg.UnknownParticle:
+    ref = _lifetime_reference(p)
+    if ref is None:
         return f"{p.lifetime.seconds:.3g} s in the data"
     via = f", that of {ref.name}" if p.lifetime.proxy_pdg_id else ""
     return f"{ref.lifetime * pdg.NS:.3g} s per PDG{via}"
