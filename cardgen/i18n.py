@@ -28,6 +28,7 @@ from .errors import InputError, Location, display_path
 from .loader import DATA_DIR, SHARED_TEMPLATES, SHIPPED_GAMES
 from .model import Component, Game, Table
 from .output import atomic_write, source_date_epoch
+from .yamlsrc import BAD_CHARS
 
 if TYPE_CHECKING:   # Babel is imported where catalogs are read or written: an English build needs none
     from babel.messages.catalog import Catalog
@@ -145,11 +146,12 @@ def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
             continue
         for g in games:
             for lng in available_languages(g):
-                if lng != _canonical(lng) or not _LANG_CODE.fullmatch(lng):   # a folder 'all' found, misnamed
+                try:
+                    out.add(check_language(lng))
+                except InputError:   # a folder 'all' found, misnamed: named by its path
                     raise InputError(f"catalog folder '{lng}' is not named by a language code",
                                      Location(display_path(locale_dir(g) / lng)),
-                                     "rename it to a code such as de, pt-BR or zh-Hant, or remove it")
-                out.add(lng)
+                                     "rename it to a code such as de, pt-BR or zh-Hant, or remove it") from None
     return sorted(out)
 
 
@@ -243,9 +245,10 @@ def _checked_translation(message: Any, path: Path) -> None:
         if not string.strip():
             raise InputError(f"the translation of {shown!r} is only spaces: the card would print nothing there",
                              where, "translate it, or leave msgstr \"\" to print the English text")
-        bad = _UNPRINTABLE.search(string)
+        bad = BAD_CHARS.search(string)   # what no text of the data may hold either
         if bad:
-            raise InputError(f"the translation of {shown!r} holds the control character U+{ord(bad[0]):04X}, which a "
+            kind = "control character" if ord(bad[0]) < 0xD800 else "character"
+            raise InputError(f"the translation of {shown!r} holds the {kind} U+{ord(bad[0]):04X}, which a "
                              "card cannot print (SVG, as XML, refuses it)", where,
                              "delete it: write the text with letters, spaces and line breaks only")
         if not formatted:
@@ -270,11 +273,6 @@ def _checked_translation(message: Any, path: Path) -> None:
             raise InputError(f"the translation of {shown!r} leaves out {_listed(wanted - used)}: the card would "
                              "print without that value", where, "put every placeholder of the English text into "
                              "the translation")
-
-
-#: Characters XML 1.0 does not allow in text (C0 controls but tab and line breaks, lone
-#: surrogates, U+FFFE and U+FFFF): a face that printed one would not be an SVG document.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _placeholders(text: str, whole: bool = False) -> set[str] | None:
