@@ -148,25 +148,33 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check games/my-game --json     # for scripts and CI
     """
     from .check import check
-    from .errors import CardgenError, InputError
+    from .errors import CardgenError, InputError, InputErrors, raise_all
+    from .loader import load_each
     from .proofreport import empty_json, report_json, report_text
 
+    games: list = []
+    unread: list[CardgenError] = []   # the games that cannot be read; the others are checked all the same
     try:
         if langs and no_render:
             raise InputError("--lang renders the faces in that language, but rendering is off (--no-render)", None,
                              "drop --no-render, or the --lang options")
         loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
-        games = load_games(game_ids, games_dirs, font_dirs)
+        games, unread = load_each(game_ids, games_dirs, font_dirs)
+        if not games:
+            raise_all(unread)
         report = check(games, render=not no_render, langs=langs, strict=strict,
                        cache=None if no_cache else out / ".cache", loaded_ns=None if no_cache else loaded)
     except CardgenError as exc:
+        failed = InputErrors([*unread, exc]) if games and unread else exc   # (no game read: exc holds them)
         if as_json:
-            click.echo(json.dumps({**empty_json(list(game_ids)), "errors": [exc.as_dict()]}, indent=2,
-                                  ensure_ascii=False))
-            sys.exit(exc.exit_code)
-        raise
+            shown = [e.as_dict() for e in getattr(failed, "errors", (failed,))]
+            click.echo(json.dumps({**empty_json(list(game_ids)), "errors": shown}, indent=2, ensure_ascii=False))
+            sys.exit(failed.exit_code)
+        raise failed from None
+    unread = [e for error in unread for e in getattr(error, "errors", (error,))]
     if as_json:
-        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+        click.echo(json.dumps({**report_json(report), "ok": report.ok and not unread,
+                               "errors": [e.as_dict() for e in unread]}, indent=2, ensure_ascii=False))
     elif proof_report:
         click.echo(report_text(report), nl=False)
     else:
@@ -179,8 +187,15 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
                    ("all rules pass" if report.ok else f"{errors} finding{'s' if errors != 1 else ''}") +
                    (f", {n - errors} warning(s)" if n - errors else "") +
                    (f"; rendered {faces} faces" if report.rendered else "; faces not rendered (--no-render)"
-                    if no_render else ""))
-        click.echo(summary, err=not report.ok)
+                    if no_render else "") +
+                   (f"; {len(unread)} input error{'s' if len(unread) != 1 else ''} (below) in the games "
+                    "that could not be read" if unread else ""))
+        click.echo(summary, err=not report.ok or bool(unread))
+    if unread:
+        if not as_json:
+            for e in unread:
+                click.echo(f"cardgen: {e}", err=True)
+        sys.exit(InputErrors(unread).exit_code)
     sys.exit(0 if report.ok else EXIT_FINDINGS)
 
 

@@ -108,6 +108,31 @@ class InputError(CardgenError):
     """The input files cannot be loaded as they are."""
 
 
+class InputErrors(InputError):
+    """Several input errors found in one reading — one in each broken file of a game, one in
+    each game that cannot be read — reported together, so that a user fixes them in one round
+    instead of meeting them one run at a time. ``errors`` holds each, in the order found;
+    each is shown on its own line."""
+
+    def __init__(self, errors: Iterable[CardgenError]) -> None:
+        flat = tuple(e for error in errors for e in getattr(error, "errors", (error,)))
+        first = flat[0]
+        super().__init__(first.message, first.location, first.fix, first.code)
+        self.errors = flat
+        self.exit_code = max(e.exit_code for e in flat)   # an internal error among them stays one
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+def raise_all(errors: list[CardgenError]) -> None:
+    """Raise the errors collected (one as itself, several as :class:`InputErrors`); none: return."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise InputErrors(errors)
+
+
 class FileSystemError(CardgenError):
     """A file or folder cannot be read or written (full disk, read-only or missing folder,
     permissions, a loop of symbolic links): which one, why, and what to do."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import loadapart, schema as S
-from .errors import InputError, Location, did_you_mean, display_path
+from .errors import CardgenError, InputError, Location, did_you_mean, display_path, raise_all
 from .fields import parse_field_specs, read_record_fields
 from .fontfiles import user_fonts
 from .model import COMPONENT_KINDS, Assumption, Card, CheckSpec, Component, FieldSpec, Game, Table
@@ -167,22 +167,37 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iter
 
 
 def load_games(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()) -> list[Game]:
-    """Load the named games (ids, or paths of game folders), or every discoverable game."""
+    """Load the named games (ids, or paths of game folders), or every discoverable game; the
+    input errors of every game that cannot be read are raised together."""
+    loaded, errors = load_each(ids, games_dirs, font_dirs)
+    raise_all(errors)
+    return loaded
+
+
+def load_each(ids: Iterable[str] = (), games_dirs: Iterable[Path] = (), font_dirs: Iterable[Path] = ()
+              ) -> tuple[list[Game], list[CardgenError]]:
+    """Load the named games (ids, or paths of game folders), or every discoverable game, each
+    on its own: the games that load, and the input error of each game that does not (so that
+    one broken game neither hides another's errors nor keeps the checker from the others)."""
     games = discover_games(games_dirs)
     wanted = list(ids) or list(games)
     physics = shipped_physics()
     font_dirs = tuple(font_dirs)
-    loaded = []
+    loaded: list[Game] = []
+    errors: list[CardgenError] = []
     for gid in wanted:
-        if gid in games:
-            loaded.append(_load(games[gid], physics, font_dirs))
-        elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
-            loaded.append(load_game(Path(gid), font_dirs=font_dirs))
-        else:
-            _not_a_game(gid)
-            raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
-                             f"use one of: {', '.join(games)}, or the path of a game folder")
-    return loaded
+        try:
+            if gid in games:
+                loaded.append(_load(games[gid], physics, font_dirs))
+            elif (Path(gid) / "game.yaml").is_file():  # a game folder given by path
+                loaded.append(load_game(Path(gid), font_dirs=font_dirs))
+            else:
+                _not_a_game(gid)
+                raise InputError(f"unknown game '{gid}'{did_you_mean(gid, games)}", None,
+                                 f"use one of: {', '.join(games)}, or the path of a game folder")
+        except InputError as exc:
+            errors.append(exc)
+    return loaded, errors
 
 
 def _not_a_game(name: str) -> None:
@@ -281,24 +296,36 @@ def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...
         _assumption(item, loc) for item, loc in S.items(f.get("assumptions", S.anything, None), f.map.where("assumptions")))
     files: list[Path] = [gpath]
 
+    # every listed file is read even after one fails: each broken file is reported at once
+    errors: list[CardgenError] = []
     tables: dict[str, Table] = {}
     for item, loc in S.items(f.get("tables", S.anything, None), f.map.where("tables")):
-        tpath = _listed(src.data_dir, S.text(item, loc), loc, "table", "tables")
-        table = _table(tpath, physics)
-        if table.id in tables:
-            raise InputError(f"duplicate table id '{table.id}'", table.location, "give each table its own id")
+        try:
+            tpath = _listed(src.data_dir, S.text(item, loc), loc, "table", "tables")
+            table = _table(tpath, physics)
+            if table.id in tables:
+                raise InputError(f"duplicate table id '{table.id}'", table.location, "give each table its own id")
+        except InputError as exc:
+            errors.append(exc)
+            continue
         tables[table.id] = table
         files.append(tpath)
 
     components: dict[str, Component] = {}
     for item, loc in S.items(f.get("components", S.anything), f.map.where("components")):
-        cpath = _listed(src.data_dir, S.text(item, loc), loc, "component", "components")
-        comp, sheets = _component(cpath, physics, src.data_dir)
-        if comp.id in components:
-            raise InputError(f"duplicate component id '{comp.id}' (also in {_relative(components[comp.id].file, src.data_dir)})",
-                             comp.where("id"), "give each component its own id")
+        try:
+            cpath = _listed(src.data_dir, S.text(item, loc), loc, "component", "components")
+            comp, sheets = _component(cpath, physics, src.data_dir)
+            if comp.id in components:
+                raise InputError(f"duplicate component id '{comp.id}' (also in "
+                                 f"{_relative(components[comp.id].file, src.data_dir)})",
+                                 comp.where("id"), "give each component its own id")
+        except InputError as exc:
+            errors.append(exc)
+            continue
         components[comp.id] = comp
         files += [cpath, *sheets]
+    raise_all(errors)   # what follows reads the tables and components together
 
     for comp in components.values():
         for spare in comp.spares:
