@@ -154,8 +154,9 @@ def load_game(game: str | Path, games_dirs: Iterable[Path] = (), font_dirs: Iter
         # alone), and any other game's missing template is its own to create: an error about
         # it names the game's templates/ folder, even when that folder is missing
         own = path / "templates"
-        shipped = SHIPPED_TEMPLATES / path.name
-        src = GameSource(path.name, path, shipped if not own.is_dir() and shipped.is_dir() else own)
+        name = Path(os.path.normpath(path.absolute())).name   # the folder's own name, also for '.' and '..'
+        shipped = SHIPPED_TEMPLATES / name
+        src = GameSource(name, path, shipped if not own.is_dir() and shipped.is_dir() else own)
     else:
         games = discover_games(games_dirs)
         if str(game) not in games:

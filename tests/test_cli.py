@@ -180,3 +180,11 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     finally:
         os.close(write)
     assert res.returncode == 141 and res.stderr == "", res.stderr
+
+
+def test_a_game_folder_given_as_dot_or_dot_dot_is_that_folder(cli, game_copy):
+    g = game_copy("particles-in-circle")
+    res = cli("check", "--no-render", ".", cwd=g.path)
+    assert res.returncode == 0, res.stderr
+    res = cli("check", "--no-render", "..", cwd=g.path / "templates")
+    assert res.returncode == 0, res.stderr
