@@ -470,3 +470,14 @@ def test_the_cutting_advice_names_what_the_file_prints_to_cut_along(tmp_path, ma
     with pikepdf.open(tmp_path / "qcd/en/cards.pdf") as pdf:
         strokes = stroked_segments(pdf.pages[0])
     assert (not strokes) if marks == "none" else len(strokes) >= 8
+
+
+def test_every_player_of_a_full_group_can_start_on_a_proton_or_a_neutron():
+    """The rulebook starts beginners on the proton or neutron target; a set prints one mat per
+    player, so it must hold at least as many of those targets as mats."""
+    import cardgen
+
+    game = cardgen.load_game("particle-builder")
+    targets = game.components["targets"].cards
+    beginners = sum(card.count for card in targets if card.id in ("proton", "neutron"))
+    assert beginners >= sum(card.count for card in game.components["mat"].cards) >= 3
