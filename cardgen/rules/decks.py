@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import colorsys
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Generator, Iterator
@@ -211,7 +212,7 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                 yield Finding("colour-wheel", f"component '{comp.id}' uses '{cid}' but never its partner "
                               f"'{colours[cid].anti}', so no meson can pair with it", comp.location,
                               f"add cards in '{colours[cid].anti}'", game.id)
-    inks = list(_ink_records(game)) + list(_shared_cues(game))
+    inks = list(_ink_records(game)) + list(_shared_cues(game)) + list(_letters_name_colours(game))
     yield from inks
     wrong = wrong or any(isinstance(r, Finding) for r in inks)
     if not wrong:
@@ -220,7 +221,8 @@ def colour_wheel(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         own = f" ({declared} by a declared choice)" if declared else ""
         yield Proof("colour-wheel", f"each of the {len(colours)} colours sits opposite its anti-colour on the colour "
                     f"wheel and the anti-colour is the mix of the two other colours; each is inked in its own hue, "
-                    f"within {INK_HUE_TOLERANCE:g}°, or departs from it{own}{partners}",
+                    f"within {INK_HUE_TOLERANCE:g}°, or departs from it{own}, and lettered with its name's initial "
+                    f"(an anti-colour: its colour's, barred){partners}",
                     len(colours), game.id, params.loc)
 
 
@@ -248,7 +250,8 @@ CUES = (("letter", "letter", "the letter is what colour-blind players read"),
 
 
 def _shared_cues(game: Game) -> Iterator[Finding]:
-    """Each colour has its own letter, pattern and ink: a cue two colours share names neither."""
+    """Each colour has its own letter, pattern and ink: a cue two colours share names neither.
+    Which of the two was written last is not known, so the finding names both, at the second."""
     for attr, key, why in CUES:
         first: dict[str, ColourCharge] = {}
         for c in game.physics.colours.values():
@@ -256,11 +259,37 @@ def _shared_cues(game: Game) -> Iterator[Finding]:
             cue = value.upper() if key == "print" else value
             if cue in first:
                 other = first[cue]
-                yield Finding("colour-wheel", f"'{c.id}' has the {key} '{value}' of '{other.id}': {why}",
-                              c.cue_locations.get(key) or c.location,
-                              f"give '{c.id}' a {key} no other colour has", game.id)
+                there = other.cue_locations.get(key) or other.location
+                yield Finding("colour-wheel", f"'{other.id}' (line {there.line}) and '{c.id}' share the {key} "
+                              f"'{value}': {why}", c.cue_locations.get(key) or c.location,
+                              f"give '{c.id}' or '{other.id}' a {key} no other colour has", game.id)
             else:
                 first[cue] = c
+
+
+#: The marks that bar a letter (R̄): the combining macron and the combining overline.
+BARS = ("\u0304", "\u0305")
+
+
+def _letters_name_colours(game: Game) -> Iterator[Finding]:
+    """A colour's letter is the initial of its name (R for red), an anti-colour's its colour's
+    letter barred (R̄): colour-blind players read the letter as the colour, so a letter that is
+    unique but names another colour (red lettered G) misleads them as surely as a shared one."""
+    colours = game.physics.colours
+    for c in colours.values():
+        letter = unicodedata.normalize("NFD", c.letter.strip())
+        where = c.cue_locations.get("letter") or c.location
+        if c.is_anti:
+            base = unicodedata.normalize("NFD", colours[c.anti].letter.strip())
+            if letter[:-1] != base or letter[-1:] not in BARS:
+                yield Finding("colour-wheel", f"'{c.id}' has the letter '{c.letter}', not its colour "
+                              f"'{c.anti}''s letter '{colours[c.anti].letter}' barred: the letter is what "
+                              f"colour-blind players read", where,
+                              f"set letter: {unicodedata.normalize('NFC', base + BARS[0])} on '{c.id}'", game.id)
+        elif letter != c.name.strip()[:1].upper():
+            yield Finding("colour-wheel", f"'{c.id}' has the letter '{c.letter}', not the initial of its name "
+                          f"'{c.name}': the letter is what colour-blind players read", where,
+                          f"set letter: {c.name.strip()[:1].upper()} on '{c.id}'", game.id)
 
 
 def _ink_records(game: Game) -> Iterator[Finding | Choice]:
