@@ -111,8 +111,8 @@ def test_an_ink_of_another_hue_is_a_finding_unless_its_reason_is_declared(colour
     bad = dataclasses.replace(game, physics=PhysicsData(game.physics.particles, colours))
     wheel = [f for f in check_game(bad) if f.rule == "colour-wheel"]
     # each of these inks is another colour's too: that is a finding of its own (a shared cue)
-    assert [f for f in wheel if "has the print" in f.message], messages(wheel)
-    found = [f for f in wheel if "has the print" not in f.message]
+    assert [f for f in wheel if "share the print" in f.message], messages(wheel)
+    found = [f for f in wheel if "share the print" not in f.message]
     assert len(found) == 1, messages(found)
     assert found[0].message.startswith(f"'{colour}' is printed in {ink}, hue ") and f", {off}° from its own hue" in \
         found[0].message
