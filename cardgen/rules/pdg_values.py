@@ -215,6 +215,26 @@ def read_printed(text: str) -> Printed:
     return Printed(text, float(mantissa) * 10 ** exponent, fmt.written_figures(mantissa), m.group(3) or "", bound)
 
 
+#: A measured value is printed to at least this many significant figures (as cardgen's formats
+#: print it), unless PDG knows it less precisely: rounded to fewer, a value equal to PDG's "at
+#: the precision printed" can still be far from it (a muon of 0.1 GeV/c² is 5 % light).
+MIN_FIGURES = 3
+
+
+def coarse(shown: Printed, uncertainty: float) -> bool:
+    """Whether a printed value (not a bound) is rounded to fewer than :data:`MIN_FIGURES`
+    significant figures while PDG's ``uncertainty`` (in the unit printed) is smaller than that
+    rounding: its last figure then hides what PDG knows."""
+    if shown.bound or shown.figures >= MIN_FIGURES or shown.value == 0 or not math.isfinite(shown.value):
+        return False
+    half_step = 0.5 * 10 ** (math.floor(math.log10(abs(shown.value))) - shown.figures + 1)
+    return half_step > uncertainty
+
+
+def _figures(n: int) -> str:
+    return f"rounded to {n} significant figure{'s' if n != 1 else ''}"
+
+
 def _literal(value: float, figures: int) -> str:
     """A number to write in the data, at ``figures`` significant figures."""
     if value == 0:
@@ -357,6 +377,13 @@ class Comparison:
                 m.location, f"write value: {_literal(want, max(fmt.written_figures(m.digits), figs))}"
                 f" (PDG's mass in {m.unit})", p)
             return
+        if coarse(shown, max(ref.mass_upper or 0, ref.mass_lower or 0) / factor):
+            yield self._finding(
+                f"{p.name} ({p.id}) prints mass {shown.text}: {_figures(shown.figures)}, coarser than {pdg.EDITION} "
+                f"knows it ({_pm(want, (ref.mass_upper or 0) / factor, (ref.mass_lower or 0) / factor)} "
+                f"{m.unit}/c²)", m.location, f"write value: {_literal(want, MIN_FIGURES)} (PDG's mass in {m.unit}), "
+                "or declare the rounding a design choice with its reason: design: {reason: ...}", p)
+            return
         yield from self._uncertainties(p, m, ref.mass_upper, ref.mass_lower, factor, "mass")
 
     def _uncertainties(self, p: Particle, m: Measured, upper: float | None, lower: float | None, factor: float,
@@ -415,6 +442,14 @@ class Comparison:
                 f"({fmt.scientific(pdg_s, shown.figures)} s at the precision printed)", lt.location,
                 f"write value: {_literal(pdg_s / TIME_UNITS[lt.measured.unit], max(shown.figures, fmt.written_figures(lt.measured.digits)))}"
                 f" (PDG's lifetime in {lt.measured.unit})", p)
+            return
+        err = (ref.width_upper / ref.width * pdg_s) if ref.width and ref.width_upper else 0.0
+        if coarse(shown, err / TIME_UNITS[lt.measured.unit] if shown.unit == lt.measured.unit else err):
+            yield self._finding(
+                f"{p.name} ({p.id}) prints lifetime {text}: {_figures(shown.figures)}, coarser than {pdg.EDITION} "
+                f"knows it ({_pm(pdg_s, err or None, err or None)} s)", lt.location,
+                f"write value: {_literal(pdg_s / TIME_UNITS[lt.measured.unit], MIN_FIGURES)} (PDG's lifetime in "
+                f"{lt.measured.unit}), or declare the rounding a design choice with its reason: design: {{reason: ...}}", p)
             return
         if lt.width is not None:
             yield from self._width(p, ref)
