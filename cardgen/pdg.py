@@ -114,6 +114,21 @@ def round_sig(value: float, figures: int) -> float:
     return round(value, figures - 1 - math.floor(math.log10(abs(value))))
 
 
+#: A measured value is written to at least this many significant figures (as cardgen's formats
+#: print it), unless PDG knows it less precisely: rounded to fewer, a value equal to PDG's "at
+#: the precision printed" can still be far from it (a muon of 0.1 GeV/c² is 5 % light).
+MIN_FIGURES = 3
+
+
+def too_coarse(value: float, figures: int, uncertainty: float) -> bool:
+    """Whether ``value``, written to ``figures`` significant figures, is rounded to fewer than
+    :data:`MIN_FIGURES` while PDG's ``uncertainty`` (same unit) is smaller than that rounding:
+    its last figure then hides what PDG knows."""
+    if figures >= MIN_FIGURES or value == 0 or not math.isfinite(value):
+        return False
+    return 0.5 * 10 ** (math.floor(math.log10(abs(value))) - figures + 1) > uncertainty
+
+
 def same_at(printed: float, figures: int, pdg_value: float) -> bool:
     """Whether PDG's value, rounded to the figures printed, is the printed number."""
     if printed == 0 or pdg_value == 0:

@@ -50,3 +50,16 @@ def test_a_declared_rounding_is_a_choice_not_a_finding(broken_physics):
     broken_physics(SHIPPED.replace(MUON, rounded))
     code, out = cli("particle-builder", "--no-render")
     assert not [ln for ln in out.splitlines() if "significant figure" in ln], out
+
+
+def test_a_coarse_value_on_one_side_of_a_pair_is_blamed_there(broken_physics):
+    """Top at 0.2 TeV/c² and anti-top at PDG's 172.6 GeV/c²: the antiparticle-links finding
+    blamed the anti-top and told the designer to copy 0.2 TeV onto it."""
+    new = "mass: {value: 0.2, unit: TeV, plus: 0.00027, minus: 0.00027}"
+    text = SHIPPED.replace(TOP, new, 1)
+    broken_physics(text)
+    code, out = cli("particle-builder", "--no-render")
+    links = [ln for ln in out.splitlines() if "error[antiparticle-links]" in ln]
+    assert code == 1 and links, out
+    line = text[:text.index(new)].count("\n") + 1
+    assert all(f"particles.yaml:{line}:" in ln and "0.2 TeV on" not in ln for ln in links), links

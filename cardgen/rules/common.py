@@ -149,7 +149,9 @@ def pdg_agrees(p: Particle, key: str) -> bool | None:
     if key == "mass":
         if ref.mass is None or p.mass.upper_limit:
             return None
-        return pdg.same_at(p.mass.value, written_figures(p.mass.digits), ref.mass / MASS_UNITS[p.mass.unit])
+        figures, want = written_figures(p.mass.digits), ref.mass / MASS_UNITS[p.mass.unit]
+        uncertainty = max(ref.mass_upper or 0, ref.mass_lower or 0) / MASS_UNITS[p.mass.unit]
+        return pdg.same_at(p.mass.value, figures, want) and not pdg.too_coarse(p.mass.value, figures, uncertainty)
     if key != "lifetime" or ref.lifetime is None:
         return None
     seconds = ref.lifetime * pdg.NS

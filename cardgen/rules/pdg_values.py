@@ -215,20 +215,10 @@ def read_printed(text: str) -> Printed:
     return Printed(text, float(mantissa) * 10 ** exponent, fmt.written_figures(mantissa), m.group(3) or "", bound)
 
 
-#: A measured value is printed to at least this many significant figures (as cardgen's formats
-#: print it), unless PDG knows it less precisely: rounded to fewer, a value equal to PDG's "at
-#: the precision printed" can still be far from it (a muon of 0.1 GeV/c² is 5 % light).
-MIN_FIGURES = 3
-
-
 def coarse(shown: Printed, uncertainty: float) -> bool:
-    """Whether a printed value (not a bound) is rounded to fewer than :data:`MIN_FIGURES`
-    significant figures while PDG's ``uncertainty`` (in the unit printed) is smaller than that
-    rounding: its last figure then hides what PDG knows."""
-    if shown.bound or shown.figures >= MIN_FIGURES or shown.value == 0 or not math.isfinite(shown.value):
-        return False
-    half_step = 0.5 * 10 ** (math.floor(math.log10(abs(shown.value))) - shown.figures + 1)
-    return half_step > uncertainty
+    """Whether a printed value (not a bound) is rounded more coarsely than PDG knows it
+    (:func:`cardgen.pdg.too_coarse`; ``uncertainty`` in the unit printed)."""
+    return not shown.bound and pdg.too_coarse(shown.value, shown.figures, uncertainty)
 
 
 def _figures(n: int) -> str:
@@ -381,7 +371,7 @@ class Comparison:
             yield self._finding(
                 f"{p.name} ({p.id}) prints mass {shown.text}: {_figures(shown.figures)}, coarser than {pdg.EDITION} "
                 f"knows it ({_pm(want, (ref.mass_upper or 0) / factor, (ref.mass_lower or 0) / factor)} "
-                f"{m.unit}/c²)", m.location, f"write value: {_literal(want, MIN_FIGURES)} (PDG's mass in {m.unit}), "
+                f"{m.unit}/c²)", m.location, f"write value: {_literal(want, pdg.MIN_FIGURES)} (PDG's mass in {m.unit}), "
                 "or declare the rounding a design choice with its reason: design: {reason: ...}", p)
             return
         yield from self._uncertainties(p, m, ref.mass_upper, ref.mass_lower, factor, "mass")
@@ -448,7 +438,7 @@ class Comparison:
             yield self._finding(
                 f"{p.name} ({p.id}) prints lifetime {text}: {_figures(shown.figures)}, coarser than {pdg.EDITION} "
                 f"knows it ({_pm(pdg_s, err or None, err or None)} s)", lt.location,
-                f"write value: {_literal(pdg_s / TIME_UNITS[lt.measured.unit], MIN_FIGURES)} (PDG's lifetime in "
+                f"write value: {_literal(pdg_s / TIME_UNITS[lt.measured.unit], pdg.MIN_FIGURES)} (PDG's lifetime in "
                 f"{lt.measured.unit}), or declare the rounding a design choice with its reason: design: {{reason: ...}}", p)
             return
         if lt.width is not None:
