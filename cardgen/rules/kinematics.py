@@ -5,8 +5,10 @@ and does not count; a reaction whose products outweigh what goes in (d + W⁺ �
 where the energy comes from (``energy: reason``) — but never a decay: a particle decaying has
 only its own mass to give. Particles that meet never become a single massless particle (e⁺e⁻ → γ):
 energy and momentum could not both be conserved. Both are listed as declared choices, and a
-declaration that is not needed (a "virtual" W in t → b W⁺, which is heavy enough to be real) is
-a finding, so the data never hides physics behind a key.
+declaration that is not needed (a "virtual" W in t → b W⁺, which is heavy enough to be real; or
+both W of H → W⁺ W⁻, where one real W fits) is a finding, so the data never hides physics behind
+a key. Quarks produced together weigh at least the mesons they must form (see
+:mod:`.hadron_thresholds`): τ⁻ → ν_τ s c̄ is forbidden, s c̄ being at least a D_s⁻.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..particles import Particle
 from ..proof import Choice, Proof
 from . import declared
 from .common import names, table_param
+from .hadron_thresholds import Hadronised, hadronised
 from .reactions import NOUNS, Reaction, reactions
 
 
@@ -38,9 +41,10 @@ def mass_text(p: Particle) -> str:
     return f"{'< ' if p.mass.upper_limit else ''}{p.mass.digits} {p.mass.unit}"
 
 
-def on_shell(r: Reaction) -> tuple[Particle, ...]:
-    """The products that are real particles: all but those the data declares virtual."""
-    virtual = Counter(p.id for p in r.declared.virtual)
+def on_shell(r: Reaction, virtual_parts: tuple[Particle, ...] | None = None) -> tuple[Particle, ...]:
+    """The products that are real particles: all but those declared virtual (``virtual_parts``,
+    by default what the data declares)."""
+    virtual = Counter(p.id for p in (r.declared.virtual if virtual_parts is None else virtual_parts))
     out = []
     for p in r.final:
         if virtual[p.id]:
@@ -54,12 +58,47 @@ def total_mev(parts: Iterable[Particle]) -> float:
     return sum(p.mass_mev for p in parts)
 
 
-def _masses(parts: tuple[Particle, ...]) -> str:
-    listed = " + ".join(f"{p.symbol.unicode()} {mass_text(p)}" for p in parts)
-    return listed if len(parts) == 1 else f"{listed} = {fmt_mev(total_mev(parts))}"
+def _masses(parts: tuple[Particle, ...] | Hadronised) -> str:
+    """'b 4.186 GeV + W⁺ 80.36 GeV = 84.55 GeV'; the mesons products must form count as mesons
+    ('ν_τ < 0.8 eV + D_s⁻ 1968 MeV = 1.968 GeV')."""
+    weighed = parts if isinstance(parts, Hadronised) else Hadronised(parts)
+    terms = [f"{p.symbol.unicode()} {mass_text(p)}" for p in weighed.free]
+    terms += [f"{b.meson.name} {fmt_mev(b.meson.mass_mev)}" for b in weighed.bound]
+    return terms[0] if len(terms) == 1 else f"{' + '.join(terms)} = {fmt_mev(weighed.mass_mev)}"
 
 
-def _fix(kind: str, decay: bool) -> str:
+def _confined(products: Hadronised) -> str:
+    """Why the products weigh more than their bare masses: ', as quarks are confined: s c̄ must
+    form at least the meson D_s⁻ (1968 MeV)' (empty when no quarks are bound)."""
+    if not products.bound:
+        return ""
+    pairs = "; ".join(f"{b.pair_text()} must form at least the meson {b.meson.name} ({fmt_mev(b.meson.mass_mev)})"
+                      for b in products.bound)
+    return f", as quarks are confined: {pairs}"
+
+
+def _allowed(before: float, products: Hadronised, decay: bool) -> bool:
+    """A decay's products must be lighter than the parent; other reactions' no heavier."""
+    return products.mass_mev < before if decay else products.mass_mev <= before
+
+
+def _unneeded_virtual(r: Reaction, before: float) -> list[tuple[Particle, Hadronised]]:
+    """The particles declared virtual that the reaction could make real, the other declarations
+    kept, each with the products that would then be real: a declaration the reaction does not
+    need (either W of H → W⁺ W⁻ declared virtual is one, when both are)."""
+    declared_virtual = r.declared.virtual
+    spare: dict[str, tuple[Particle, Hadronised]] = {}
+    for i, p in enumerate(declared_virtual):
+        real = hadronised(on_shell(r, declared_virtual[:i] + declared_virtual[i + 1:]))
+        if _allowed(before, real, len(r.initial) == 1):
+            spare.setdefault(p.id, (p, real))
+    return list(spare.values())
+
+
+def _fix(kind: str, decay: bool, confined: bool) -> str:
+    if confined:   # no declaration makes a quark pair lighter than its meson
+        return ("fix the products: a quark and an antiquark made together leave as a meson, so pick quarks whose "
+                "lightest meson fits")
     if kind == "transformations":
         return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
     if decay:   # a decaying particle has only its own mass to give
@@ -81,8 +120,9 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
         decays = decays and len(r.initial) == 1
         checked += 1
         real = on_shell(r)
-        before, after = total_mev(r.initial), total_mev(real)
-        allowed = after < before if len(r.initial) == 1 else after <= before
+        products = hadronised(real)
+        before, after = total_mev(r.initial), products.mass_mev
+        allowed = _allowed(before, products, len(r.initial) == 1)
         where = f"{table.id}: {r.label}: {r.text()}"
         if len(r.initial) > 1 and len(real) == 1 and real[0].mass_mev == 0:
             checked -= 1
@@ -96,8 +136,8 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             if r.declared.energy and len(r.initial) == 1:
                 checked -= 1
                 yield Finding("kinematics", f"{where}: a decay takes no energy from elsewhere: its real products "
-                              f"({_masses(real)}) must be lighter than the parent ({_masses(r.initial)}), whatever "
-                              f"'energy' says", r.declared.at("energy", r.location),
+                              f"({_masses(products)}) must be lighter than the parent ({_masses(r.initial)}), "
+                              f"whatever 'energy' says{_confined(products)}", r.declared.at("energy", r.location),
                               "fix the products, or declare the ones that are virtual ('virtual: [W+]'), and "
                               "remove 'energy'", game.id)
                 continue
@@ -107,27 +147,32 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
                              r.declared.energy, r.declared.at("energy", r.location), game.id)
                 continue
             checked -= 1
-            products = "its real products" if r.declared.virtual else "its products"
-            yield Finding("kinematics", f"{where}: {products} ({_masses(real)}) "
+            these = "its real products" if r.declared.virtual else "its products"
+            yield Finding("kinematics", f"{where}: {these} ({_masses(products)}) "
                           f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
-                          f"({_masses(r.initial)})", r.location,
-                          _fix(table.kind, len(r.initial) == 1), game.id)
+                          f"({_masses(r.initial)}){_confined(products)}", r.location,
+                          _fix(table.kind, len(r.initial) == 1, bool(products.bound)), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "
-                          f"{_masses(real)} are lighter than {_masses(r.initial)}", r.declared.at("energy", r.location),
+                          f"{_masses(products)} are lighter than {_masses(r.initial)}",
+                          r.declared.at("energy", r.location),
                           "remove 'energy'", game.id)
         if r.declared.virtual:
-            heavy = total_mev(r.final)
-            if heavy < before if len(r.initial) == 1 else heavy <= before:
+            every = hadronised(r.final)
+            if _allowed(before, every, len(r.initial) == 1):
                 yield Finding("kinematics", f"{where} declares {names(r.declared.virtual)} virtual, but "
                               f"{_masses(r.initial)} is heavy enough to make every product real "
-                              f"({_masses(r.final)})", r.declared.at("virtual", r.location),
+                              f"({_masses(every)})", r.declared.at("virtual", r.location),
                               "remove 'virtual': the products are on their mass shell", game.id)
+                continue
+            spare = _unneeded_virtual(r, before)
+            if spare:
+                yield _spare_finding(game, where, r, spare)
                 continue
             virtual += 1
             yield Choice("kinematics", f"{where}: {names(r.declared.virtual)} virtual",
-                         f"off its mass shell: {_masses(r.initial)} cannot make {_masses(r.final)}",
+                         f"off its mass shell: {_masses(r.initial)} cannot make {_masses(every)}",
                          r.declared.at("virtual", r.location), game.id)
     noun = "decays" if decays else NOUNS[table.kind]
     claim = ("on-shell products lighter than the parent" if decays
@@ -138,3 +183,17 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
     if virtual:
         claim += f"; {virtual} through a declared virtual {'/'.join(bosons)}"
     yield Proof("kinematics", f"{table.id}: {checked} {noun}: {claim}", checked, game.id, table.location)
+
+
+def _spare_finding(game: Game, where: str, r: Reaction, spare: list[tuple[Particle, Hadronised]]) -> Finding:
+    """A reaction declares more virtual than it needs: name what it could make real (the other
+    declarations kept), and what its real products would then weigh."""
+    first, real = spare[0]
+    symbol = first.symbol.unicode()
+    which = symbol if len(spare) == 1 else f"any one of {' or '.join(p.symbol.unicode() for p, _ in spare)}"
+    fix = (f"remove {first.id} from 'virtual'" if len(spare) == 1 else
+           f"remove one of {' or '.join(p.id for p, _ in spare)} from 'virtual'")
+    return Finding("kinematics", f"{where} declares {names(r.declared.virtual)} virtual, but {_masses(r.initial)} "
+                   f"is heavy enough to make {which} real (with {symbol} real, its real products are "
+                   f"{_masses(real)})", r.declared.at("virtual", r.location),
+                   f"{fix}: declare virtual only what the reaction cannot make real", game.id)
