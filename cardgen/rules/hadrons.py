@@ -16,7 +16,7 @@ from ..errors import Finding, InputError, Location
 from ..model import Card, Component, Game
 from ..particles import Particle
 from ..proof import Proof
-from . import declared
+from . import declared, meson_mixing
 from .common import (component_param, expected_draws, fmt_fraction, names, particle_counts, particle_field, total,
                      typed_field)
 
@@ -100,12 +100,21 @@ def _identity_problem(card: Card, ref, share: tuple[Particle, ...]) -> tuple[str
     letters = [_quark_letter(p) for p in share]
     content = Counter(letter for letter in letters if letter)
     others = [p for p, letter in zip(share, letters) if letter is None]
-    if not others and content in expected:
+    # PDG writes ω, φ, η, … as mixtures of u ū, d d̄ and s s̄ without weights; where the
+    # nonet is near ideal mixing only the dominant term makes the meson (see meson_mixing)
+    mixing = meson_mixing.dominant(ref)
+    accepted = mixing.contents if mixing else expected
+    if not others and content in accepted:
         return None
-    want = expected[0]
+    alternatives = " or ".join(pdg.content_text(c) for c in accepted)
+    if mixing and not others and content in expected:
+        made = mixing.partner.name
+        return (f"requires {names(share)} for {ref.name}, but {ref.name} is almost pure {mixing.text} "
+                f"({mixing.reason()}): {names(share)} makes a state like {made}, its nonet partner",
+                f"require {alternatives} for {ref.name}, or name {made} for these cards")
+    want = accepted[0]
     have = _numbers(total(share, "charge"), total(share, "baryon_number"), pdg.flavour_numbers(content))
     pdg_has = _numbers(pdg.charge(ref), pdg.baryon_number(ref), pdg.flavour_numbers(want))
-    alternatives = " or ".join(pdg.content_text(c) for c in expected)
     return (f"requires {names(share)} for {ref.name} but PDG's {ref.name} is {alternatives} ({pdg_has}); "
             f"these cards give {have}", f"require {alternatives}")
 
