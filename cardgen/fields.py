@@ -51,6 +51,7 @@ def parse_field_specs(value: Any, loc: Location, what: str) -> dict[str, FieldSp
             doc=f.get("doc", S.text, ""),
             label=f.get("label", S.text, ""),
             location=where,
+            printed=f.get("printed", S.boolean, True),
         )
         f.finish()
         element = fs.of if ftype == "list" else ftype

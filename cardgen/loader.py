@@ -384,7 +384,7 @@ def _table(path: Path, physics: PhysicsData) -> Table:
     note = f.get("note", S.text, "")
     rows, options = parse_rows(kind, f, physics, f"table '{tid}'")
     f.finish()
-    return Table(tid, kind, title, level, note, rows, options, path, f.loc)
+    return Table(tid, kind, title, level, note, rows, options, path, f.loc, f.map.where("level"))
 
 
 # --- components -----------------------------------------------------------------------------

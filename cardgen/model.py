@@ -40,6 +40,9 @@ class FieldSpec:
     label: str = ""   # its column header on a rule sheet ("" → derived from the name, see sheets.column_header)
     doc: str = ""
     location: Location | None = None
+    #: a records table's field shown as a column of the rule sheet; False: kept for the checker
+    #: alone (what a level adds, read by the levels rule)
+    printed: bool = True
 
 
 def _line_column(loc: Location) -> str:
@@ -154,6 +157,8 @@ class Table:
     options: Mapping[str, Any]
     file: Path
     location: Location
+    #: where the table's ``level`` is written (its file's start when it has none: level 1)
+    level_location: Location | None = None
 
 
 #: The rules that measure the texts the rendered faces print (:mod:`cardgen.rules.legibility`):

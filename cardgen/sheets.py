@@ -162,7 +162,7 @@ class Sheet(SheetLayout):
 
     def _records(self, table: Table) -> TableBlock:
         specs = table.options.get("fields", {})
-        names = list(specs)
+        names = [n for n, spec in specs.items() if spec.printed]
         widths = [14.0 if specs[n].type in ("int", "number", "bool") else 40.0 for n in names]
         texts = [i for i, n in enumerate(names) if specs[n].type == "text"]
         if texts:   # the last text column (a description) takes the rest of the page's width

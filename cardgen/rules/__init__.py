@@ -52,6 +52,6 @@ def generic(name: str) -> Callable[[GenericRule], GenericRule]:
 
 
 # Importing the modules registers their rules.
-from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, pdg_identity, pdg_values,  # noqa: E402,F401
-               placement, printed_values,
+from . import (couplings, decks, energies, generic_rules, hadrons, kinematics, levels, pdg_identity,  # noqa: E402,F401
+               pdg_values, placement, printed_values,
                legibility, reactions, rulebook, tutti, tutti_scoring)

@@ -39,6 +39,9 @@ GUIDE: dict[str, tuple[str, str]] = {
     "sub-diagrams": ("each expert sub-diagram names Standard-Model vertices of the table that join into one connected "
                      "diagram, leaving exactly the external lines the check states for it",
                      "fix the row's `vertices`, or the check's `external` lines for that row"),
+    "levels": ("each component and table comes into play at the level the levels table adds it, and the levels run "
+               "1 to N once each",
+               "set the `level:` the finding names, or move the id to the `adds` of the level it belongs to"),
     "result-ranges": ("the score ranges of a results table give every score exactly one result, in order",
                       "start each range one above where the next lower one ends; leave `points_to` off the top "
                       "range and `points_from` off the bottom one"),
