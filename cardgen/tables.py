@@ -136,6 +136,10 @@ class LineType:
     style: str
     location: Location
     deviation: Deviation | None = None
+    #: where its ``particles`` list and each of its entries are written (a finding about one
+    #: particle of the line type points at that entry)
+    particles_location: Location | None = field(default=None, compare=False)
+    particle_locations: tuple[Location, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -294,10 +298,12 @@ def parse_rows(kind: str, body: S.Fields, physics: PhysicsData, what: str) -> tu
     elif kind == "line-types":
         for item, loc in _rows(body.get("rows", S.anything), body.map.where("rows")):
             f = S.Fields(item, "a line type", loc)
+            listed = f.map.get("particles")
             rows.append(LineType(f.get("id", S.ident), f.get("name", S.text),
                                  tuple(f.get("particles", _particle_list(physics))),
                                  f.get("style", S.choice(LINE_STYLES)), f.loc,
-                                 f.get(DEVIATION_KEY, _deviation, None)))
+                                 f.get(DEVIATION_KEY, _deviation, None), f.map.where("particles"),
+                                 tuple(listed.where(i) for i in range(len(listed))) if isinstance(listed, YSeq) else ()))
             f.finish()
     elif kind == "vertices":
         options["line_types"] = body.get("line_types", S.ident)

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Callable, Iterator
 
 from ..errors import Finding, Location, display_path
-from ..model import Game
+from ..model import Component, Game, Table
 from ..paper import STANDARD_SIZES as PAPERS
 from ..particles import Particle
 from ..proof import Proof
@@ -77,14 +77,81 @@ def fits_paper(game: Game) -> Iterator[Finding | Proof]:
                     game.id, game.location)
 
 
+#: How far (degrees) the corners meeting at a vertex may fall short of, or overlap, a full turn.
+TURN_TOLERANCE_DEG = 0.5
+
+
+def line_corners(comp: Component) -> tuple[float, float]:
+    """(the corner angle at each end of a lozenge card's particle line, the line's length). The
+    line joins the two obtuse corners, the short diagonal ('angle' is that of the left and right
+    corners: an obtuse one puts the line across the width, an acute one along the height; a
+    square's runs across the width): those corners are where the card meets others at a vertex."""
+    s = comp.shape
+    angle = s.angle if s.angle is not None else s.lozenge_angle(comp.width, comp.height)
+    return (angle, comp.width) if angle >= 90 else (180 - angle, comp.height)
+
+
+def _vertex_tables(game: Game) -> dict[str, list[tuple[Table, int]]]:
+    """For each line-types table, the vertex tables over it with each number of lines their
+    vertices join (3 in a Feynman diagram: 'a vertex joins exactly 3 lines')."""
+    found: dict[str, list[tuple[Table, int]]] = {}
+    for table in game.tables.values():
+        if table.kind == "vertices":
+            for n in sorted({len(v.lines) for v in table.rows}):
+                found.setdefault(table.options["line_types"], []).append((table, n))
+    return found
+
+
+def _meeting(corner: float) -> str:
+    """How cards meet around a point with this corner: '4 cards meet (4 × 90° = 360°)'."""
+    k = round(360 / corner)
+    if abs(k * corner - 360) <= TURN_TOLERANCE_DEG:
+        return f"{k} cards meet ({k} × {corner:g}° = 360°)"
+    k = math.floor(360 / corner)
+    return f"{k} cards leave a {360 - k * corner:.3g}° gap and {k + 1} overlap"
+
+
+def _tiling(game: Game, comp: Component, vertex_tables: dict[str, list[tuple[Table, int]]]) -> Iterator[Finding | str]:
+    """Lozenge cards whose particle lines are a vertex table's line types meet n at a vertex only
+    if the corners at the ends of each line are 360°/n: three 120° corners for a Feynman vertex of
+    three lines, and then six 60° corners close a hexagonal loop (the honeycomb the placement and
+    score-token rules count on). A finding at the component's 'shape', or what was proved."""
+    if comp.shape.type != "lozenge":
+        return
+    lines = {spec.table for spec in comp.fields.values() if spec.type == "ref" and spec.table in vertex_tables}
+    corner, _ = line_corners(comp)
+    side = math.hypot(comp.width, comp.height) / 2
+    for table, n in (tn for lt in lines for tn in vertex_tables[lt]):
+        want = 360 / n
+        if abs(n * corner - 360) > TURN_TOLERANCE_DEG:
+            w, h = (round(2 * side * f(math.radians(want / 2)), 3) for f in (math.cos, math.sin))
+            yield Finding("shape-geometry", f"the line of a '{comp.id}' card ends at its {corner:g}° corners, where "
+                          f"{_meeting(corner)}; but a vertex of '{table.id}' joins {n} lines, and {n} cards meet at a "
+                          f"vertex only if those corners are 360°/{n} = {want:g}°", comp.where("shape"),
+                          f"set angle: {want:g} and size: {{width: {w:g}, height: {h:g}}} (the same "
+                          f"{round(side, 3):g} mm sides; the line then joins the two {want:g}° corners)", game.id)
+        else:
+            yield (f"{n} '{comp.id}' cards meet at each vertex of '{table.id}' ({n} × {corner:g}° = 360°) and "
+                   f"{round(360 / (180 - corner))} close a loop around their {180 - corner:g}° corners")
+
+
 @generic("shape-geometry")
 def shape_geometry(game: Game) -> Iterator[Finding | Proof]:
     """A lozenge's declared angle and a hexagon's regularity must match the trim size to 0.1 mm,
-    otherwise cards that are meant to tile (Tutti Quantum) leave gaps on the table."""
+    otherwise cards that are meant to tile (Tutti Quantum) leave gaps on the table; and lozenge
+    cards whose lines meet at a game's vertices must meet there as many as a vertex has lines."""
     shaped: list[str] = []   # shapes whose geometry was checked against the trim size
+    tiles: list[str] = []    # how lozenge cards meet at the vertices of a game's diagrams
     wrong = False
+    vertex_tables = _vertex_tables(game)
     for comp in game.components.values():
         s, w, h = comp.shape, comp.width, comp.height
+        for tiled in _tiling(game, comp, vertex_tables):
+            if isinstance(tiled, Finding):
+                wrong = True
+                yield tiled
+            else:
+                tiles.append(tiled)
         if s.type == "lozenge" and s.angle is not None:
             shaped.append(f"the {s.angle:g}° lozenges of '{comp.id}'")
             want_h = w * math.tan(math.radians(s.angle / 2))
@@ -107,8 +174,9 @@ def shape_geometry(game: Game) -> Iterator[Finding | Proof]:
                           comp.where("safe"), "reduce 'safe'", game.id)
     if not wrong:
         shapes = f"; {' and '.join(shaped)} match their trim size to 0.1 mm" if shaped else ""
+        met = "".join(f"; {t}" for t in tiles)
         yield Proof("shape-geometry", f"the safe margin of {_every(len(game.components), 'component')} leaves "
-                    f"room to print{shapes}", len(game.components), game.id, game.location)
+                    f"room to print{shapes}{met}", len(game.components), game.id, game.location)
 
 
 @dataclass(frozen=True)

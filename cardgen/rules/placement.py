@@ -35,6 +35,7 @@ from ..proof import Choice, Proof
 from . import declared, generic
 from .common import card_particle_field, component_param
 from .common import particle_field as deck_particle_field
+from .generic_rules import line_corners
 
 EPS = 1e-6
 
@@ -145,8 +146,7 @@ def _tokens_on_vertices(game: Game, token: Component) -> Iterator[Finding | Proo
     lozenges = [c for c in game.components.values() if c.shape.type == "lozenge" and c.shape.angle is not None]
     if not lozenges:
         return
-    # the rhombus's left and right corners carry 'angle': obtuse ones make the width the line
-    edge, cards = min(((c.width if c.shape.angle >= 90 else c.height), c) for c in lozenges)
+    edge, cards = min(((line_corners(c)[1], c) for c in lozenges), key=lambda ec: ec[0])
     across = 2 * _reach(token)
     if across > edge + EPS:
         yield Finding("places-fit", f"'{token.id}' tokens ({_mm(token.width)} × {_mm(token.height)} mm, "
