@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import re
+import stat
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -158,17 +159,109 @@ def languages(spec: str | Iterable[str], games: Iterable[Game]) -> list[str]:
 _PO_FIX = "fix the .po file (msgfmt --check or Poedit show the problem)"
 #: A line of a .po file: a keyword and its quoted string, or a quoted string continuing it.
 _PO_LINE = re.compile(r'(?:(?P<key>msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?"(?:[^"\\]|\\.)*"\s*')
+#: Catalogs bigger than this are refused before they are read: the largest shipped catalog is
+#: about 50 KB, a game at the data-file bound (:data:`cardgen.yamlsrc.MAX_BYTES`) gives a few
+#: MiB with its translations and comments, and parsing takes about half a second and 8 bytes
+#: of memory per byte of catalog (a 212 MB catalog took 111 s and 1.7 GB).
+MAX_CATALOG_BYTES = 8 * 2**20
+_BOM = b"\xef\xbb\xbf"
+#: The charset a catalog's header declares (``"Content-Type: text/plain; charset=UTF-8\n"``).
+_CHARSET = re.compile(r"charset=([^\s\\\";]*)", re.IGNORECASE)
+_UTF8_NAMES = {"utf-8", "utf8"}
 
 
-def _checked_po(data: bytes, path: Path) -> None:
-    """What Babel reads leniently, refused at its line: text that is not UTF-8, a line that is
-    no keyword with a quoted string (an unclosed quote loses its last letter in Babel), and a
-    message listed twice (msgfmt refuses both)."""
+def _present(path: Path) -> bool:
+    """Whether a catalog (or template) file is at ``path``: False when nothing is; an error when
+    something else stands there. A folder of the catalog's name once read as a missing catalog
+    to one command, an existing one to another, and as nothing to do to a third."""
+    shown = display_path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:   # locale/de is a file: the catalog's folder cannot exist
+        blocker = next((p for p in path.parents if p.is_file()), path.parent)
+        raise InputError("a file stands where a folder of the catalogs should be", Location(display_path(blocker)),
+                         f"remove or rename that file (the catalogs go in {display_path(blocker)}/)") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the catalog: {exc.strerror}", Location(shown),
+                         "check the file's permissions") from None
+    if stat.S_ISDIR(mode):
+        raise InputError("a folder stands where a catalog file should be", Location(shown),
+                         f"remove or rename the folder: the catalog is a file named {path.name}")
+    if not stat.S_ISREG(mode):   # a named pipe or device would block or never end
+        raise InputError("not a regular file where a catalog file should be", Location(shown),
+                         f"replace it with the catalog file {path.name}")
+    return True
+
+
+def _catalog_text(path: Path) -> str:
+    """A catalog's text as cardgen reads every catalog, or an error at its line and column.
+
+    Bounded by :data:`MAX_CATALOG_BYTES` before anything is parsed. A UTF-8 byte-order mark is
+    dropped and CRLF or CR-only line ends read as LF: Babel splits lines at LF only, so a CR-only
+    catalog was one long line of which it read nothing (0 translations, and an update that wrote
+    a broken catalog). Then :func:`_checked_charset` and :func:`_checked_po`. The caller checks
+    with :func:`_present` that a file is there."""
+    shown = display_path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_CATALOG_BYTES:   # refused by its size, before anything is read
+            raise InputError(f"the catalog is {size / 2**20:.1f} MiB; catalogs may be at most "
+                             f"{MAX_CATALOG_BYTES // 2**20} MiB", Location(shown), _TOO_BIG)
+        with path.open("rb") as fh:
+            data = fh.read(MAX_CATALOG_BYTES + 1)   # bounded even if it grew since
+    except OSError as exc:
+        raise InputError(f"cannot read the catalog: {exc.strerror}", Location(shown),
+                         "check the file's permissions") from None
+    if len(data) > MAX_CATALOG_BYTES:
+        raise InputError(f"the catalog is more than {MAX_CATALOG_BYTES // 2**20} MiB", Location(shown), _TOO_BIG)
+    data = data.removeprefix(_BOM).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        # a header declaring another charset explains the byte better than the byte does
+        _checked_charset(data.decode("utf-8", "replace"), path)
         raise InputError(f"the catalog is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read",
-                         Location.of_byte(display_path(path), data, exc.start), "save the catalog as UTF-8") from None
+                         Location.of_byte(shown, data, exc.start), "save the catalog as UTF-8") from None
+    _checked_charset(text, path)
+    _checked_po(text, path)
+    return text
+
+
+#: What to do about a catalog over :data:`MAX_CATALOG_BYTES`.
+_TOO_BIG = ("check that it is the right file: a game's catalog is well under 1 MiB, and 'cardgen i18n extract' "
+            "then 'cardgen i18n update' write it anew from the game")
+
+
+def _checked_charset(text: str, path: Path) -> None:
+    """Refuse a header that declares any charset but UTF-8 (missing, it is UTF-8 to Babel and
+    gettext alike). cardgen's catalogs are UTF-8, and it reads them as UTF-8 whatever they
+    declare: read as declared, a catalog that an editor saved as UTF-8 but still declares
+    latin-1 turned 'Quärk' into 'QuÃ¤rk' without a word. A catalog really saved in the declared
+    charset is refused too, though its bytes may happen to be valid UTF-8: which of the two the
+    bytes mean cannot be told from them, so the error asks to save as UTF-8 and declare it."""
+    entries = 0
+    for n, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip()
+        if line.startswith(("msgid ", "msgctxt ")):
+            entries += 1
+            if entries > 1 or line.startswith("msgctxt"):   # past the header (the first, context-less entry)
+                return
+        if entries and not line.startswith("#"):
+            m = _CHARSET.search(raw)
+            if m and m[1].lower() not in _UTF8_NAMES:
+                raise InputError(f"the catalog declares charset={m[1]}, but cardgen reads catalogs as UTF-8 only",
+                                 Location(display_path(path), n, m.start() + 1),
+                                 "save the file as UTF-8 and write charset=UTF-8 in its Content-Type line "
+                                 "(Poedit: Catalog > Properties)")
+
+
+def _checked_po(text: str, path: Path) -> None:
+    """What Babel reads leniently, refused at its line: a line that is no keyword with a quoted
+    string (an unclosed quote loses its last letter in Babel), and a message listed twice
+    (msgfmt refuses both). ``text`` has LF line ends only (:func:`_catalog_text`): lines are
+    split where Babel splits them, so a U+2028 inside a string is no line end here either."""
     seen: dict[tuple[str, str], int] = {}
     entry: dict[str, Any] = {}   # the message being read: its context, msgid, first line
     current, after_str = "", False
@@ -182,7 +275,7 @@ def _checked_po(data: bytes, path: Path) -> None:
             seen[key] = entry["line"]
         entry.clear()
 
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -204,23 +297,29 @@ def _checked_po(data: bytes, path: Path) -> None:
     finish()
 
 
-def _read(path: Path, lang: str) -> Catalog:
+def _parsed(path: Path, lang: str | None) -> Catalog:
+    """A catalog (``lang``) or template (None) read from ``path`` with Babel, from the text
+    :func:`_catalog_text` checked: Babel is given text, never bytes, so the charset the header
+    declares never re-decodes it. A file must be there (:func:`_present`)."""
     from babel.messages.pofile import PoFileError, read_po
 
+    text = _catalog_text(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"no catalog for language '{lang}'", Location(display_path(path)),
-                         f"create it with 'cardgen i18n init --lang {lang}'") from None
-    _checked_po(data, path)
-    try:
-        catalog = read_po(io.BytesIO(data), locale=_babel_locale(lang), abort_invalid=True)
+        return read_po(io.StringIO(text), locale=_babel_locale(lang) if lang else None, abort_invalid=True)
     except PoFileError as exc:   # its text ends " on N", N counted from 0: the location says it
         reason = re.sub(r" on \d+$", "", str(exc))
         raise InputError(f"cannot read catalog: {reason}", Location(display_path(path), exc.lineno + 1, 1),
                          _PO_FIX) from None
     except Exception as exc:  # Babel raises PoFileError / ValueError with a line number in the text
         raise InputError(f"cannot read catalog: {exc}", Location(display_path(path)), _PO_FIX) from None
+
+
+def _read(path: Path, lang: str) -> Catalog:
+    """A language's catalog, each translation checked (:func:`_checked_translation`)."""
+    if not _present(path):
+        raise InputError(f"no catalog for language '{lang}'", Location(display_path(path)),
+                         f"create it with 'cardgen i18n init --lang {lang}'")
+    catalog = _parsed(path, lang)
     for message in catalog:
         _checked_translation(message, path)
     return catalog
@@ -348,13 +447,20 @@ def translator(game: Game, lang: str) -> Translator | None:
     if lang == SOURCE_LANG:
         return None
     game_po, common_po = po_path(game, lang), po_path(None, lang)
-    if not game_po.is_file():
+    if not _present(game_po):
         have = ", ".join(available_languages(game))
+        if lang == "all":   # a command that builds one language at a time was given 'all'
+            raise InputError("this command works in one language at a time, not 'all'", None,
+                             f"name one of {have} with --lang")
+        if not _known_language(lang):   # 'cardgen i18n init' would refuse it: advising it would not help
+            raise InputError(f"game '{game.id}' has no '{lang}' translation: '{lang}' is not a known language code",
+                             None, f"use one of {have}, or start a language with 'cardgen i18n init --lang CODE "
+                                   f"{command_name(game)}' and a known code such as it or pt-BR")
         raise InputError(f"game '{game.id}' has no '{lang}' translation (available: {have})",
                          Location(display_path(game_po)),
                          f"run 'cardgen i18n init --lang {lang} {command_name(game)}' and translate it")
     catalogs = [load_catalog(game_po, lang)]
-    if common_po.is_file():
+    if _present(common_po):
         catalogs.append(load_catalog(common_po, lang))
     return Translator(lang, catalogs)
 
@@ -541,6 +647,8 @@ def _collect_table(col: Collector, table: Table, box: Callable[[str], str]) -> N
 
     col.add(table.title, "table.title", table.location, f"title of the '{table.id}' table, printed on reference cards")
     for name, spec in table.options.get("fields", {}).items():   # records: the rule sheet's column headers
+        if not spec.printed:
+            continue
         col.add(column_header(name, spec), f"{table.id}.field", table.location,
                 f"column header for field '{name}' of the '{table.id}' table on the rule sheet")
     for row in table.rows:
@@ -604,40 +712,52 @@ def _domains(games: list[Game]) -> list[Game | None]:
 
 
 def extract(games: list[Game]) -> list[Path]:
-    """Write ``common.pot`` (for shipped games) and one ``<game>.pot`` per game."""
-    written = []
+    """Write ``common.pot`` (for shipped games) and one ``<game>.pot`` per game. Every template
+    is collected before any is written: a game that fails to collect leaves all as they were."""
+    planned = []
     if any(is_shipped(g) for g in games):
-        common = collect_common(games)
-        _write_catalog(pot_path(None), common.catalog(COMMON))
-        written.append(pot_path(None))
+        planned.append((pot_path(None), collect_common(games).catalog(COMMON)))
     for game in games:
-        col = collect_game(game, measure_boxes(game))
-        _write_catalog(pot_path(game), col.catalog(game.id))
-        written.append(pot_path(game))
-    return written
+        planned.append((pot_path(game), collect_game(game, measure_boxes(game)).catalog(game.id)))
+    for path, _ in planned:
+        _present(path)   # a folder in a template's place: said so, not blamed on an --out extract has not
+    for path, catalog in planned:
+        _write_catalog(path, catalog)
+    return [path for path, _ in planned]
+
+
+def _extract_command(game: Game | None) -> str:
+    """The command that writes a domain's template: with its game, since 'cardgen i18n extract'
+    alone writes the shipped games' templates (and ``common``, which they share)."""
+    return "cardgen i18n extract" + (f" {command_name(game)}" if game is not None else "")
 
 
 def _template(game: Game | None) -> Catalog:
-    from babel.messages.pofile import read_po
-
+    """A domain's template, refused when it has no messages: an empty or cut-short .pot would
+    make an update turn every translation obsolete and a status count nothing missing."""
     path = pot_path(game)
-    if not path.is_file():
-        raise InputError("no translation template", Location(display_path(path)), "run 'cardgen i18n extract' first")
-    with path.open("rb") as fh:
-        return read_po(fh)
+    if not _present(path):
+        raise InputError("no translation template", Location(display_path(path)),
+                         f"run '{_extract_command(game)}' first")
+    tpl = _parsed(path, None)
+    if not any(msg.id for msg in tpl):
+        raise InputError("the translation template has no messages (it is empty or was cut short)",
+                         Location(display_path(path)), f"run '{_extract_command(game)}' to write it anew")
+    return tpl
 
 
 def init(games: list[Game], lang: str) -> list[Path]:
-    """Start catalogs for a new language from the templates (existing ones are left alone)."""
+    """Start catalogs for a new language from the templates (existing ones are left alone).
+    Every catalog is made before any is written: a template refused leaves all as they were."""
     from babel.messages.catalog import Catalog
 
     if lang == SOURCE_LANG:
         raise InputError("English is the source language and needs no catalog", None, "pick another --lang")
     _validate_lang(lang)
-    written = []
+    planned = []
     for game in _domains(games):
         path = po_path(game, lang)
-        if path.exists():
+        if _present(path):
             continue
         tpl = _template(game)
         cat = Catalog(locale=_babel_locale(lang), domain=tpl.domain, project="cardgen", version="1",
@@ -646,35 +766,85 @@ def init(games: list[Game], lang: str) -> list[Path]:
         for msg in tpl:
             if msg.id:
                 cat.add(msg.id, "", locations=msg.locations, auto_comments=msg.auto_comments, context=msg.context)
+        planned.append((path, cat))
+    for path, cat in planned:
         _write_catalog(path, cat)
-        written.append(path)
-    return written
+    return [path for path, _ in planned]
 
 
-def _validate_lang(lang: str) -> None:
+def _known_language(lang: str) -> bool:
+    """Whether Babel knows the language (its plural rules and names come from there)."""
     from babel import Locale, UnknownLocaleError
 
     try:
         Locale.parse(_babel_locale(lang))
     except (UnknownLocaleError, ValueError):
-        raise InputError(f"'{lang}' is not a known language code", None, "use a code such as de, fr, es, ar, zh") from None
+        return False
+    return True
 
 
-def update(games: list[Game], langs: list[str]) -> list[Path]:
+def _validate_lang(lang: str) -> None:
+    if not _known_language(lang):
+        raise InputError(f"'{lang}' is not a known language code", None, "use a code such as de, fr, es, ar, zh")
+
+
+def update(games: list[Game], langs: list[str], allow_obsolete: bool = False) -> list[Path]:
     """Merge new template strings into existing catalogs: translations are kept, strings whose
-    source changed become fuzzy, strings no longer used become obsolete."""
-    written = []
+    source changed become fuzzy, strings no longer used become obsolete, and obsolete ones whose
+    string is back are translated again (:func:`_merged`). Every catalog is merged before any is
+    written: a template or catalog refused leaves all as they were."""
+    templates: dict[str, Catalog] = {}
+    planned = []
     for lang in langs:
         for game in _domains(games):
             path = po_path(game, lang)
-            if not path.is_file():
+            if not _present(path):
                 continue
-            cat = _read(path, lang)   # a private copy: update() mutates it
-            cat.update(_template(game), update_creation_date=False)
-            cat.revision_date = _stamp()
-            _write_catalog(path, cat)
-            written.append(path)
-    return written
+            domain = game.id if game is not None else COMMON
+            if domain not in templates:
+                templates[domain] = _template(game)
+            planned.append((path, _merged(game, lang, templates[domain], allow_obsolete)))
+    for path, cat in planned:
+        _write_catalog(path, cat)
+    return [path for path, _ in planned]
+
+
+def _key(msg: Any) -> tuple[str, str | None]:
+    """A message's key: its msgid (a plural's singular) and context."""
+    return (msg.id[0] if isinstance(msg.id, (list, tuple)) else msg.id), msg.context
+
+
+def _has_translation(msg: Any) -> bool:
+    return any(msg.string) if isinstance(msg.string, (list, tuple)) else bool(msg.string)
+
+
+def _merged(game: Game | None, lang: str, tpl: Catalog, allow_obsolete: bool) -> Catalog:
+    """``game``'s catalog for ``lang`` brought up to ``tpl``. Babel's update never looks at the
+    obsolete entries (``#~``), so a string that leaves the template and comes back would lose
+    its translation for good: those whose string is in ``tpl`` are put back first, checked as
+    any translation is. Refused when more than half of the translations would become obsolete
+    and ``allow_obsolete`` is not given: a stale, damaged or wrong template looks like that,
+    and a catalog updated from it prints English where it printed the translations."""
+    path = po_path(game, lang)
+    cat = _read(path, lang)   # a private copy: update() mutates it
+    wanted = {_key(msg) for msg in tpl if msg.id}
+    for old_key, msg in list(cat.obsolete.items()):
+        if _key(msg) in wanted and cat.get(msg.id, msg.context) is None:
+            _checked_translation(msg, path)
+            del cat.obsolete[old_key]
+            cat[msg.id] = msg
+    translated = {_key(msg) for msg in cat if msg.id and _has_translation(msg)}
+    cat.update(tpl, update_creation_date=False)
+    lost = translated & {_key(msg) for msg in cat.obsolete.values()}
+    if 2 * len(lost) > len(translated) and not allow_obsolete:
+        where = f" {command_name(game)}" if game is not None else ""
+        raise InputError(f"the template would make {len(lost)} of the {len(translated)} translations obsolete "
+                         f"(it lacks their strings)", Location(display_path(pot_path(game))),
+                         f"run '{_extract_command(game)}' first; if the game's text really changed that much, run "
+                         f"'cardgen i18n update{where} --lang {lang} --allow-obsolete' (obsolete translations stay in "
+                         "the catalog as #~ entries and come back when their string does)")
+    cat.revision_date = _stamp()
+    return cat
 
 
 @dataclass(frozen=True)
@@ -696,7 +866,7 @@ def status(games: list[Game], langs: list[str]) -> list[Status]:
         for game in _domains(games):
             tpl = _template(game)
             path = po_path(game, lang)
-            cat = load_catalog(path, lang) if path.is_file() else None
+            cat = load_catalog(path, lang) if _present(path) else None
             translated = fuzzy = missing = 0
             for msg in tpl:
                 if not msg.id:
