@@ -15,12 +15,18 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from .errors import InputError, Location, display_path
+from .errors import InputError, Location, display_path, file_system_error
 from .i18n import SHIPPED_LOCALE
-from .loader import SHIPPED_GAMES, SHIPPED_TEMPLATES
+from .loader import DATA_DIR, SHIPPED_GAMES, SHIPPED_TEMPLATES
 from .rules.guide import describe
-from .schema import ID_PATTERN
+from .schema import ident
+from .yamlsrc import shown
 
+#: A game id ``new`` accepts: the loader's id (:func:`cardgen.schema.ident`) narrowed to what
+#: makes a portable folder name and translation domain.
+_GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+#: Where messages about the command line's GAME-ID say the mistake is, as they name a file.
+_ARGUMENT = Location("GAME-ID")
 _CHECK_LINE = re.compile(r"^(?P<indent>\s*)- \{?rule: (?P<rule>[A-Za-z0-9_-]+)", re.M)
 
 GAME_YAML = """\
@@ -91,9 +97,16 @@ BACK = """\
 
 def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
     """Create ``parent/game_id`` (blank, or a copy of shipped game ``template``); returns it."""
-    folder = _create(game_id, parent, template)
-    game_yaml = folder / "game.yaml"
-    game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
+    try:
+        folder = _create(game_id, parent, template)
+        game_yaml = folder / "game.yaml"
+        game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
+    except OSError as exc:
+        # the file-system error names the path the system refused; its fix speaks of the
+        # option that chooses where files go, which for `new` is --dir, not a build's --out
+        err = file_system_error(exc, "create")
+        err.fix = (err.fix or "").replace("--out", "--dir")
+        raise err from None
     return folder
 
 
@@ -112,11 +125,10 @@ def explain_checks(text: str) -> str:
 
 
 def _create(game_id: str, parent: Path, template: str | None) -> Path:
-    if not ID_PATTERN.match(game_id) or not re.match(r"^[a-z0-9][a-z0-9-]*$", game_id):
-        raise InputError(f"'{game_id}' is not a good game id", None,
-                         "use lower-case letters, digits and hyphens, e.g. lepton-snap")
+    _check_id(game_id)
+    _check_parent(parent)
     if (SHIPPED_GAMES / game_id / "game.yaml").is_file():
-        raise InputError(f"'{game_id}' is the id of a game cardgen ships", None,
+        raise InputError(f"'{game_id}' is the id of a game cardgen ships", _ARGUMENT,
                          f"choose another id, e.g. my-{game_id} (with --games-dir, two games of one id clash)")
     folder = parent / game_id
     if folder.exists():
@@ -140,6 +152,33 @@ def _create(game_id: str, parent: Path, template: str | None) -> Path:
     game_yaml.write_text(text, encoding="utf-8")
     _copy_catalogs(template, game_id, folder)
     return folder
+
+
+def _check_id(game_id: str) -> None:
+    """Refuse, before anything is written, an id the loader would refuse in the new game.yaml
+    (the same check: too long, or not an id) or that makes a poor folder and domain name
+    (upper case, dots, underscores); the game would otherwise be created only for its first
+    ``cardgen check`` to fail, and a file-system error about an over-long name would come first."""
+    if not _GAME_ID.fullmatch(game_id):
+        raise InputError(f"'{shown(game_id, 40)}' is not a good game id", _ARGUMENT,
+                         "use lower-case letters, digits and hyphens, e.g. lepton-snap")
+    ident(game_id, _ARGUMENT)
+
+
+def _check_parent(parent: Path) -> None:
+    """Refuse a games folder inside cardgen's own data or templates: a new game there is mixed
+    with the shipped ones (the loader then finds two sets of games) and is lost or overwritten
+    when cardgen is updated; it belongs in a folder of the user's."""
+    try:
+        target = parent.resolve()
+    except RuntimeError:   # a loop of symbolic links (Python < 3.13)
+        raise InputError("the folder is reached through a loop of symbolic links", Location(str(parent)),
+                         "give --dir a folder that exists or can be created") from None
+    for shipped in (DATA_DIR, SHIPPED_TEMPLATES):
+        if target == shipped or shipped in target.parents:
+            raise InputError("this folder is part of cardgen's own shipped data, not a place for a game of yours",
+                             Location(display_path(parent)),
+                             "create the game in a folder of your own, e.g. --dir games (the default)")
 
 
 def _copy_catalogs(template: str, game_id: str, folder: Path) -> None:

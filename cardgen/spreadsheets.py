@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .errors import InputError, Location, display_path
 from .model import FieldSpec
-from .yamlsrc import MAX_TEXT_CHARS, YMap, YSeq, check_text
+from .schema import ID_PATTERN
+from .yamlsrc import MAX_TEXT_CHARS, YMap, YSeq, check_text, shown as shown_text
 
 SHEET_SUFFIXES = (".csv", ".xlsx")
 MAX_SHEET_BYTES = 16 * 1024 * 1024
@@ -35,6 +37,8 @@ MAX_COLUMNS = 256
 MAX_CELL_CHARS = MAX_TEXT_CHARS
 _TRUE = ("true", "yes", "1", "y")
 _FALSE = ("false", "no", "0", "n")
+#: What ends a line of CSV (the csv module's line ends, not every one str.splitlines knows).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def column_letters(index: int) -> str:
@@ -87,50 +91,114 @@ def _csv_rows(path: Path, max_rows: int) -> Iterator[list[tuple[Any, Location]]]
         raise InputError(f"'{path.name}' is not UTF-8 text (byte 0x{data[exc.start]:02x})",
                          Location.of_byte(display_path(path), data, exc.start),
                          "save the spreadsheet as 'CSV UTF-8'") from None
-    sample = text[:4096]
-    delimiter = ";" if sample.count(";") > sample.count(",") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    delimiter = _delimiter(text)
+    lines: list[str] = []   # the lines of the record being read, as written
+
+    def read_lines() -> Iterator[str]:
+        for line in io.StringIO(text, newline=""):
+            lines.append(line)
+            yield line
+
+    # strict: a quote left open to the end of the file, or text after a cell's closing quote, is
+    # an error here; the csv module's lenient mode would silently end the cell there (and take
+    # in every row after it) or drop the quote
+    reader = csv.reader(read_lines(), delimiter=delimiter, strict=True)
     shown = display_path(path)
-    r, read_lines = 0, 0   # the rows read and the lines they took
+    r, columns = 0, 0   # the rows read, the cells of the first (the header)
     try:
         for r, row in enumerate(reader, start=1):
-            read_lines = reader.line_num
             _bound_row(path, shown, None, r, len(row), max_rows)
+            columns = columns or len(row)
+            if len(lines) > 1:
+                _no_swallowed_row(lines, row, columns, delimiter, shown, r)
+            lines.clear()
             yield [(_bounded_cell(v, shown, None, r, c), cell_location(shown, None, r, c))
                    for c, v in enumerate(row, start=1)]
     except csv.Error as exc:
-        if "field limit" in str(exc):   # the csv module's own bound on a cell (131,072 characters)
-            rest = "".join(io.StringIO(text, newline="").readlines()[read_lines:])
-            raise InputError(f"a cell holds more than {MAX_CELL_CHARS:,} characters, the limit for a cell",
-                             cell_location(shown, None, r + 1, _long_cell(rest, delimiter)),
+        problem, column = _record_problem("".join(lines), delimiter)
+        where = cell_location(shown, None, r + 1, column)
+        if problem == "long":   # the csv module's own bound on a cell (131,072 characters)
+            raise InputError(f"a cell holds more than {MAX_CELL_CHARS:,} characters, the limit for a cell", where,
                              "shorten the text (or close a quote left open, which runs a cell on to the "
                              "end of the file)") from None
+        if problem == "open":
+            raise InputError("the quote that opens this cell is never closed: the cell runs on to the end of "
+                             "the file and takes in every row after it", where,
+                             'close the quote where the cell\'s text ends (a quote inside a quoted cell is '
+                             'written twice: "")') from None
+        if problem == "after":
+            raise InputError("text follows the closing quote of this cell (a cell is either quoted whole or "
+                             "not at all)", where,
+                             'write a quote inside a cell\'s text twice ("") and quote the whole cell, '
+                             'or remove the quotes') from None
         raise InputError(f"'{path.name}' is not valid CSV: {exc}", Location(shown, reader.line_num),
                          "check the quotes on that line") from None
 
 
-def _long_cell(record: str, delimiter: str) -> int:
-    """The column (1-based) of the first cell longer than :data:`MAX_CELL_CHARS` in the CSV
-    ``record`` starting a text, reading quotes as the csv module does: the module stops at
-    a cell too long without saying which."""
-    column, size, quoted, i = 1, 0, False, 0
-    while i < len(record):
-        char = record[i]
-        if quoted and char == '"' and record[i + 1:i + 2] == '"':
-            size, i = size + 1, i + 2
-            continue
-        if char == '"':
-            quoted = not quoted
-        elif not quoted and char == delimiter:
-            column, size = column + 1, 0
-        elif not quoted and char in "\r\n":
+def _delimiter(text: str) -> str:
+    """The CSV's separator, ',' or ';', read from its header row alone: column names never hold
+    either, while the cards' text may hold many of the other (a title 'charge -1; spin 1/2;
+    stable' in a comma-separated file), so counting over the whole file can pick the wrong one."""
+    header = _LINE_BREAK.split(text, maxsplit=1)[0]
+    return ";" if header.count(";") > header.count(",") else ","
+
+
+def _no_swallowed_row(lines: list[str], row: list[str], columns: int, delimiter: str, shown: str,
+                      r: int) -> None:
+    """Refuse a record written over several ``lines`` when one of its lines after the first
+    reads as a card row of its own: a quote left open that a later quote closes turns the rows
+    between into one cell's text and drops their cards without a word. A line reads as a row
+    when it splits at the separator into as many cells as the header names, none starting with
+    a space, the first a valid id; text written over lines (prose) puts a space after its commas."""
+    for n, line in enumerate(lines[1:], start=1):
+        parts = _LINE_BREAK.sub("", line).split(delimiter)
+        if (len(parts) == columns > 1 and ID_PATTERN.fullmatch(parts[0])
+                and not any(part[:1].isspace() for part in parts)):
+            breaks, column = 0, 1    # the cell whose text holds this line: the one holding the n-th line break
+            for column, value in enumerate(row, start=1):
+                breaks += len(_LINE_BREAK.findall(value))
+                if breaks >= n:
+                    break
+            raise InputError(f"this quoted cell runs over a line that reads as a card row of its own "
+                             f"('{shown_text(line.strip(), 40)}'): a quote left open?",
+                             cell_location(shown, None, r, column),
+                             "close the quote where the cell's text ends (a quote inside a quoted cell is "
+                             'written twice: "")')
+
+
+def _record_problem(record: str, delimiter: str) -> tuple[str, int]:
+    """What the csv module refused in the CSV ``record`` starting a text, and the column
+    (1-based) of the cell: 'long' (a cell longer than :data:`MAX_CELL_CHARS`), 'open' (a quote
+    never closed), 'after' (text after a closing quote) or 'other'. Quotes are read as the csv
+    module reads them (a quote opens a quoted cell only as its first character), which says
+    neither which cell nor, for the end of the file, that a quote was left open."""
+    column, size, state = 1, 0, "start"   # state: start, plain, quoted, or quote (one seen in a quoted cell)
+    for char in record:
+        if state == "quote":
+            if char == '"':                 # a doubled quote: one quote of the text
+                state, size = "quoted", size + 1
+            elif char == delimiter:
+                column, size, state = column + 1, 0, "start"
+            elif char in "\r\n":
+                break
+            else:
+                return "after", column
+        elif state == "quoted":
+            if char == '"':
+                state = "quote"
+            else:
+                size += 1
+        elif char == '"' and state == "start":
+            state = "quoted"
+        elif char == delimiter:
+            column, size, state = column + 1, 0, "start"
+        elif char in "\r\n":
             break
         else:
-            size += 1
-            if size > MAX_CELL_CHARS:
-                break
-        i += 1
-    return column
+            state, size = "plain", size + 1
+        if size > MAX_CELL_CHARS:
+            return "long", column
+    return ("open" if state == "quoted" else "other"), column
 
 
 def _xlsx_rows(path: Path, sheet: str | None, where: Location,

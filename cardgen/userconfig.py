@@ -24,6 +24,11 @@ SCALE_MM = 6.0
 #: The largest back offset a build accepts.
 MAX_OFFSET_MM = 20.0
 _MAX_FILE_BYTES = 64 * 1024
+#: cardgen's own file nests three deep ({"back_offset_mm": {"long": [x, y]}}); a few more levels
+#: are allowed so that a hand-edited file may keep extra data of its own.
+_MAX_DEPTH = 16
+#: The longest number text an offset is written with ('-19.999999999999996').
+_MAX_NUMBER_CHARS = 32
 _EDGES = ("long", "short")
 
 
@@ -35,25 +40,73 @@ def config_path() -> Path:
 
 
 def _read(path: Path) -> dict:
+    """The saved settings, checked: the file is cardgen's, but anything may have written it
+    (an editor, a sync tool, a damaged disk), and a build must not shift every back by what
+    a damaged value happens to read as (``true`` is not 1 mm)."""
     if not path.is_file():
         return {}
     where = Location(str(path))
-    fix = f"delete {path} and measure again with 'cardgen calibrate --read X,Y'"
+    fix = f"delete {path}, then measure again with 'cardgen calibrate' and 'cardgen calibrate --read X,Y'"
     if path.stat().st_size > _MAX_FILE_BYTES:
         raise InputError("the saved printer settings file is too large to be cardgen's", where, fix)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"the saved printer settings are not valid JSON ({exc})", where, fix) from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("the saved printer settings are not UTF-8 text", where, fix) from None
+    depth = _nesting(text)
+    if depth > _MAX_DEPTH:   # json's parser recurses once per level: thousands of '[' exhaust the stack
+        raise InputError(f"the saved printer settings nest {depth} levels deep, not the layout cardgen writes",
+                         where, fix)
+    try:
+        data = json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_not_a_number)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the saved printer settings are not valid JSON ({exc.msg})",
+                         Location(str(path), exc.lineno, exc.colno), fix) from None
+    except ValueError as exc:   # from _number or _not_a_number
+        raise InputError(f"the saved printer settings hold {exc}", where, fix) from None
     if not isinstance(data, dict) or not isinstance(data.get("back_offset_mm", {}), dict):
         raise InputError("the saved printer settings do not have the layout cardgen writes", where, fix)
     for edge, value in data.get("back_offset_mm", {}).items():
         if (edge not in _EDGES or not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, (int, float)) and math.isfinite(v) and abs(v) <= MAX_OFFSET_MM
-                           for v in value)):
-            raise InputError(f"the saved back offset for '{edge}' is not two numbers within ±{MAX_OFFSET_MM:g} mm",
-                             where, fix)
+                or not all(isinstance(v, float) and abs(v) <= MAX_OFFSET_MM for v in value)):
+            raise InputError(f"the saved back offset for {json.dumps(edge[:20])} is not two numbers within "
+                             f"±{MAX_OFFSET_MM:g} mm", where, fix)
     return data
+
+
+def _nesting(text: str) -> int:
+    """How deep the JSON ``text``'s arrays and objects nest (brackets inside strings not counted)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped, in_string = char == "\\", char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _number(text: str) -> float:
+    """A JSON number as a float, refused when its text is longer than any offset's (Python
+    refuses to convert an integer of over 4,300 digits, with an error naming no file)."""
+    if len(text) > _MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text):,} characters")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"a number too large to be an offset ({text[:20]})")
+    return value
+
+
+def _not_a_number(text: str) -> float:
+    """JSON's NaN and Infinity, which Python's parser accepts and an offset must not be."""
+    raise ValueError(f"'{text}', not a number")
 
 
 def saved_back_offset(duplex: str) -> tuple[float, float] | None:
