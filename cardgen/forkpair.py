@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
+from . import interrupts
 from .errors import CardgenError
 
 T = TypeVar("T")
@@ -71,6 +72,7 @@ def share(items: Sequence[T], order: list[int], work: Callable[[T], R]) -> dict[
             yield order[n]
 
     def in_worker() -> None:
+        interrupts.child_ignores()   # the caller's process answers a Ctrl-C
         try:
             done = _each_passing(items, next_items(), work)
         except BaseException:
@@ -81,7 +83,8 @@ def share(items: Sequence[T], order: list[int], work: Callable[[T], R]) -> dict[
             writer.send({})
 
     worker = context.Process(target=in_worker, daemon=True)
-    worker.start()
+    with interrupts.deferred():
+        worker.start()
     writer.close()
     try:
         mine = _each_passing(items, next_items(), work)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import interrupts
 from .model import Game
 from .particles import ColourCharge, Particle, PhysicsData
 
@@ -134,10 +135,12 @@ class _Unpickler(pickle.Unpickler):
 def _read_apart(read: Callable[[], Game], physics: PhysicsData, limit: int) -> Game | None:
     """The game read and pickled by a forked child, or None if that did not work out."""
     rfd, wfd = os.pipe()
-    pid = os.fork()
+    with interrupts.deferred():
+        pid = os.fork()
     if pid == 0:   # the child: read, pickle, leave without running anything of the parent's
         status = 1
         try:
+            interrupts.child_ignores()   # the parent answers a Ctrl-C
             os.close(rfd)
             with os.fdopen(wfd, "wb") as out:
                 _Pickler(out, physics).dump(read())

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from . import interrupts
 from .errors import CardgenError, InternalError, file_system_error
 
 #: Tasks a lane may have queued in its process beyond the running one, so that it never
@@ -73,7 +74,8 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
     if jobs <= 1:
         _run_here(tasks, on_result)
         return
-    lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=initializer, initargs=initargs))
+    lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=_start_worker,
+                                       initargs=(initializer, *initargs)))
              for _ in range(jobs)]
     failed: _Failed | None = None
     finished: set[int] = set()   # id() of the tasks that ended without error
@@ -81,12 +83,14 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
         _assign(tasks, lanes)
         running: dict[Future[Any], tuple[_Lane, Task]] = {}
         try:
-            for lane in lanes:
-                _feed(lane, lanes, running)
-            if on_started is not None:
+            with interrupts.deferred():   # each pool forks its process on its first task
                 for lane in lanes:
-                    if not lane.busy:
-                        lane.pool.submit(int).result()   # a process pool forks on its first task
+                    _feed(lane, lanes, running)
+                if on_started is not None:
+                    for lane in lanes:
+                        if not lane.busy:
+                            lane.pool.submit(int).result()
+            if on_started is not None:
                 on_started()
             _drain(lanes, running, on_result, finished)
         except _Failed as failure:
@@ -184,6 +188,14 @@ class _Lane:
     @property
     def load(self) -> float:
         return sum(t.cost for t in self.own)
+
+
+def _start_worker(initializer: Callable[..., None] | None, *initargs: Any) -> None:
+    """A worker's first act: leave Ctrl-C to the main process (:mod:`cardgen.interrupts`),
+    which waits for the task running here before it cleans up; then the caller's initializer."""
+    interrupts.child_ignores()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def _assign(tasks: list[Task], lanes: list[_Lane]) -> None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import i18n, schedule
+from .. import i18n, interrupts, schedule
 from ..cache import cache_file
 from ..model import Game
 from ..render import Renderer
@@ -108,11 +108,13 @@ class Alongside:
         if self._child or self._thread or self._done or len(cores()) < 2 or not can_fork():
             return
         read, write = os.pipe()
-        pid = os.fork()
+        with interrupts.deferred():
+            pid = os.fork()
         if pid == 0:   # the child: run, answer one byte, leave without running the parent's exit handlers
             os.close(read)
             passed = False
             try:
+                interrupts.child_ignores()   # the build's process answers a Ctrl-C
                 gc.freeze()   # the collector leaves the inherited games alone (shared pages stay shared)
                 _die_with_parent()
                 self._fn()

@@ -1,0 +1,50 @@
+"""Ctrl-C while cardgen forks: held back until the fork is done, and the parent's alone.
+
+A Ctrl-C reaches every process of the terminal's group at once, and Python raises it as
+``KeyboardInterrupt`` wherever the process happens to be. Around a fork that is nowhere good:
+raised in the parent inside an at-fork handler (the logging module's ``_releaseLock``),
+Python prints "Exception ignored" and drops it — the build then ran on to its end and exited 0;
+raised in a new worker before it has set itself up, it printed a traceback of the worker's
+start ("Exception in initializer"), and a check gate's child that failed that way made the
+parent run the rules again half-imported (an "unknown rule" error, exit 2, for a Ctrl-C).
+
+So every fork cardgen makes runs inside :func:`deferred`: a Ctrl-C that comes meanwhile is
+noted, not raised, and raised in the parent once the fork has returned (the child inherits the
+noting handler, so it cannot be hit either). A forked child then ignores Ctrl-C for good
+(:func:`child_ignores`): the parent, which got the same Ctrl-C, decides — it waits for running
+work, discards what was staged and stops its children — so the command ends the one way a
+Ctrl-C ends it (exit 130, outputs from before unchanged), whichever process was where.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Run the block with Ctrl-C held back; one that came meanwhile is raised when the block
+    ends, in the process that entered it (a forked child never raises it here). Only the main
+    thread can change signal handlers: elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    pid = os.getpid()
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        if os.getpid() == pid:
+            signal.signal(signal.SIGINT, previous)
+            if caught and callable(previous):
+                previous(signal.SIGINT, None)   # Python's default handler raises KeyboardInterrupt
+
+
+def child_ignores() -> None:
+    """In a process cardgen forked: Ctrl-C is left to the parent (see the module's docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,0 +1,75 @@
+"""Ctrl-C while cardgen forks ends the command the one way a Ctrl-C does: exit 130, no traceback
+from any process, nothing kept (see cardgen/interrupts.py). Before, a Ctrl-C that came during a
+fork was dropped by an at-fork handler and the build ran on to exit 0, a worker hit while
+starting printed its traceback, and a check gate's child hit while importing the rules made
+the build report "unknown rule" (exit 2)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cardgen import interrupts
+
+
+def test_a_ctrl_c_inside_the_block_is_raised_when_it_ends():
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)   # the handler runs here: it must only note the signal
+            reached_end = True
+    assert reached_end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_block_without_ctrl_c_raises_nothing():
+    with interrupts.deferred():
+        pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_forked_child_is_not_hit_and_the_parent_is_after_the_fork():
+    read, write = os.pipe()
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred():
+            pid = os.fork()
+            if pid == 0:   # the child: a Ctrl-C now must not raise in it
+                try:
+                    interrupts.child_ignores()
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.05)
+                    os.write(write, b"ok")
+                finally:
+                    os._exit(0)
+            os.kill(os.getpid(), signal.SIGINT)
+            os.waitpid(pid, 0)
+    assert os.read(read, 2) == b"ok"
+    os.close(read)
+    os.close(write)
+
+
+def test_ctrl_c_at_any_moment_of_a_build_ends_it_cleanly(tmp_path):
+    """The whole process group gets the Ctrl-C, as from a terminal, at moments spread over the
+    build's start, when it forks its check gate and its workers."""
+    env = dict(os.environ, CARDGEN_DAEMON="off")
+    bad = []
+    for n in range(16):
+        out = tmp_path / f"out{n}"
+        p = subprocess.Popen([sys.executable, "-m", "cardgen", "build", "particle-builder", "--no-cache", "--out",
+                              str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             start_new_session=True)
+        time.sleep(0.2 + 0.04 * n)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        left = [f for f in out.rglob("*") if f.is_file() and ".cache" not in f.parts and f.name != ".lock"]
+        if p.returncode == 0 and not err:
+            continue   # it had finished before the Ctrl-C
+        if p.returncode != 130 or "Traceback" in err or "Exception ignored" in err or "Process " in err or left:
+            bad.append((n, p.returncode, err[:300], left[:3]))
+    assert not bad, bad
