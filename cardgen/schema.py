@@ -152,10 +152,12 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Converter
                              "use a whole number of the allowed size")
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"expected a whole number, found {type_name(value)}", loc, "write a whole number like 3")
+        # the number as written (a spreadsheet cell's 12345678901234567890, not 1.23e+19)
+        said = raw.strip() if raw and raw.strip() and len(raw.strip()) <= 40 else _num(value)
         if minimum is not None and value < minimum:
-            raise InputError(f"{_num(value)} is too small (minimum {minimum})", loc, f"use a number ≥ {minimum}")
+            raise InputError(f"{said} is too small (minimum {minimum})", loc, f"use a number ≥ {minimum}")
         if maximum is not None and value > maximum:
-            raise InputError(f"{_num(value)} is too large (maximum {maximum})", loc, f"use a number ≤ {maximum}")
+            raise InputError(f"{said} is too large (maximum {maximum})", loc, f"use a number ≤ {maximum}")
         return value
     return conv
 

@@ -149,3 +149,14 @@ def test_new_refuses_to_write_into_cardgens_shipped_data(tmp_path, monkeypatch):
             new_game("mine", parent)
         assert "cardgen's own shipped data" in info.value.message
     assert not (data / "games" / "mine").exists() and not (data / "extra").exists()
+
+
+def test_a_csv_count_too_large_is_shown_as_written(tmp_path):
+    folder = new_game("sheet-game", tmp_path / "games")
+    cards_yaml = folder / "components" / "cards.yaml"
+    text = cards_yaml.read_text(encoding="utf-8")
+    cards_yaml.write_text(text[:text.index("\ncards:")] + "\ncards: {from: cards.csv}\n", encoding="utf-8")
+    (folder / "components" / "cards.csv").write_text("id,particle,count\nelectron,e-,12345678901234567890\n")
+    with pytest.raises(InputError) as info:
+        cardgen.load_game(folder)
+    assert info.value.message.startswith("12345678901234567890 is too large")
