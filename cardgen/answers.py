@@ -117,6 +117,8 @@ class Combination:
     colours: tuple[Colour, ...]
     charge: Fraction
     hadron: str | None
+    #: the hadron's PDG content is a mixture this set is one term of (u ū of π⁰), not exactly it
+    mixed: bool = False
 
 
 def _colour_cards(game: Game) -> list[Component]:
@@ -149,7 +151,9 @@ def neutral_combinations(game: Game) -> list[Combination]:
             kind = next((k for k in HADRON_KINDS if not kind_problems(k, combo)), None)
             if kind is None:
                 continue
-            found.append(Combination(kind, combo, choice, total(combo, "charge"), hadron_name(combo)))
+            name = hadron_name(combo)
+            mixed = name is None and (name := mixed_hadron_name(combo)) is not None
+            found.append(Combination(kind, combo, choice, total(combo, "charge"), name, mixed))
     return sorted(found, key=lambda c: HADRON_KINDS.index(c.kind))
 
 
@@ -197,15 +201,52 @@ def _hadrons_by_content() -> dict[tuple[str, ...], str]:
     return {k: name for k, (_m, name) in best.items()}
 
 
-def hadron_name(particles: Iterable[Particle]) -> str | None:
-    """The lightest PDG hadron whose valence quarks are exactly these (u u d → p), or None."""
+@lru_cache(maxsize=1)
+def _mixtures_by_term() -> dict[tuple[str, ...], str]:
+    """Lightest meson for each quark–antiquark term of a mixed PDG content (π⁰ for u ū and for
+    d d̄, η for s s̄): what the rules call a set of exactly those quarks. Where physics says one
+    content dominates a meson (φ(1020) is s s̄: :mod:`cardgen.rules.meson_mixing`), only that
+    content counts as the meson, as the hadron-identity rule holds a target to it."""
+    from . import pdg
+    from .rules.meson_mixing import dominant
+
+    best: dict[tuple[str, ...], tuple[float, str]] = {}
+    for p in pdg.particles():
+        q = p.quarks or ""
+        if q.isalpha() or p.mass is None or not p.pdgid.is_meson:
+            continue
+        terms = pdg.contents(p)
+        if len(terms) < 2:
+            continue
+        ruling = dominant(p)
+        for term in (ruling.contents if ruling else terms):
+            key = tuple(sorted(term.elements()))
+            if len(key) == 2 and (key not in best or p.mass < best[key][0]):
+                best[key] = (p.mass, _latex_to_unicode(p.latex_name))
+    return {k: name for k, (_m, name) in best.items()}
+
+
+def _letters(particles: Iterable[Particle]) -> tuple[str, ...] | None:
+    """PDG's quark letters of these cards, sorted (upper case: an antiquark); None if any is no quark."""
     letters = []
     for p in particles:
         letter = _QUARK_LETTERS.get(abs(p.pdg_id))
         if letter is None:
             return None
         letters.append(letter.upper() if p.is_anti else letter)
-    return _hadrons_by_content().get(tuple(sorted(letters)))
+    return tuple(sorted(letters))
+
+
+def hadron_name(particles: Iterable[Particle]) -> str | None:
+    """The lightest PDG hadron whose valence quarks are exactly these (u u d → p), or None."""
+    letters = _letters(particles)
+    return None if letters is None else _hadrons_by_content().get(letters)
+
+
+def mixed_hadron_name(particles: Iterable[Particle]) -> str | None:
+    """The lightest PDG meson whose mixed content has these quarks as one term (u ū → π⁰), or None."""
+    letters = _letters(particles)
+    return None if letters is None else _mixtures_by_term().get(letters)
 
 
 def antiparticle_pairs(game: Game) -> list[tuple[Particle, Particle]]:

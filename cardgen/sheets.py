@@ -407,13 +407,16 @@ def _hadron_tables(s: Sheet, combos: list[A.Combination]) -> list[TableBlock | B
     out: list[TableBlock | Block] = []
     for kind in A.HADRON_KINDS:
         rows = [[s.particles(c.particles), Cell().add("text", _charge(c.charge)),
-                 Cell().add("text", c.hadron or "–")] for c in combos if c.kind == kind]
+                 Cell().add("text", (c.hadron + "*" if c.mixed else c.hadron) if c.hadron else "–")]
+                for c in combos if c.kind == kind]
         if rows:
-            unnamed = any(c.hadron is None for c in combos if c.kind == kind)
+            notes = []
+            if any(c.mixed for c in combos if c.kind == kind):
+                notes.append(_("*: these quarks are one term of the meson's mixed content (π⁰ is (uū − dd̄)/√2)"))
+            if any(c.hadron is None for c in combos if c.kind == kind):
+                notes.append(_("–: PDG's tables list no hadron of these quarks"))
             out.append(TableBlock(s.tr(titles[kind], None) + f" ({len(rows)})", [_("quarks"), _("charge"), _("hadron")],
-                                  [22, 14, 26], rows,
-                                  note=_("–: PDG's tables list no hadron of exactly these quarks (mixtures such as "
-                                         "π⁰ and φ are not matched)") if unnamed else ""))
+                                  [22, 14, 26], rows, note="  ".join(notes)))
     return out
 
 

@@ -417,7 +417,29 @@ def test_a_hadron_the_key_cannot_name_is_explained_under_its_table(built: Path) 
     unnamed = [c for c in A.neutral_combinations(cardgen.load_game("qcd")) if c.hadron is None]
     assert unnamed
     tables = {c.kind for c in unnamed}
-    assert text.count("–: PDG's tables list no hadron of exactly these quarks") == len(tables)
+    assert text.count("–: PDG's tables list no hadron of these quarks") == len(tables)
+
+
+@pytest.mark.parametrize("game_id", ["qcd", "particles-in-circle"])
+def test_a_same_flavour_pair_is_named_as_the_meson_it_is_a_term_of(built: Path, game_id: str) -> None:
+    """u ū and d d̄ printed '–' ("no hadron") while the rules call them pions: they are terms of
+    π⁰'s mixed content, s s̄ of η's, and the key says so with a mark explained under the table."""
+    combos = {tuple(p.id for p in c.particles): c for c in A.neutral_combinations(cardgen.load_game(game_id))}
+    assert (combos[("u", "ubar")].hadron, combos[("u", "ubar")].mixed) == ("π⁰", True)
+    assert (combos[("d", "dbar")].hadron, combos[("d", "dbar")].mixed) == ("π⁰", True)
+    assert (combos[("s", "sbar")].hadron, combos[("s", "sbar")].mixed) == ("η", True)
+    assert (combos[("u", "dbar")].hadron, combos[("u", "dbar")].mixed) == ("π⁺", False)
+    text = _text(built / game_id / "en" / "answers.pdf")
+    assert "π⁰*" in text and "*: these quarks are one term of the meson's mixed content" in text
+
+
+def test_a_meson_a_content_dominates_is_not_named_for_its_other_terms() -> None:
+    """φ(1020) is s s̄ and ω(782) (u ū + d d̄)/√2 (near ideal mixing): neither names the other's pairs."""
+    from cardgen.answers import _mixtures_by_term
+
+    named = _mixtures_by_term()
+    assert named[("U", "u")] == named[("D", "d")] == "π⁰" and named[("S", "s")] == "η"
+    assert "φ" not in named[("U", "u")] and "ω" not in named[("S", "s")]
 
 
 @pytest.mark.parametrize("game_id", GAMES)
