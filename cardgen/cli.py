@@ -167,11 +167,11 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
     except CardgenError as exc:
         failed = InputErrors([*unread, exc]) if games and unread else exc   # (no game read: exc holds them)
         if as_json:
-            shown = [e.as_dict() for e in getattr(failed, "errors", (failed,))]
+            shown = [e.as_dict() for e in getattr(failed, "errors", ()) or (failed,)]
             click.echo(json.dumps({**empty_json(list(game_ids)), "errors": shown}, indent=2, ensure_ascii=False))
             sys.exit(failed.exit_code)
         raise failed from None
-    unread = [e for error in unread for e in getattr(error, "errors", (error,))]
+    unread = [e for error in unread for e in getattr(error, "errors", ()) or (error,)]
     if as_json:
         click.echo(json.dumps({**report_json(report), "ok": report.ok and not unread,
                                "errors": [e.as_dict() for e in unread]}, indent=2, ensure_ascii=False))
@@ -359,6 +359,9 @@ def _bleed_notes(game, files: list, asked: float | None) -> list[str]:
     return notes
 
 
+from .cli_export import dpi_option  # noqa: E402  (render's --dpi is checked as the exports' is)
+
+
 @main.command("render")
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
@@ -368,8 +371,7 @@ def _bleed_notes(game, files: list, asked: float | None) -> list[str]:
               help="SVGs go to OUT/GAME/LANG/faces/.")
 @click.option("--png", "png_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Write PNGs here (default: next to the SVGs).")
-@click.option("--dpi", type=click.FloatRange(10, 1200), default=150, show_default=True,
-              help="Resolution of the PNGs (dots per inch).")
+@dpi_option(150, "Resolution of the PNGs (dots per inch).")
 @games_dir_option
 @font_dir_option
 @handle_errors
@@ -383,8 +385,8 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
       cardgen render particle-builder --component targets --card proton --dpi 300
     """
     from .errors import InputError, did_you_mean
-    from .output import atomic_write
-    from .preview import contact_sheet, write_faces
+    from .output import BuildLock
+    from .preview import publish, staged_run, write_faces
     from .progress import Progress
     from .render import Renderer
 
@@ -400,17 +402,40 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
     pngs = png_dir or svg_dir
     chosen = component_ids or list(game.components)
     sides = sum(len(game.components[c].cards) * (2 if game.components[c].back else 1) for c in chosen)
-    with Progress("rendering", sides) as step:
-        written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, on_progress=step)
-    if card_ids and not any(written.values()):
-        raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
-    for cid, faces in written.items():
-        if faces:
-            sheet = pngs / f"{cid}-contact.png"
-            atomic_write(sheet, contact_sheet(faces, f"{game.name} — {game.components[cid].name} ({lang})"))
-            click.echo(f"{cid}: {len(faces)} face(s) → {svg_dir / cid}, contact sheet {sheet}")
+    folders = [pngs, *dict.fromkeys(d / c for d in (svg_dir, pngs) for c in chosen)]
+    # all or nothing: files are staged and replace the previous ones only once every face is drawn;
+    # a build or an export into the same folder waits its turn
+    with BuildLock(out), staged_run(folders) as staged:
+        with Progress("rendering", sides) as step:
+            written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, staged,
+                                  on_progress=step)
+        if card_ids and not any(written.values()):
+            raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
+        sheets = _stage_contact_sheets(game, lang, pngs, written, staged)
+        publish(staged)
+    for cid, sheet in sheets.items():
+        click.echo(f"{cid}: {len(written[cid])} face(s) → {svg_dir / cid}, contact sheet {sheet}")
     for issue in dict.fromkeys(i for faces in written.values() for f in faces for i in f.issues):
         click.echo(f"warning: {issue}", err=True)
+
+
+def _stage_contact_sheets(game, lang: str, pngs: Path, written: dict, staged: list[Path]) -> dict[str, Path]:
+    """Stage a contact sheet per component with faces, drawn from the faces' staged PNGs (the
+    render's files are swapped in together, so the faces are not at their paths yet); returns
+    the sheets' paths by component."""
+    from dataclasses import replace
+
+    from .output import stage, staged_file
+    from .preview import contact_sheet
+
+    sheets = {}
+    for cid, faces in written.items():
+        if faces:
+            shown = [replace(f, png_path=staged_file(f.png_path)) for f in faces]
+            title = f"{game.name} — {game.components[cid].name} ({lang})"
+            sheets[cid] = stage(pngs / f"{cid}-contact.png", contact_sheet(shown, title))
+            staged.append(sheets[cid])
+    return sheets
 
 
 CALIBRATE_HOWTO = """\
@@ -579,9 +604,13 @@ def _langs(langs: tuple[str, ...], games: list) -> list[str]:
 @i18n_group.command("update")
 @click.argument("game_ids", nargs=-1, metavar="[GAME ...]")
 @click.option("--lang", "langs", callback=languages_given, multiple=True, help="Only these languages (default: all).")
+@click.option("--allow-obsolete", is_flag=True,
+              help="Update even when the template would make most translations obsolete (they stay in the catalog "
+                   "as #~ entries and come back when their string does).")
 @games_dir_option
 @handle_errors
-def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: tuple[Path, ...]) -> None:
+def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], allow_obsolete: bool,
+                games_dirs: tuple[Path, ...]) -> None:
     """Merge new strings into catalogs: translations kept, changed strings marked fuzzy.
 
     \b
@@ -591,7 +620,7 @@ def i18n_update(game_ids: tuple[str, ...], langs: tuple[str, ...], games_dirs: t
     from . import i18n
 
     games = _i18n_games(game_ids, games_dirs)
-    for path in i18n.update(games, _langs(langs, games)):
+    for path in i18n.update(games, _langs(langs, games), allow_obsolete):
         click.echo(f"updated {path}")
 
 

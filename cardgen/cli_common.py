@@ -70,7 +70,7 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             from .errors import CardgenError, file_system_error
 
             if isinstance(exc, CardgenError):
-                _fail("\n".join(f"cardgen: {e}" for e in getattr(exc, "errors", (exc,))), exc.exit_code)
+                _fail("\n".join(f"cardgen: {e}" for e in getattr(exc, "errors", ()) or (exc,)), exc.exit_code)
             if os.environ.get("CARDGEN_DEBUG"):
                 raise
             if isinstance(exc, OSError):   # a file or folder the system refused (full disk, read-only folder)

@@ -6,7 +6,9 @@ commands other people work on; ``cli`` registers this group with one line.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -14,6 +16,27 @@ from .cli_help import FullHelpGroup
 
 _out_option = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"),
                            show_default=True, help="Files go to OUT/GAME/LANG/.")
+
+
+class _Dpi(click.FloatRange):
+    """Dots per inch, 10 to 1200. Click's range alone lets "nan" through (NaN compares false
+    with both bounds), and the export then failed on the first face with an error that blamed
+    the template."""
+
+    def __init__(self) -> None:
+        super().__init__(10, 1200)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        dpi = super().convert(value, param, ctx)
+        if not math.isfinite(dpi):
+            self.fail(f"{value!r} is not a number between 10 and 1200", param, ctx)
+        return dpi
+
+
+def dpi_option(default: float, help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The ``--dpi`` option of every command that writes PNGs (``export png``, ``export tts``,
+    ``render``): one check of the value for all of them."""
+    return click.option("--dpi", type=_Dpi(), default=default, show_default=True, help=help)
 
 
 @click.group("export", cls=FullHelpGroup)
@@ -33,8 +56,7 @@ _lang_option = click.option("--lang", default="en", show_default=True, callback=
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @_lang_option
-@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True,
-              help="Resolution of the PNGs (dots per inch).")
+@dpi_option(300, "Resolution of the PNGs (dots per inch).")
 @_out_option
 @games_dir_option
 @handle_errors
@@ -60,8 +82,7 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @_lang_option
-@click.option("--dpi", type=click.FloatRange(10, 1200), default=300, show_default=True,
-              help="Card resolution; lowered where a sheet would pass 4096 px.")
+@dpi_option(300, "Card resolution; lowered where a sheet or image would pass 4096 px.")
 @_out_option
 @games_dir_option
 @handle_errors

@@ -114,15 +114,17 @@ class InputErrors(InputError):
     instead of meeting them one run at a time. ``errors`` holds each, in the order found;
     each is shown on its own line."""
 
+    errors: tuple[CardgenError, ...] = ()
+
     def __init__(self, errors: Iterable[CardgenError]) -> None:
-        flat = tuple(e for error in errors for e in getattr(error, "errors", (error,)))
+        flat = tuple(e for error in errors for e in getattr(error, "errors", ()) or (error,))
         first = flat[0]
         super().__init__(first.message, first.location, first.fix, first.code)
         self.errors = flat
         self.exit_code = max(e.exit_code for e in flat)   # an internal error among them stays one
 
     def __str__(self) -> str:
-        return "\n".join(str(e) for e in self.errors)
+        return "\n".join(str(e) for e in self.errors) if self.errors else super().__str__()
 
 
 def raise_all(errors: list[CardgenError]) -> None:

@@ -15,6 +15,9 @@ before it is written. The image URLs written are local ``file://`` URIs — plac
 on the machine that exported; to share a save, upload the images and replace the URLs.
 
 Every file is a pure function of the game data: no dates, no random ids, PNGs without metadata.
+Both exports are all or nothing: their files are staged and replace the previous export's only
+once all are written (a template error or Ctrl-C halfway leaves the folder as it was), and no
+face is drawn larger than :data:`cardgen.preview.MAX_FACE_PIXELS` or than TTS takes.
 """
 
 from __future__ import annotations
@@ -33,16 +36,15 @@ from ._callable import make_callable
 from .errors import InputError, did_you_mean
 from .i18n import translator
 from .model import Card, Component, Game
-from .output import atomic_write
-from .preview import RenderedFace, contact_sheet
-from .draw import render_png
+from .output import commit, stage, staged_file
+from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_pixels, contact_sheet, draw_png, face_px, publish,
+                      signals_held, staged_run)
 from .render import Face, Renderer
 from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
 from .tts_text import card_text
 from .tts_validate import MAX_COLS as TTS_MAX_COLS, MAX_IMAGE_SIDE as TTS_MAX_SIDE, MAX_ROWS as TTS_MAX_ROWS
 from .tts_validate import check_save
 
-MM_PER_INCH = 25.4
 #: Faces per sheet: the full grid minus the hidden cell.
 TTS_FACES_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1
 #: TTS's deck importer takes no grid narrower or shorter than this.
@@ -78,27 +80,31 @@ def encode_png(image: Image.Image) -> bytes:
     return buf.getvalue()
 
 
-class _Rasteriser:
-    """Rasterises each distinct face once: a shared back is drawn for the first card and
-    reused for the other 24 (faces are keyed by their SVG's content hash)."""
+def trimmed_px(comp: Component, dpi: float) -> tuple[int, int]:
+    """The size in px of a component's trimmed face at ``dpi`` (what :func:`trim` cuts out)."""
+    return face_px(comp.width, comp.height, dpi)
 
-    def __init__(self, dpi: float) -> None:
-        self.dpi = dpi
-        self._png: dict[str, bytes] = {}
+
+class _Rasteriser:
+    """Rasterises each distinct face of one component once, at one dpi: a shared back is drawn
+    for the first card and reused for the other 24 (faces are keyed by their SVG's content
+    hash). It keeps the trimmed faces, which a TTS sheet needs together, never the full PNGs."""
+
+    def __init__(self, comp: Component, dpi: float) -> None:
+        self.comp, self.dpi = comp, dpi
         self._trimmed: dict[str, Image.Image] = {}
 
-    def png(self, face: Face) -> bytes:
-        """The face with bleed, as cairosvg wrote it."""
-        if face.key not in self._png:
-            self._png[face.key] = render_png(face, self.dpi)
-        return self._png[face.key]
-
-    def trimmed(self, face: Face, comp: Component) -> Image.Image:
+    def trimmed(self, face: Face) -> Image.Image:
         """The face without bleed, in RGB (TTS sheets and screens have no use for alpha)."""
         if face.key not in self._trimmed:
-            with Image.open(io.BytesIO(self.png(face))) as im:
-                self._trimmed[face.key] = trim(im.convert("RGB"), comp.bleed, self.dpi, (comp.width, comp.height))
+            self._trimmed[face.key] = trimmed_image(draw_png(face, self.dpi), self.comp, self.dpi)
         return self._trimmed[face.key]
+
+
+def trimmed_image(png: bytes, comp: Component, dpi: float) -> Image.Image:
+    """The face drawn as ``png`` without its bleed, in RGB."""
+    with Image.open(io.BytesIO(png)) as im:
+        return trim(im.convert("RGB"), comp.bleed, dpi, (comp.width, comp.height))
 
 
 def _renderer(game: Game, lang: str) -> Renderer:
@@ -121,27 +127,55 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
                on_progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write every side of every distinct card with bleed to ``OUT/<game>/<lang>/png/<component>/
     <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written.
-    ``on_progress(label)`` is told about each card done (see :func:`card_count`)."""
+    All or nothing: every component's size is checked against the pixel limit
+    (:data:`cardgen.preview.MAX_FACE_PIXELS`) before anything is drawn, and the files are staged
+    and replace the previous export's only once every face is drawn. One face's pixels are in
+    memory at a time. ``on_progress(label)`` is told about each card done (see :func:`card_count`)."""
     from .output import BuildLock
 
+    comps = _components(game, components)
+    for comp in comps:
+        check_pixels(comp, dpi)
     renderer = _renderer(game, lang)
-    raster = _Rasteriser(dpi)
     root = out / game.id / lang
-    written: list[Path] = []
-    with BuildLock(out):   # a build or another export into the same folder waits its turn
-        for comp in _components(game, components):
-            for card in comp.cards:
-                for side in comp.sides:
-                    face = renderer.face(comp, card, side).face
-                    name = f"{card.id}.{side}.png"
-                    full, trimmed = root / "png" / comp.id / name, root / "png-trim" / comp.id / name
-                    atomic_write(full, raster.png(face))
-                    atomic_write(trimmed, encode_png(raster.trimmed(face, comp)))
-                    written += [full, trimmed]
-                if on_progress is not None:
-                    on_progress(f"{comp.id}/{card.id}")
-            _drop_stale(root, comp.id, written)
-    return written
+    folders = [root / kind / comp.id for comp in comps for kind in ("png", "png-trim")]
+    # a build or another export into the same folder waits its turn
+    with BuildLock(out), staged_run(folders) as staged:
+        for comp in comps:
+            _stage_component(renderer, comp, dpi, root, staged, on_progress)
+        with signals_held():   # swapped in and cleaned up as one step
+            commit(staged)
+            for comp in comps:
+                _drop_stale(root, comp.id, staged)
+    return staged
+
+
+def _stage_component(renderer: Renderer, comp: Component, dpi: float, root: Path, staged: list[Path],
+                     on_progress: Callable[[str], None] | None) -> None:
+    """Stage the PNGs of a component's faces, appending their paths to ``staged``. Each distinct
+    face is drawn once: a shared back's files are copied from those staged for the first card."""
+    first: dict[str, tuple[Path, Path]] = {}   # face key → the paths it was staged for first
+    for card in comp.cards:
+        for side in comp.sides:
+            face = renderer.face(comp, card, side).face
+            name = f"{card.id}.{side}.png"
+            paths = (root / "png" / comp.id / name, root / "png-trim" / comp.id / name)
+            staged += _stage_face(face, comp, dpi, paths, first.get(face.key))
+            first.setdefault(face.key, paths)
+        if on_progress is not None:
+            on_progress(f"{comp.id}/{card.id}")
+
+
+def _stage_face(face: Face, comp: Component, dpi: float, paths: tuple[Path, Path],
+                drawn: tuple[Path, Path] | None) -> list[Path]:
+    """Stage a face with bleed and trimmed at ``paths``: drawn now, or copied from the files
+    staged for ``drawn`` when the same face was drawn before."""
+    if drawn is not None:
+        data = [staged_file(path).read_bytes() for path in drawn]
+    else:
+        png = draw_png(face, dpi)
+        data = [png, encode_png(trimmed_image(png, comp, dpi))]
+    return [stage(path, content) for path, content in zip(paths, data)]
 
 
 def _drop_stale(root: Path, comp_id: str, written: list[Path]) -> None:
@@ -187,9 +221,35 @@ def tts_grid(faces: int, cell: tuple[int, int]) -> Grid:
 def tts_cell(card: tuple[int, int], grids: Iterable[Grid]) -> tuple[int, int]:
     """Cell size in px: the card's size at the export dpi, scaled down (never up) just enough
     that every one of ``grids`` fits in TTS_MAX_SIDE px; one size for all of a component's sheets."""
+    scale = _cell_scale(card, grids)
+    return max(1, math.floor(card[0] * scale)), max(1, math.floor(card[1] * scale))
+
+
+def _cell_scale(card: tuple[int, int], grids: Iterable[Grid]) -> float:
+    """How much cells of ``card`` px shrink (never grow) for every one of ``grids`` to fit TTS_MAX_SIDE px."""
     width, height = card
-    scale = min([1.0] + [TTS_MAX_SIDE / max(g.cols * width, g.rows * height) for g in grids])
-    return max(1, math.floor(width * scale)), max(1, math.floor(height * scale))
+    return min([1.0] + [TTS_MAX_SIDE / max(g.cols * width, g.rows * height) for g in grids])
+
+
+def _sheet_cards(comp: Component) -> list[tuple[Card, ...]]:
+    """A deck's distinct cards, sheet by sheet."""
+    return [tuple(comp.cards[i:i + TTS_FACES_PER_SHEET]) for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
+
+
+def _deck_grids(comp: Component, card: tuple[int, int]) -> list[Grid]:
+    """The grid of each of a deck's sheets, for cards of ``card`` px."""
+    return [tts_grid(len(cards), card) for cards in _sheet_cards(comp)]
+
+
+def tts_dpi(comp: Component, dpi: float) -> float:
+    """The dpi a component's faces are drawn at for TTS: ``dpi``, lowered (never raised) so that
+    the largest image TTS is given of them, a deck's sheet or a board's or token's own image,
+    is at most TTS_MAX_SIDE px. Drawn at that size rather than drawn at ``dpi`` and scaled down:
+    a 560 × 380 mm board at 1200 dpi was 475 Mpx, and memory ran out, before it was cut to 4096 px."""
+    card = trimmed_px(comp, dpi)
+    if comp.kind == "board" or deck_type(comp.shape) is None:
+        return dpi * min(1.0, TTS_MAX_SIDE / max(*card, 1))
+    return dpi * _cell_scale(card, _deck_grids(comp, card))
 
 
 @dataclass(frozen=True)
@@ -228,54 +288,84 @@ def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: I
 
 def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterable[str] | None,
                 on_progress: Callable[[str], None] | None) -> Path:
+    """All or nothing, as :func:`export_png`: the files are staged, checked and swapped in together."""
+    check_dpi(dpi)
+    comps = _components(game, components)
+    for comp in comps:   # tts_dpi bounds the trimmed face, not its bleed, which a library caller's dpi could make huge
+        check_pixels(comp, tts_dpi(comp, dpi))
     renderer = _renderer(game, lang)
-    raster = _Rasteriser(dpi)
     folder = out / game.id / lang / "tts"
-    pieces = _Pieces(game, lang, folder, translator(game, lang))
-    for comp in _components(game, components):
-        front_faces = [renderer.face(comp, card, "front").face for card in comp.cards]
-        back_faces = [renderer.face(comp, card, "back").face for card in comp.cards] if comp.back else []
-        fronts, backs = [], []
-        for n, card in enumerate(comp.cards):
-            fronts.append(raster.trimmed(front_faces[n], comp))
-            if back_faces:
-                backs.append(raster.trimmed(back_faces[n], comp))
-            if on_progress is not None:
-                on_progress(f"{comp.id}/{card.id}")
-        pieces.add(comp, fronts, backs, unique_back=len({face.key for face in back_faces}) > 1)
-        _write_showcase(game, comp, lang, front_faces, fronts, folder / f"{comp.id}-showcase.png")
+    with staged_run([folder]) as staged:
+        pieces = _Pieces(game, lang, folder, translator(game, lang), staged)
+        for comp in comps:
+            _add_component(pieces, renderer, comp, dpi, on_progress)
+        path = _stage_save(game, lang, pieces)
+        staged.append(path)
+        publish(staged)
+    return path
 
+
+def _add_component(pieces: "_Pieces", renderer: Renderer, comp: Component, dpi: float,
+                   on_progress: Callable[[str], None] | None) -> None:
+    """Draw a component's faces at the dpi TTS needs of them (:func:`tts_dpi`), and stage its
+    piece's images and showcase."""
+    raster = _Rasteriser(comp, tts_dpi(comp, dpi))
+    front_faces = [renderer.face(comp, card, "front").face for card in comp.cards]
+    back_faces = [renderer.face(comp, card, "back").face for card in comp.cards] if comp.back else []
+    fronts, backs = [], []
+    for n, card in enumerate(comp.cards):
+        fronts.append(raster.trimmed(front_faces[n]))
+        if back_faces:
+            backs.append(raster.trimmed(back_faces[n]))
+        if on_progress is not None:
+            on_progress(f"{comp.id}/{card.id}")
+    pieces.add(comp, fronts, backs, len({face.key for face in back_faces}) > 1, trimmed_px(comp, dpi))
+    _write_showcase(pieces.game, comp, pieces.lang, front_faces, fronts, pieces.folder / f"{comp.id}-showcase.png",
+                    pieces.write)
+
+
+def _stage_save(game: Game, lang: str, pieces: "_Pieces") -> Path:
+    """Stage the save that loads every piece, checked against the staged images it points at."""
     save = {
         "SaveName": f"{game.name} ({lang})", "GameMode": game.name, "Date": "", "VersionNumber": "",
         "Note": ("Written by cardgen. The image URLs are file:// paths on the computer that exported this "
                  "save; upload the PNGs next to this file and replace them with their web addresses to share it."),
         "ObjectStates": pieces.objects,
     }
-    path = folder / f"{game.id}.json"
-    check_save(save, path)
-    atomic_write(path, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
+    path = pieces.folder / f"{game.id}.json"
+    check_save(save, path, locate=staged_file)
+    return stage(path, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 class _Pieces:
-    """The save's objects, one per component, with the images they point at written as they are
-    made: CustomDeck keys, GUIDs and table places are unique across the save."""
+    """The save's objects, one per component, with the images they point at staged as they are
+    made (their paths appended to ``staged``): CustomDeck keys, GUIDs and table places are
+    unique across the save."""
 
-    def __init__(self, game: Game, lang: str, folder: Path, translate: Callable[..., str] | None) -> None:
-        self.game, self.lang, self.folder, self.translate = game, lang, folder, translate
+    def __init__(self, game: Game, lang: str, folder: Path, translate: Callable[..., str] | None,
+                 staged: list[Path]) -> None:
+        self.game, self.lang, self.folder, self.translate, self.staged = game, lang, folder, translate, staged
         self.objects: list[dict[str, Any]] = []
         self.guid = Guids()
         self.table = Table()
         self.next_key = 1   # CustomDeck keys are unique across the save, so decks can be merged in TTS
 
-    def add(self, comp: Component, fronts: list[Image.Image], backs: list[Image.Image], unique_back: bool) -> None:
+    def write(self, path: Path, data: bytes) -> None:
+        """Stage one of the save's files."""
+        self.staged.append(stage(path, data))
+
+    def add(self, comp: Component, fronts: list[Image.Image], backs: list[Image.Image], unique_back: bool,
+            card: tuple[int, int]) -> None:
+        """The component's piece, from its trimmed faces; ``card`` is a card's size in px at the
+        export's dpi, which a deck's sheets are laid out for (the faces may be drawn smaller,
+        at :func:`tts_dpi`)."""
         shape = deck_type(comp.shape)
         if comp.kind == "board":
             self.objects += self._boards(comp, fronts)
         elif shape is None:
             self.objects.append(self._tokens(comp, fronts))
         else:
-            self.objects.append(self._deck(comp, fronts, backs, unique_back, shape))
+            self.objects.append(self._deck(comp, fronts, backs, unique_back, shape, card))
 
     def _text(self, comp: Component, card: Card) -> tuple[str, str]:
         return card_text(self.game, comp, card, self.lang, self.translate)
@@ -284,14 +374,14 @@ class _Pieces:
         return self.translate(comp.name, "component") if self.translate else comp.name
 
     def _deck(self, comp: Component, fronts: list[Image.Image], backs: list[Image.Image], unique_back: bool,
-              shape: int) -> dict[str, Any]:
+              shape: int, card: tuple[int, int]) -> dict[str, Any]:
         """A ``DeckCustom`` holding one ``Card`` per physical card, or a lone ``Card`` for a
         component of one piece. Card ids are deck key × 100 + cell index, as TTS numbers them."""
-        chunks = [comp.cards[i:i + TTS_FACES_PER_SHEET] for i in range(0, len(comp.cards), TTS_FACES_PER_SHEET)]
-        sheets = [_Sheet(self.next_key + n, chunk, tts_grid(len(chunk), fronts[0].size))
-                  for n, chunk in enumerate(chunks)]
+        sheets = [_Sheet(self.next_key + n, cards, grid)
+                  for n, (cards, grid) in enumerate(zip(_sheet_cards(comp), _deck_grids(comp, card)))]
         self.next_key += len(sheets)
-        decks = _write_sheets(comp, sheets, fronts, backs, unique_back, shape, self.folder)
+        cell = tts_cell(card, [s.grid for s in sheets])
+        decks = _write_sheets(comp, sheets, fronts, backs, unique_back, shape, cell, self.folder, self.write)
         transform = self.table.transform(comp.width, comp.height, face_down=True)
         common = {"Transform": transform, "SidewaysCard": comp.width > comp.height, "HideWhenFaceDown": True}
         cards: list[dict[str, Any]] = []
@@ -312,7 +402,7 @@ class _Pieces:
         boards = []
         for card, front in zip(comp.cards, fronts):
             path = self.folder / f"{comp.id}-{card.id}.png"
-            atomic_write(path, encode_png(_within(front, TTS_MAX_SIDE)))
+            self.write(path, encode_png(_within(front, TTS_MAX_SIDE)))
             nickname, description = self._text(comp, card)
             for n in range(card.count):
                 boards.append(custom_image_object(
@@ -327,7 +417,7 @@ class _Pieces:
         tokens = []
         for card, front in zip(comp.cards, fronts):
             path = self.folder / f"{comp.id}-{card.id}.png"
-            atomic_write(path, encode_png(_within(outline_alpha(front, comp.shape, comp.width), TTS_MAX_SIDE)))
+            self.write(path, encode_png(_within(outline_alpha(front, comp.shape, comp.width), TTS_MAX_SIDE)))
             nickname, description = self._text(comp, card)
             tokens += [custom_image_object("Custom_Token", self.guid(f"{comp.id}/{card.id}/{n}"), nickname,
                                            description, transform, path.resolve().as_uri())
@@ -339,7 +429,8 @@ class _Pieces:
 
 
 def _within(image: Image.Image, side: int) -> Image.Image:
-    """``image`` scaled down (never up) so that its longer side is at most ``side`` px."""
+    """``image`` scaled down (never up) so that its longer side is at most ``side`` px. Faces are
+    drawn at the size TTS takes (:func:`tts_dpi`): this only takes off a pixel rounding added."""
     factor = side / max(image.size)
     if factor >= 1:
         return image
@@ -348,17 +439,18 @@ def _within(image: Image.Image, side: int) -> Image.Image:
 
 
 def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Image], backs: list[Image.Image],
-                  unique_back: bool, shape: int, folder: Path) -> dict[str, dict[str, Any]]:
+                  unique_back: bool, shape: int, cell: tuple[int, int], folder: Path,
+                  write: Callable[[Path, bytes], None]) -> dict[str, dict[str, Any]]:
     """Write the face sheets and the back (one shared image, or back sheets laid out like the
-    face sheets when backs differ per card); returns the CustomDeck entries by key, each with
-    the TTS card shape ``shape`` that cuts the piece's outline."""
-    cell = tts_cell(fronts[0].size, [s.grid for s in sheets])
+    face sheets when backs differ per card) with ``write``, each face in a ``cell`` px cell;
+    returns the CustomDeck entries by key, each with the TTS card shape ``shape`` that cuts the
+    piece's outline."""
     placeholder = Image.new("RGB", cell, PLACEHOLDER_COLOUR)
     hidden = _fit(backs[0], cell) if backs and not unique_back else placeholder
     shared_back_url = ""
     if not unique_back:
         back_path = folder / f"{comp.id}-back.png"
-        atomic_write(back_path, encode_png(hidden))
+        write(back_path, encode_png(hidden))
         shared_back_url = back_path.resolve().as_uri()
     decks: dict[str, dict[str, Any]] = {}
     first = 0
@@ -366,11 +458,11 @@ def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Imag
         span = range(first, first + len(sheet.cards))
         first += len(sheet.cards)
         face_path = folder / f"{comp.id}-sheet-{n}.png"
-        atomic_write(face_path, encode_png(_compose([fronts[i] for i in span], sheet.grid, cell, hidden)))
+        write(face_path, encode_png(_compose([fronts[i] for i in span], sheet.grid, cell, hidden)))
         back_url = shared_back_url
         if unique_back:
             back_path = folder / f"{comp.id}-back-sheet-{n}.png"
-            atomic_write(back_path, encode_png(_compose([backs[i] for i in span], sheet.grid, cell, placeholder)))
+            write(back_path, encode_png(_compose([backs[i] for i in span], sheet.grid, cell, placeholder)))
             back_url = back_path.resolve().as_uri()
         decks[str(sheet.key)] = {
             "FaceURL": face_path.resolve().as_uri(), "BackURL": back_url,
@@ -380,9 +472,9 @@ def _write_sheets(comp: Component, sheets: list[_Sheet], fronts: list[Image.Imag
 
 
 def _write_showcase(game: Game, comp: Component, lang: str, faces: list[Face], fronts: list[Image.Image],
-                    path: Path) -> None:
-    """Every distinct front, labelled, on one image: the preview's contact sheet, fed the
-    trimmed fronts through scratch files because it reads faces from disk."""
+                    path: Path, write: Callable[[Path, bytes], None]) -> None:
+    """Every distinct front, labelled, on one image written with ``write``: the preview's contact
+    sheet, fed the trimmed fronts through scratch files because it reads faces from disk."""
     with tempfile.TemporaryDirectory(prefix="cardgen-showcase-") as tmp:
         shown = []
         for face, image in zip(faces, fronts):
@@ -390,7 +482,7 @@ def _write_showcase(game: Game, comp: Component, lang: str, faces: list[Face], f
             svg.write_text(face.svg, encoding="utf-8")
             png.write_bytes(encode_png(image))
             shown.append(RenderedFace(face, svg, png))
-        atomic_write(path, contact_sheet(shown, f"{game.name} — {comp.name} ({lang})"))
+        write(path, contact_sheet(shown, f"{game.name} — {comp.name} ({lang})"))
 
 
 make_callable(__name__, "export")   # cardgen.export(...) is cardgen.api.export (see cardgen._callable)

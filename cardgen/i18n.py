@@ -800,10 +800,11 @@ def update(games: list[Game], langs: list[str], allow_obsolete: bool = False) ->
             path = po_path(game, lang)
             if not _present(path):
                 continue
+            cat = _read(path, lang)   # a damaged catalog is reported before a missing template
             domain = game.id if game is not None else COMMON
             if domain not in templates:
                 templates[domain] = _template(game)
-            planned.append((path, _merged(game, lang, templates[domain], allow_obsolete)))
+            planned.append((path, _merged(game, lang, cat, templates[domain], allow_obsolete)))
     for path, cat in planned:
         _write_catalog(path, cat)
     return [path for path, _ in planned]
@@ -818,15 +819,14 @@ def _has_translation(msg: Any) -> bool:
     return any(msg.string) if isinstance(msg.string, (list, tuple)) else bool(msg.string)
 
 
-def _merged(game: Game | None, lang: str, tpl: Catalog, allow_obsolete: bool) -> Catalog:
-    """``game``'s catalog for ``lang`` brought up to ``tpl``. Babel's update never looks at the
+def _merged(game: Game | None, lang: str, cat: Catalog, tpl: Catalog, allow_obsolete: bool) -> Catalog:
+    """``game``'s catalog for ``lang``, ``cat`` (a private copy, which this changes), brought up to ``tpl``. Babel's update never looks at the
     obsolete entries (``#~``), so a string that leaves the template and comes back would lose
     its translation for good: those whose string is in ``tpl`` are put back first, checked as
     any translation is. Refused when more than half of the translations would become obsolete
     and ``allow_obsolete`` is not given: a stale, damaged or wrong template looks like that,
     and a catalog updated from it prints English where it printed the translations."""
     path = po_path(game, lang)
-    cat = _read(path, lang)   # a private copy: update() mutates it
     wanted = {_key(msg) for msg in tpl if msg.id}
     for old_key, msg in list(cat.obsolete.items()):
         if _key(msg) in wanted and cat.get(msg.id, msg.context) is None:

@@ -1,18 +1,38 @@
 """PNG previews: every face of a component, and a contact sheet that shows them all at a glance
-(what a designer checks after an edit, and what a translator checks for overflow)."""
+(what a designer checks after an edit, and what a translator checks for overflow).
+
+Also what every command that writes PNG faces shares (``cardgen render`` here, ``cardgen
+export`` in :mod:`cardgen.export`): the pixel limit checked before a face is drawn, the drawing
+itself, and staging, so that a run that fails or is interrupted leaves the output folders as
+they were.
+"""
 
 from __future__ import annotations
 
 import io
+import math
+import signal
+import sys
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
-from .output import atomic_write
 from .draw import render_png
+from .errors import InputError
+from .model import Component
+from .output import commit, discard, stage
 from .render import Face, Renderer, TextIssue
 
 FONT = Path(__file__).resolve().parent / "fonts" / "NotoSans-Regular.ttf"
+MM_PER_INCH = 25.4
+#: Pixels one PNG face may have (its bleed box at the dpi asked), checked before it is drawn.
+#: cairo draws a face at 4 bytes a pixel and Pillow decodes and trims it again, so a face
+#: costs several times its pixel count in memory (a 560 × 380 mm mat at 1200 dpi, 475 Mpx,
+#: took 1.9 GB before Pillow refused it as a "decompression bomb" above 179 Mpx). 50 Mpx
+#: (7071 px square) holds that mat at 300 dpi (30 Mpx) and stays under Pillow's 89 Mpx warning.
+MAX_FACE_PIXELS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -26,27 +46,136 @@ class RenderedFace:
 
 
 def write_faces(renderer: Renderer, component_ids: Iterable[str], card_ids: set[str] | None, svg_dir: Path,
-                png_dir: Path, dpi: float,
+                png_dir: Path, dpi: float, staged: list[Path],
                 on_progress: Callable[[str], None] | None = None) -> dict[str, list[RenderedFace]]:
-    """Write SVG + PNG for each face; returns the faces per component (for contact sheets).
+    """Stage SVG + PNG for each face, appending the paths to ``staged`` (see :func:`staged_run`);
+    returns the faces per component (for contact sheets), their paths the ones they will have.
+    Every component's size is checked against MAX_FACE_PIXELS before anything is drawn.
     ``on_progress(label)`` is told about each face written."""
-    out: dict[str, list[RenderedFace]] = {}
     game = renderer.game
-    for cid in component_ids:
-        comp = game.components[cid]
+    comps = [game.components[cid] for cid in component_ids]
+    for comp in comps:
+        check_pixels(comp, dpi)
+    out: dict[str, list[RenderedFace]] = {}
+    for comp in comps:
         faces = []
         for result in renderer.faces(comp, card_ids):
             face = result.face
             stem = f"{face.card}.{face.side}"
-            svg_path = svg_dir / comp.id / f"{stem}.svg"
-            png_path = png_dir / comp.id / f"{stem}.png"
-            atomic_write(svg_path, face.svg.encode("utf-8"))
-            atomic_write(png_path, render_png(face, dpi))
+            svg_path = stage(svg_dir / comp.id / f"{stem}.svg", face.svg.encode("utf-8"))
+            png_path = stage(png_dir / comp.id / f"{stem}.png", draw_png(face, dpi))
+            staged += [svg_path, png_path]
             faces.append(RenderedFace(face, svg_path, png_path, result.issues))
             if on_progress is not None:
                 on_progress(f"{comp.id}/{stem}")
-        out[cid] = faces
+        out[comp.id] = faces
     return out
+
+
+# --- what every command that writes PNG faces shares ------------------------------------------
+
+def face_px(width_mm: float, height_mm: float, dpi: float) -> tuple[int, int]:
+    """The pixels of a ``width_mm`` × ``height_mm`` face drawn at ``dpi``, rounded as cairosvg
+    rounds the size of the surface it draws on."""
+    return round(width_mm * dpi / MM_PER_INCH), round(height_mm * dpi / MM_PER_INCH)
+
+
+def check_dpi(dpi: float) -> None:
+    """Refuse a resolution no face can be drawn at. The command line's range check lets NaN
+    through (it compares false with both bounds), and cairo then failed on the first face with
+    an error that blamed the template; library callers have no range check at all."""
+    if not (math.isfinite(dpi) and dpi > 0):
+        raise InputError(f"the resolution {dpi} dpi is not a positive number", None,
+                         "give the dots per inch as a number such as 300")
+
+
+def check_pixels(comp: Component, dpi: float) -> None:
+    """Refuse, before anything is drawn, a component whose faces (bleed box) would have more
+    than MAX_FACE_PIXELS pixels at ``dpi``: too large a face exhausted memory, or ended in
+    Pillow's "decompression bomb" error or a cairo size error that blamed the template."""
+    check_dpi(dpi)
+    limit = MAX_FACE_PIXELS
+    width, height = comp.width + 2 * comp.bleed, comp.height + 2 * comp.bleed
+    w, h = face_px(width, height, dpi)
+    if w * h <= limit:
+        return
+    raise InputError(f"the faces of component '{comp.id}' ({width:g} × {height:g} mm with bleed) would be "
+                     f"{w:,} × {h:,} = {w * h:,} px at {dpi:g} dpi; one PNG face may have at most {limit:,}", None,
+                     f"use --dpi {fitting_dpi(width, height, limit)} or lower")
+
+
+def fitting_dpi(width_mm: float, height_mm: float, limit: int) -> int:
+    """The highest whole dpi at which a ``width_mm`` × ``height_mm`` face has at most ``limit``
+    pixels (the square-root estimate, lowered past its rounding)."""
+    dpi = math.floor(MM_PER_INCH * math.sqrt(limit / (width_mm * height_mm)))
+    while dpi > 1 and math.prod(face_px(width_mm, height_mm, dpi)) > limit:
+        dpi -= 1
+    return dpi
+
+
+def draw_png(face: Face, dpi: float) -> bytes:
+    """The face as PNG (:func:`~cardgen.draw.render_png`), failing with what cairo's write
+    callback raised. cffi cannot pass an exception out of a callback: it reports it ("Exception
+    ignored from cffi callback") and cairo fails with a write error, so a Ctrl-C that landed
+    while the PNG was written ended as an I/O error ("cannot use: 11", exit 2). The callback
+    writes to memory, so what it raised is the real cause: a Ctrl-C ends the command as one."""
+    swallowed: list[BaseException] = []
+    previous = sys.unraisablehook
+
+    def note(unraisable: Any) -> None:
+        if "cffi callback" in (unraisable.err_msg or "") and unraisable.exc_value is not None:
+            swallowed.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = note
+    try:
+        return render_png(face, dpi)
+    except OSError:
+        if swallowed:
+            raise swallowed[0] from None
+        raise
+    finally:
+        sys.unraisablehook = previous
+
+
+@contextmanager
+def staged_run(folders: Iterable[Path]) -> Iterator[list[Path]]:
+    """A run whose files are staged (:func:`cardgen.output.stage`) and collected in the list
+    this yields, for the block to swap in at its end (:func:`publish`): a block that fails or is
+    interrupted drops them, leaving every folder as it was. ``folders`` are those files may be
+    staged for: what a killed run left staged there is dropped first, as it would otherwise be
+    swapped in with this run's files (the build's own sweep only looks at build folders)."""
+    markers = [folder / "staged" for folder in folders]   # discard() finds the folders from files in them
+    discard(markers)
+    try:
+        yield []
+    except BaseException:
+        discard(markers)
+        raise
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Run the block with Ctrl-C and SIGTERM ignored: swapping in a run's folders takes a rename
+    per folder, and stopping between two would leave some folders new and some old, under a
+    message that says none changed. Everything was written by then; the run ends as finished.
+    Only the main thread can change signal handlers: elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+
+
+def publish(staged: list[Path]) -> None:
+    """Swap in every folder a file was staged for, uninterrupted (see :func:`signals_held`)."""
+    with signals_held():
+        commit(staged)
 
 
 def contact_sheet(faces: list[RenderedFace], title: str, thumb_height: int = 260) -> bytes:

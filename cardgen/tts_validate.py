@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -44,10 +44,11 @@ _GUID = re.compile(r"[0-9a-f]{6}")
 SHOWN_PROBLEMS = 8
 
 
-def check_save(save: Mapping[str, Any], path: Path) -> None:
+def check_save(save: Mapping[str, Any], path: Path, locate: Callable[[Path], Path] | None = None) -> None:
     """Raise an error naming every problem (up to :data:`SHOWN_PROBLEMS`) of a save about to be
-    written to ``path``; return quietly when TTS will load it as meant."""
-    problems = list(save_problems(save))
+    written to ``path``; return quietly when TTS will load it as meant. ``locate`` is as for
+    :func:`save_problems`."""
+    problems = list(save_problems(save, locate))
     if problems:
         more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
         raise InputError(f"the Tabletop Simulator save would not load as meant: "
@@ -55,8 +56,10 @@ def check_save(save: Mapping[str, Any], path: Path) -> None:
                          f"nothing was written to {path.name}; fix the component sizes or report this as a bug")
 
 
-def save_problems(save: Mapping[str, Any]) -> Iterator[str]:
-    """Every way ``save`` breaks the format, each as 'where: what' (where is a JSON path)."""
+def save_problems(save: Mapping[str, Any], locate: Callable[[Path], Path] | None = None) -> Iterator[str]:
+    """Every way ``save`` breaks the format, each as 'where: what' (where is a JSON path).
+    ``locate(path)`` is where the image a ``file://`` URL names is read from until the save is
+    written: an export stages its images and swaps them in only after the check."""
     if not isinstance(save.get("SaveName"), str):
         yield "SaveName: missing or not text"
     objects = save.get("ObjectStates")
@@ -64,7 +67,7 @@ def save_problems(save: Mapping[str, Any]) -> Iterator[str]:
         yield "ObjectStates: missing or empty"
         return
     guids: dict[str, str] = {}
-    images: dict[str, tuple[int, int] | str] = {}
+    images = _Headers(locate or (lambda path: path))
     for n, obj in enumerate(objects):
         yield from _object(obj, f"ObjectStates[{n}]", guids, images)
 
@@ -224,8 +227,6 @@ def _image(url: str, where: str, images: dict[str, Any], grid: tuple[int, int] |
     if parsed.scheme != "file":
         yield f"{where}: {url!r} is neither a file:// nor a web address"
         return
-    if url not in images:
-        images[url] = _read_header(Path(url2pathname(parsed.path)))
     found = images[url]
     if isinstance(found, str):
         yield f"{where}: {found}"
@@ -237,6 +238,19 @@ def _image(url: str, where: str, images: dict[str, Any], grid: tuple[int, int] |
         yield f"{where}: {width} × {height} px does not split into {grid[0]} × {grid[1]} whole cells"
     if alpha and "A" not in mode:
         yield f"{where}: a token image needs transparency outside the piece's outline"
+
+
+class _Headers(dict):
+    """Size and mode of the images a save points at, by ``file://`` URL, each read once, from
+    where ``locate`` says the file is (or why it cannot be read)."""
+
+    def __init__(self, locate: Callable[[Path], Path]) -> None:
+        super().__init__()
+        self.locate = locate
+
+    def __missing__(self, url: str) -> tuple[tuple[int, int], str] | str:
+        self[url] = _read_header(self.locate(Path(url2pathname(urlparse(url).path))))
+        return self[url]
 
 
 def _read_header(path: Path) -> tuple[tuple[int, int], str] | str:
