@@ -101,3 +101,38 @@ def test_a_virtual_the_decay_does_not_need_is_named(game_copy):
         "W⁻ or Z⁰ or W⁺ real (with W⁻ real, its real products are W⁻ 80.36 GeV)",
         "decays: H on 4,5,6: H → b b̅ declares b virtual, but H 125.1 GeV is heavy enough to make every product real "
         "(η_b(1S) 9.399 GeV)"]
+
+
+ANNIHILATION = "tables/annihilation.yaml"
+NEUTRINO_ROW = "  - name: neutrino pair\n"
+
+
+def _add_annihilation(g, row: str) -> None:
+    g.edit(ANNIHILATION, NEUTRINO_ROW, row + NEUTRINO_ROW)
+
+
+def test_quarks_that_meet_are_weighed_as_the_quarks_that_leave(game_copy):
+    """d d̄ → u ū passed on bare masses, then was rejected once only the products were weighed as
+    a meson (π⁰ 135 MeV against 9.4 MeV of bare d d̄): what meets is confined as well."""
+    g = game_copy("particle-builder")
+    _add_annihilation(g, "  - name: down pair\n    members: [d]\n    products: [[u, ubar]]\n    via: [g]\n"
+                         "    roll: even\n")
+    assert [m for m in _kinematics(g) if "down pair" in m or "d d̅ → u u̅" in m] == []
+
+
+def test_a_lepton_pair_short_of_the_meson_needs_an_energy_source(game_copy):
+    """e⁻e⁺ (1.02 MeV) cannot make u ū, which leaves as at least a π⁰: not a decay, so the fix
+    offers an energy source as well as other products."""
+    g = game_copy("particle-builder")
+    _add_annihilation(g, "  - name: electrons to quarks\n    members: [e-]\n    products: [[u, ubar]]\n"
+                         "    via: [gamma]\n    roll: even\n")
+    [found] = [f for m, f in _kinematics(g).items() if "e⁻ e⁺ → u u̅" in m or "e- e+" in m or "u u̅" in m]
+    assert "outweigh what goes in" in found.message and "π⁰" in found.message
+    assert "energy: reason" in found.fix   # not a decay: an energy source is a fix
+
+
+def test_a_declared_energy_source_lets_a_lepton_pair_make_quarks(game_copy):
+    g = game_copy("particle-builder")
+    _add_annihilation(g, "  - name: electrons to quarks\n    members: [e-]\n    products: [[u, ubar]]\n"
+                         "    via: [gamma]\n    roll: even\n    energy: \"the pair collides at more than 135 MeV\"\n")
+    assert [m for m in _kinematics(g) if "u u̅" in m] == []

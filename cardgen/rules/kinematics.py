@@ -96,9 +96,12 @@ def _unneeded_virtual(r: Reaction, before: float) -> list[tuple[Particle, Hadron
 
 
 def _fix(kind: str, decay: bool, confined: bool) -> str:
-    if confined:   # no declaration makes a quark pair lighter than its meson
+    if confined and decay:   # no declaration makes a quark pair lighter than its meson
         return ("fix the products: a quark and an antiquark made together leave as a meson, so pick quarks whose "
                 "lightest meson fits")
+    if confined:
+        return ("fix the products (a quark and an antiquark made together leave as a meson), or say where the "
+                "energy comes from ('energy: reason')")
     if kind == "transformations":
         return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
     if decay:   # a decaying particle has only its own mass to give
@@ -121,7 +124,9 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
         checked += 1
         real = on_shell(r)
         products = hadronised(real)
-        before, after = total_mev(r.initial), products.mass_mev
+        # what meets is weighed as what leaves is: a quark and an antiquark that meet are confined too
+        incoming = Hadronised(r.initial) if len(r.initial) == 1 else hadronised(r.initial)
+        before, after = incoming.mass_mev, products.mass_mev
         allowed = _allowed(before, products, len(r.initial) == 1)
         where = f"{table.id}: {r.label}: {r.text()}"
         if len(r.initial) > 1 and len(real) == 1 and real[0].mass_mev == 0:
@@ -150,19 +155,19 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             these = "its real products" if r.declared.virtual else "its products"
             yield Finding("kinematics", f"{where}: {these} ({_masses(products)}) "
                           f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
-                          f"({_masses(r.initial)}){_confined(products)}", r.location,
+                          f"({_masses(incoming)}){_confined(products)}", r.location,
                           _fix(table.kind, len(r.initial) == 1, bool(products.bound)), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "
-                          f"{_masses(products)} are lighter than {_masses(r.initial)}",
+                          f"{_masses(products)} are lighter than {_masses(incoming)}",
                           r.declared.at("energy", r.location),
                           "remove 'energy'", game.id)
         if r.declared.virtual:
             every = hadronised(r.final)
             if _allowed(before, every, len(r.initial) == 1):
                 yield Finding("kinematics", f"{where} declares {names(r.declared.virtual)} virtual, but "
-                              f"{_masses(r.initial)} is heavy enough to make every product real "
+                              f"{_masses(incoming)} is heavy enough to make every product real "
                               f"({_masses(every)})", r.declared.at("virtual", r.location),
                               "remove 'virtual': the products are on their mass shell", game.id)
                 continue
@@ -172,7 +177,7 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
                 continue
             virtual += 1
             yield Choice("kinematics", f"{where}: {names(r.declared.virtual)} virtual",
-                         f"off its mass shell: {_masses(r.initial)} cannot make {_masses(every)}",
+                         f"off its mass shell: {_masses(incoming)} cannot make {_masses(every)}",
                          r.declared.at("virtual", r.location), game.id)
     noun = "decays" if decays else NOUNS[table.kind]
     claim = ("on-shell products lighter than the parent" if decays
