@@ -71,3 +71,30 @@ def test_what_a_level_adds_is_not_printed_on_the_rule_sheet(tmp_path):
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "particle-builder/en/rules.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
     assert "Levels of play" in text and "colour-tokens" not in text and "level5-extra" not in text
+
+
+def test_a_level_row_without_its_level_is_a_finding_and_proves_nothing(game_copy):
+    g = game_copy("particle-builder")
+    g.edit("tables/levels.yaml", "  - id: level-6\n    level: 6\n", "  - id: level-6\n")
+    found = _levels(g)
+    assert "levels: 'level-6' has no 'level', so what it adds comes in at no level" in [f.message for f in found]
+    assert not [p for p in cardgen.check(g.load(), render=False).proofs if p.rule == "levels"]
+
+
+def test_only_the_tables_the_check_names_are_held_to_the_levels(game_copy):
+    """A table with an int field 'level' of another meaning (an atom's energy levels) is not a
+    table of play levels unless the check names it in 'levelled'."""
+    g = game_copy("particle-builder")
+    g.write("tables/atom.yaml", "id: atom\nkind: records\ntitle: Hydrogen levels\nfields:\n  level: {type: int}\n"
+            "rows:\n  - {id: n1, level: 1}\n  - {id: n8, level: 8}\n")
+    g.edit("game.yaml", "  - tables/levels.yaml\n", "  - tables/levels.yaml\n  - tables/atom.yaml\n")
+    assert _levels(g) == []
+    g.edit("game.yaml", "levelled: [level-rules]", "levelled: [level-rules, atom]")
+    assert [f.message for f in _levels(g)] == ["atom: 'n8' is for level 8, which 'levels' does not have (levels 1–7)"]
+
+
+def test_a_levelled_table_needs_an_int_level_field(game_copy):
+    g = game_copy("particle-builder")
+    g.edit("game.yaml", "levelled: [level-rules]", "levelled: [levels-rules]")
+    with pytest.raises(InputError, match="unknown table 'levels-rules'"):
+        g.findings("levels")

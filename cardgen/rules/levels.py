@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from .. import schema as S
-from ..errors import Finding, InputError
-from ..model import Game
+from ..errors import Finding, InputError, Location, did_you_mean
+from ..model import Game, Table
 from ..proof import Proof
 from ..tables import Record
 from . import declared
@@ -34,8 +34,15 @@ def levels(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
     specs = table.options["fields"]
     level_f = declared_field(specs, f"table '{table.id}'", params, "field", "level", ("int",), "level ")
     adds_f = declared_field(specs, f"table '{table.id}'", params, "adds", "adds", ("list:text",), "list ")
+    levelled = [_table(game, tid, where)
+                for tid, where in S.items(params.get("levelled", S.anything, None), params.map.where("levelled"))]
     rows: list[Record] = list(table.rows)
     wrong = 0
+    for row in rows:
+        if row.values.get(level_f) is None:
+            wrong += 1
+            yield Finding(RULE, f"{table.id}: '{row.id}' has no '{level_f}', so what it adds comes in at no level",
+                          row.location, f"give '{row.id}' its level: '{level_f}: N'", game.id)
     for finding in _numbering(game, table.id, rows, level_f):
         wrong += 1
         yield finding
@@ -70,14 +77,17 @@ def levels(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
             wrong += 1
             yield Finding(RULE, f"{kind} '{name}' comes into play at level {level}, which '{table.id}' does not "
                           f"have (levels {_span(known)})", where, f"use one of levels {_span(known)}", game.id)
-    for finding in _levels_named(game, table.id, known):
-        wrong += 1
-        yield finding
+    for other in levelled:
+        for finding in _levels_named(game, table.id, other, known):
+            wrong += 1
+            yield finding
     if not wrong:
         staged = sum(1 for _kind, level, _w in pieces.values() if level > 1)
+        named = f", and every level the rows of {', '.join(t.id for t in levelled)} name is one of these" \
+            if levelled else ""
         yield Proof(RULE, f"{table.id}: levels {_span(known)}, each once; the {staged} components and tables that "
-                    f"come into play after level 1 each do so at the level that adds them, and every level written "
-                    f"in a table's rows is one of these", len(rows), game.id, params.loc)
+                    f"come into play after level 1 each do so at the level that adds them{named}",
+                    len(rows), game.id, params.loc)
 
 
 def _numbering(game: Game, tid: str, rows: list[Record], level_f: str) -> Iterator[Finding]:
@@ -98,19 +108,30 @@ def _numbering(game: Game, tid: str, rows: list[Record], level_f: str) -> Iterat
                       f"number the levels 1 to {len(rows)}, each once", game.id)
 
 
-def _levels_named(game: Game, levels_table: str, known: set[int]) -> Iterator[Finding]:
-    """Every other table whose rows carry a ``level`` (rules added per level) names levels that exist."""
+def _table(game: Game, tid: object, where: Location) -> Table:
+    """A table the check's ``levelled`` list names."""
+    name = S.ident(tid, where)
+    if name not in game.tables:
+        raise InputError(f"'levelled' names unknown table '{name}'{did_you_mean(name, game.tables)}", where,
+                         f"use one of: {S.one_of(game.tables)}")
+    return game.tables[name]
+
+
+def _levels_named(game: Game, levels_table: str, table: Table, known: set[int]) -> Iterator[Finding]:
+    """A table the check names in ``levelled`` (rules added per level) gives each row a level
+    that exists, in its int field ``level``."""
+    spec = table.options.get("fields", {}).get("level")
+    if spec is None or spec.type != "int":
+        raise InputError(f"table '{table.id}' has no int field 'level' to hold each row's level of play",
+                         table.location, "declare 'level: {type: int}' in its fields, or leave it out of 'levelled'")
     if not known:
         return
-    for table in game.tables.values():
-        if table.id == levels_table or table.kind != "records" or "level" not in table.options.get("fields", {}):
-            continue
-        for row in table.rows:
-            level = row.values.get("level")
-            if level is not None and level not in known:
-                yield Finding(RULE, f"{table.id}: '{row.id}' is for level {level}, which '{levels_table}' does not "
-                              f"have (levels {_span(known)})", row.where.get("level", row.location),
-                              f"use one of levels {_span(known)}", game.id)
+    for row in table.rows:
+        level = row.values.get("level")
+        if level is not None and level not in known:
+            yield Finding(RULE, f"{table.id}: '{row.id}' is for level {level}, which '{levels_table}' does not "
+                          f"have (levels {_span(known)})", row.where.get("level", row.location),
+                          f"use one of levels {_span(known)}", game.id)
 
 
 def _span(levels: set[int]) -> str:
