@@ -70,3 +70,14 @@ def test_the_shipped_colours_have_cues_of_their_own(colours):
     colours(SHIPPED)
     code, out = cli("qcd", "particles-in-circle", "--no-render")
     assert code == 0, out
+
+
+def test_an_accented_initial_is_the_letter_of_its_name(colours):
+    """Green renamed 'émeraude' and lettered É (its anti-colour É̄) was refused, the fix asking for
+    the very letter written: the name's initial keeps its accent."""
+    text = SHIPPED.replace("{id: green,      name: green,      letter: G,", "{id: green,      name: émeraude,   letter: É,", 1)
+    text = text.replace("{id: anti-green, name: anti-green, letter: Ḡ,", '{id: anti-green, name: anti-émeraude, letter: "É\\u0304",', 1)
+    assert text != SHIPPED and "É\\u0304" in text
+    colours(text)
+    code, out = cli("qcd", "--no-render")
+    assert not [ln for ln in out.splitlines() if "has the letter" in ln], out

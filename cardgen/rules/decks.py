@@ -286,10 +286,21 @@ def _letters_name_colours(game: Game) -> Iterator[Finding]:
                               f"'{c.anti}''s letter '{colours[c.anti].letter}' barred: the letter is what "
                               f"colour-blind players read", where,
                               f"set letter: {unicodedata.normalize('NFC', base + BARS[0])} on '{c.id}'", game.id)
-        elif letter != c.name.strip()[:1].upper():
+        elif unicodedata.normalize("NFC", letter) != _initial(c.name):
             yield Finding("colour-wheel", f"'{c.id}' has the letter '{c.letter}', not the initial of its name "
                           f"'{c.name}': the letter is what colour-blind players read", where,
-                          f"set letter: {c.name.strip()[:1].upper()} on '{c.id}'", game.id)
+                          f"set letter: {_initial(c.name)} on '{c.id}'", game.id)
+
+
+def _initial(name: str) -> str:
+    """A name's first letter, upper case, with its accent (émeraude → É), composed as one character."""
+    first = unicodedata.normalize("NFD", name.strip())[:1]
+    marks = ""
+    for ch in unicodedata.normalize("NFD", name.strip())[1:]:
+        if not unicodedata.combining(ch):
+            break
+        marks += ch
+    return unicodedata.normalize("NFC", first.upper() + marks)
 
 
 def _ink_records(game: Game) -> Iterator[Finding | Choice]:
