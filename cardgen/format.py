@@ -72,9 +72,12 @@ def mass(m: Measured, lang: str = "en", digits: int = 3) -> str:
 
 
 def lifetime(lt: Lifetime, lang: str = "en", digits: int = 3, stable_word: str = "stable") -> str:
-    """Mean lifetime in seconds: 'stable' (infinite) or '2.20 × 10⁻⁶ s'."""
+    """Mean lifetime in seconds: 'stable' (infinite) or '2.20 × 10⁻⁶ s'. Never more figures
+    than the data has, as for a mass (a lifetime written 2.2e-22 must not print as 2.20)."""
     if lt.stable:
         return stable_word
+    if lt.measured is not None:
+        digits = min(digits, written_figures(lt.measured.digits))
     seconds = lt.seconds
     return (f"{significant(seconds, digits, lang)} s" if 0.01 <= seconds < 1000
             else f"{scientific(seconds, digits, lang)} s")

@@ -161,7 +161,7 @@ OTHERS = [
      "Z boson (Z0) prints lifetime 2.64 × 10⁻²⁴ s but PDG 2026 gives"),
     ("tau+", "lifetime", "{value: 0.0000000000002903, unit: s}", "stable",
      "antitau (tau+) prints lifetime stable but PDG 2026 gives 2.90344930283e-13 s"),
-    ("e-", "lifetime", "stable", "{value: 1, unit: s}", "electron (e-) prints lifetime 1.00 s but PDG 2026 gives stable"),
+    ("e-", "lifetime", "stable", "{value: 1, unit: s}", "electron (e-) prints lifetime 1 s but PDG 2026 gives stable"),
     ("W-", "lifetime", "width: {value: 2.14", "width: {value: 2.41",
      "W⁻ boson (W-) gives its lifetime from a width of 2.41 GeV but PDG 2026 gives 2.14 ± 0.05 GeV"),
     ("H", "lifetime", "value: 2.194e-22", "value: 2.914e-22", "Higgs boson (H) prints lifetime 2.91 × 10⁻²² s but"),

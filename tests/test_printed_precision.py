@@ -63,3 +63,26 @@ def test_a_coarse_value_on_one_side_of_a_pair_is_blamed_there(broken_physics):
     assert code == 1 and links, out
     line = text[:text.index(new)].count("\n") + 1
     assert all(f"particles.yaml:{line}:" in ln and "0.2 TeV on" not in ln for ln in links), links
+
+
+def test_a_lifetime_prints_no_more_figures_than_the_data_writes(broken_physics):
+    """The Higgs' lifetime written 2.2e-22 s printed as '2.20 × 10⁻²² s', a figure the data never
+    claimed, and was then a finding though PDG knows it only to ±50 %."""
+    old = "lifetime: {value: 2.194e-22, unit: s"
+    assert old in SHIPPED
+    broken_physics(SHIPPED.replace(old, "lifetime: {value: 2.2e-22, unit: s"))
+    code, out = cli("particle-builder", "--no-render")
+    assert not [ln for ln in out.splitlines() if "(H) prints lifetime" in ln], out
+
+
+def test_a_declared_coarse_rounding_is_shown_beside_pdg(broken_physics):
+    """A W mass rounded to 80 GeV on purpose is a choice, listed with PDG's 80.4 beside it: equal
+    'at the precision printed' must not hide the deviation the choice declares."""
+    import cardgen
+
+    old = "mass: {value: 80.36, unit: GeV, plus: 0.0080, minus: 0.0080}"
+    assert old in SHIPPED
+    broken_physics(SHIPPED.replace(old, "mass: {value: 80, unit: GeV, design: {reason: \"rounded for the class\"}}"))
+    choices = [c for c in cardgen.check(cardgen.load_game("particle-builder"), render=False).choices
+               if c.rule == "pdg-values" and "mass of W" in c.subject]
+    assert choices and all("where PDG" in c.subject for c in choices), choices

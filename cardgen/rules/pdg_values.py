@@ -331,8 +331,9 @@ class Comparison:
         factor = MASS_UNITS[m.unit]
         if m.design is not None:
             deviates = ""
-            if ref.mass is not None and not m.upper_limit and not pdg.same_at(shown.value, shown.figures,
-                                                                              ref.mass / factor):
+            if ref.mass is not None and not m.upper_limit and (
+                    not pdg.same_at(shown.value, shown.figures, ref.mass / factor)
+                    or coarse(shown, max(ref.mass_upper or 0, ref.mass_lower or 0) / factor)):
                 deviates = f", where {pdg.EDITION} gives {_literal(ref.mass / factor, max(shown.figures, 3))} {m.unit}/c²"
             yield Choice(RULE, f"mass of {p.name} ({p.id}) printed {shown.text}{deviates}", m.design.reason,
                          m.location or m.design.location, self.game.id)
