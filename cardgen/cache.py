@@ -90,18 +90,20 @@ def _content_digest(paths: Iterable[Path], root: Path) -> str:
     return h.hexdigest()
 
 
-def files_under(folder: Path) -> list[Path]:
-    """Every file under ``folder`` but Python's byte-compiled copies."""
+def files_under(folder: Path, code: bool = False) -> list[Path]:
+    """Every file under ``folder``; of cardgen's own code (``code``), Python's byte-compiled
+    copies left out (a game's folder named ``__pycache__`` holds the game's files)."""
     found = []
     for parent, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        if code:
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
         found += [Path(parent, f) for f in files]
     return found
 
 
 def code_digest() -> str:
     """Every file of the cardgen package: code, fonts, declarations (found, not listed)."""
-    return _content_digest(files_under(PACKAGE), PACKAGE)
+    return _content_digest(files_under(PACKAGE, code=True), PACKAGE)
 
 
 @functools.cache
@@ -157,8 +159,10 @@ def game_fingerprint(game: Game, lang: str, software: str | None = None) -> str:
     stand among the game's own (:func:`cardgen.loader.file_name_in_game`): the same game built
     from another folder, or moved, has the same fingerprint, so its files are byte for byte the
     same."""
+    # the fonts in the order they are tried (a character two of them cover is drawn by the first)
+    fonts = "\n".join(f"font {n}: {file_name_in_game(p, game)}\0{file_digest(p)}" for n, p in enumerate(game.fonts))
     parts = [software if software is not None else software_digest(), _named_digests(game, game_files(game, lang)),
-             lang]
+             fonts, lang]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -193,7 +197,8 @@ def component_fingerprint(comp: Component) -> str:
     places drawn on its faces (a card's own places are included here too: they are not fields)."""
     meta = {"id": comp.id, "name": comp.name, "kind": comp.kind, "size": [comp.width, comp.height],
             "shape": _plain(comp.shape), "bleed": comp.bleed, "safe": comp.safe, "front": comp.front,
-            "back": comp.back, "level": comp.level, "fields": [_plain(f) for f in comp.fields.values()],
+            "back": comp.back, "level": comp.level, "total": comp.total,   # a template may print it
+            "fields": [_plain(f) for f in comp.fields.values()],
             "places": _plain(comp.places),
             "card_places": [_plain(c.places) for c in comp.cards if c.places is not None]}
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()
@@ -201,7 +206,8 @@ def component_fingerprint(comp: Component) -> str:
 
 def face_key(game_fp: str, comp_fp: str, card: Card, side: str) -> str:
     """The cache key of one card side."""
-    data = json.dumps({"id": card.id, "fields": _plain(dict(card.raw))}, sort_keys=True, ensure_ascii=False)
+    data = json.dumps({"id": card.id, "count": card.count, "fields": _plain(dict(card.raw))}, sort_keys=True,
+                      ensure_ascii=False)
     return hashlib.sha256(f"{game_fp}\n{comp_fp}\n{side}\n{data}".encode()).hexdigest()
 
 
@@ -213,8 +219,9 @@ class CachedFace:
     pdf: bytes
     issues: tuple[TextIssue, ...]
     missing: tuple[tuple[str, str], ...]
-    #: (path, sha256) of each file the face read of its own accord (see :attr:`Face.reads`)
-    reads: tuple[tuple[str, str], ...] = ()
+    #: (name the template gave, path, sha256) of each file the face read of its own accord
+    #: (see :attr:`Face.reads`)
+    reads: tuple[tuple[str, str, str], ...] = ()
     #: The face's template as messages show it, and its printed texts as the legibility rules
     #: measure them (plain data, see :func:`cardgen.legibility.texts_as_data`): a build's
     #: legibility gate reads them without rendering the face again. None: not measured (the
@@ -223,8 +230,29 @@ class CachedFace:
     texts: tuple[dict[str, Any], ...] | None = ()
 
 
-def _reads_unchanged(reads: Iterable[tuple[str, str]]) -> bool:
-    return all(file_digest(Path(path)) == digest for path, digest in reads)
+def _row_text(row: dict[str, Any]) -> str:
+    """A manifest row as one canonical text (tuples and lists alike)."""
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
+def _reads_unchanged(reads: Iterable[tuple[str, str, str]], roots: tuple[Path, ...] | None) -> bool:
+    """Whether each file a face read is as it was, and — given where the game looks for
+    artwork now (``roots``) — still the file its name names: a file added to the game folder
+    that shadows one of its templates folder, or the same game read from another folder,
+    names other bytes under the same name."""
+    from . import images
+    from .errors import InputError
+
+    for name, path, digest in reads:
+        if roots is not None:
+            try:
+                if os.path.abspath(images.resolve(name, roots, "")) != os.path.abspath(path):
+                    return False
+            except InputError:
+                return False
+        if file_digest(Path(path)) != digest:
+            return False
+    return True
 
 
 class FaceCache:
@@ -234,26 +262,35 @@ class FaceCache:
     def __init__(self, root: Path | None) -> None:
         self.store = open_store(cache_file(root)) if root is not None else None
 
-    def vouch(self, sha256s: Iterable[str]) -> None:
-        """Note files this user's build wrote, by their sha256 (authenticated like every entry):
-        a file of the last build is kept without being made again only if it is one of them
-        (a manifest's digest proves nothing: whoever replaces a file can rewrite it)."""
-        if self.store is not None:
-            self.store.put("drawn", ((f"written:{d}", "", b"") for d in sha256s))
+    def vouch(self, rows: Iterable[Any]) -> None:
+        """Note the files this user's build wrote, each by its sha256 with its manifest row (a
+        :class:`cardgen.build.results.BuiltFile`; authenticated like every entry): a file of the
+        last build is kept without being made again only if it is one of them, and then with
+        that row — a manifest proves nothing, whoever replaces a file or edits its row (pages,
+        cards) can rewrite it."""
+        import dataclasses
 
-    def wrote(self, sha256: str) -> bool:
-        """Whether this user's build wrote a file with these bytes (see :meth:`vouch`)."""
-        return self.store is not None and self.store.get("drawn", f"written:{sha256}", read=False) is not None
+        if self.store is not None:
+            self.store.put("drawn", ((f"written:{r.sha256}", _row_text(dataclasses.asdict(r)), b"") for r in rows))
+
+    def vouched(self, row: Any) -> bool:
+        """Whether this user's build wrote a file with the bytes ``row`` (a manifest's
+        :class:`~cardgen.build.results.BuiltFile`) names, and described it with that very row."""
+        import dataclasses
+
+        entry = self.store.get("drawn", f"written:{row.sha256}", read=False) if self.store is not None else None
+        return entry is not None and entry[0] == _row_text(dataclasses.asdict(row))
 
     def present(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are cached, in one query: what is left is what must be rendered
         (and whether starting worker processes pays off)."""
         return self.store.present("faces", keys) if self.store is not None else set()
 
-    def get(self, key: str, pdf: bool = True) -> CachedFace | None:
+    def get(self, key: str, pdf: bool = True, roots: tuple[Path, ...] | None = None) -> CachedFace | None:
         """The face stored under ``key`` — if this user stored it (see :mod:`cardgen.store`)
-        and the files it read are unchanged — else None. ``pdf=False``: what rendering it
-        reported, without reading the PDF (for a component whose file is kept as it is)."""
+        and the files it read are unchanged (and, given the game's artwork ``roots``, still the
+        files their names name) — else None. ``pdf=False``: what rendering it reported, without
+        reading the PDF (for a component whose file is kept as it is)."""
         entry = self.store.get("faces", key, read=pdf) if self.store is not None else None
         if entry is None:
             return None
@@ -264,12 +301,12 @@ class FaceCache:
 
             issues = tuple(TextIssue(**i) for i in meta["issues"])
             missing = tuple((m, c) for m, c in meta["missing"])
-            reads = tuple((str(p), str(d)) for p, d in meta["reads"])
+            reads = tuple((str(n), str(p), str(d)) for n, p, d in meta["reads"])
             texts = None if meta["texts"] is None else tuple(dict(t) for t in meta["texts"])
             face = CachedFace(meta["svg_key"], pdf, issues, missing, reads, str(meta["template"]), texts)
         except (ValueError, KeyError, TypeError):
             return None
-        return face if _reads_unchanged(face.reads) else None
+        return face if _reads_unchanged(face.reads, roots) else None
 
     def put(self, faces: Iterable[tuple[str, CachedFace]], scope: str = "") -> None:
         """Store rendered faces under their keys, in one transaction; ``scope`` names what

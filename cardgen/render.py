@@ -149,9 +149,10 @@ class Face:
     height: float
     inline_glyphs: bool = True
     template: str = ""   # the side's template file, as messages show it (a face that cannot be drawn names it)
-    #: Files the template read of its own accord (artwork placed with ``image(...)``): what
-    #: the face's cache entry must be checked against besides its key (see cardgen.cache).
-    reads: tuple[Path, ...] = ()
+    #: Files the template read of its own accord (artwork placed with ``image(...)``), each as
+    #: (the name the template gave, the file it named): what the face's cache entry must be
+    #: checked against besides its key — the name may name another file now (see cardgen.cache).
+    reads: tuple[tuple[str, Path], ...] = ()
 
     @cached_property
     def svg(self) -> str:
@@ -354,7 +355,7 @@ class _Watch:
     read_card: bool = False                                  # the template looked ``card`` up
     translated: list[tuple[str, str | None]] = field(default_factory=list)
     told: list[tuple[Any, ...]] = field(default_factory=list)   # on_text calls
-    read: list[Path] = field(default_factory=list)              # files image() embedded
+    read: list[tuple[str, Path]] = field(default_factory=list)   # files image() embedded, by the name given
 
 
 class _WatchingContext(jinja2.runtime.Context):
@@ -766,8 +767,8 @@ class Renderer:
             is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
             _coordinates(x=x, y=y, width=width, height=height)
             what = self._what(comp, card, side)
-            file = images.resolve(str(path), (self.game.data_dir, self.game.templates_dir), what)
-            watch.read.append(file)
+            file = images.resolve(str(path), images.roots_of(self.game), what)
+            watch.read.append((str(path), file))
             art = images.load(file, what)
             mode = "slice" if fit == "slice" else "meet"
             face_budget = current()

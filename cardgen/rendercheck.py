@@ -166,7 +166,10 @@ class _BuiltFaces:
     def __init__(self, game: Game, lang: str, cache_root: Path) -> None:
         from .cache import FaceCache, component_fingerprint, face_key, game_fingerprint
 
+        from .images import roots_of
+
         self._cache = FaceCache(cache_root)
+        self._roots = roots_of(game)
         self._face_key = face_key
         self._game_fp = game_fingerprint(game, lang)
         self._comp_fp = {cid: component_fingerprint(c) for cid, c in game.components.items()}
@@ -178,7 +181,7 @@ class _BuiltFaces:
 
     def get(self, comp: Component, card: Card, side: str, pdf: bool = True) -> CachedFace | None:
         key = self._key(comp, card, side)
-        return self._cache.get(key, pdf=pdf) if key in self._present else None
+        return self._cache.get(key, pdf=pdf, roots=self._roots) if key in self._present else None
 
 
 def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:

@@ -69,6 +69,7 @@ MAX_STAMP_BYTES = 32 << 20
 #: A file whose mtime or ctime lies this close to the stamp's time is hashed whatever its signature.
 RACY_NS = 2_000_000_000
 PACKAGE = Path(__file__).resolve().parent
+PACKAGE_REAL = os.path.realpath(PACKAGE)
 #: Where the shipped games, physics data, catalogs and templates are (see cardgen.loader; a game
 #: loaded from outside the folders a request names leaves its build without a stamp).
 SHIPPED = (PACKAGE.parent / "data", PACKAGE.parent / "templates")
@@ -94,9 +95,10 @@ _DAMAGED = (KeyError, TypeError, ValueError, IndexError, AttributeError)
 
 
 def walk(root: Path, budget: list[int]) -> dict[str, Signature]:
-    """Every file under ``root`` (``__pycache__`` left out: Python's own copies of the code),
-    by path relative to it; symbolic links followed, loops cut. An absent root is empty; a
-    folder or file that cannot be read, or a broken link, is a :class:`Doubt`."""
+    """Every file under ``root`` (cardgen's ``__pycache__`` left out: Python's own copies of
+    its code; a game's folder named so is read like any other), by path relative to it;
+    symbolic links followed, loops cut. An absent root is empty; a folder or file that cannot
+    be read, or a broken link, is a :class:`Doubt`."""
     found: dict[str, Signature] = {}
     seen: set[tuple[int, int]] = set()
     todo = [("", str(root))]
@@ -111,7 +113,7 @@ def walk(root: Path, budget: list[int]) -> dict[str, Signature]:
                 for entry in entries:
                     name = f"{rel}{entry.name}"
                     if entry.is_dir():
-                        if entry.name != "__pycache__":
+                        if entry.name != "__pycache__" or not _under(os.path.realpath(entry.path), PACKAGE_REAL):
                             todo.append((name + "/", entry.path))
                         continue
                     budget[0] -= 1

@@ -124,7 +124,7 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
             # new version replace the old (a language that fails leaves all of them as they were)
             commit(staged, keep=kept)
             staged = []
-            _vouch_for_sheets(options, results)
+            _vouch(options, results)
             for result in results:
                 if on_done:
                     on_done(result)
@@ -137,13 +137,11 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     return results
 
 
-def _vouch_for_sheets(options: BuildOptions, results: list[GameBuild]) -> None:
-    """Note the rule sheets and answer keys just written as this user's (see
-    :meth:`FaceCache.vouch`): the next build keeps one only if it is."""
-    from ..sheets import SHEETS
-
+def _vouch(options: BuildOptions, results: list[GameBuild]) -> None:
+    """Note every file just written, with its manifest row, as this user's (see
+    :meth:`FaceCache.vouch`): the next build keeps a file, and its row, only if it is."""
     cache = FaceCache(options.cache_root)
-    cache.vouch(f.sha256 for r in results for f in r.files if f.component in SHEETS)
+    cache.vouch(f for r in results for f in r.files)
     cache.finish()   # after the languages' own: the write-ahead log folded back again
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import images
 from ..cache import CachedFace, FaceCache, face_scope, file_digest
 from ..errors import CardgenError
 from ..model import Component
@@ -58,6 +59,7 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
     others are not looked for again. ``measure``: the texts each face prints are measured
     (a face the cache holds unmeasured is rendered again)."""
     cache = FaceCache(cache_root)
+    roots = images.roots_of(bench().game(game_ref))   # where the faces' artwork is looked for now
     order: list[tuple[str, str | None, int]] = []
     issues: list[TextIssue] = []
     missing: set[tuple[str, str]] = set()
@@ -71,7 +73,7 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
                 if ck is None:
                     keys.append(None)
                     continue
-                hit = cache.get(ck) if cached is None or ck in cached else None
+                hit = cache.get(ck, roots=roots) if cached is None or ck in cached else None
                 if hit is None or (measure and hit.texts is None):
                     hit = _render(game_ref, lang, comp_id, card_id, side, mark, cache_root, spool, measured, measure)
                     rendered.append((ck, hit))
@@ -131,7 +133,7 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     comp = game.components[comp_id]
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
-    reads = tuple((str(p), file_digest(p)) for p in face.reads)
+    reads = tuple((name, str(p), file_digest(p)) for name, p in face.reads)
     if face.key in spool.places:   # spooled by this task, measured if it measures (see render_chunk)
         template, texts = measured[face.key]
         return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Iterator
 
-from .. import markroom, setmark
+from .. import images, markroom, setmark
 from ..cache import (FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest,
                      software_digest)
 from ..errors import InputError
@@ -287,7 +288,7 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
         measure = g.id in measured
         for jp in planned[g.id]:
             jp.digest = inputs_digest(face_keys(jp.keys), {c.id: settings(options, c) for c in jp.job.components})
-            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure):
+            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure, images.roots_of(g)):
                 continue
             work.extend(_work(jp, present, jobs, measure))
     return Plan(planned, work, previous, fingerprints)
@@ -319,13 +320,15 @@ def _check_size(job: PrintJob, sets: int) -> None:
                          "limited)" + (", or build fewer --sets" if sets > 1 else ""))
 
 
-def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache, measure: bool) -> bool:
+def _reuse(jp: JobPlan, old: BuiltFile | None, options: BuildOptions, cache: FaceCache, measure: bool,
+           roots: tuple[Path, ...]) -> bool:
     """Keep the last build's file when its inputs are unchanged, the file is intact and the
     cache still knows what rendering its faces reported (and, when ``measure``, what they
     print)."""
-    if not (options.cache and old and old.inputs == jp.digest and intact(options.out / old.path, old)):
+    if not (options.cache and old and old.inputs == jp.digest and intact(options.out / old.path, old)
+            and cache.vouched(old)):   # its row as this user's build wrote it, not as someone edited it
         return False
-    cached = [cache.get(k, pdf=False) for k in face_keys(jp.keys)]
+    cached = [cache.get(k, pdf=False, roots=roots) for k in face_keys(jp.keys)]
     if not all(hit is not None and (hit.texts is not None or not measure) for hit in cached):
         return False
     jp.reused, jp.notes = old, cached  # type: ignore[assignment]

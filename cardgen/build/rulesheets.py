@@ -92,7 +92,7 @@ def _kept_notes(old: BuiltFile, digest: str, options: BuildOptions) -> tuple[tup
 def _ours(old: BuiltFile, options: BuildOptions) -> bytes | None:
     """The last build's sheet, if it is still the file the manifest describes and this user's
     build wrote those very bytes (see :meth:`FaceCache.vouch`); else None."""
-    if not FaceCache(options.cache_root).wrote(old.sha256):
+    if not FaceCache(options.cache_root).vouched(old):
         return None
     return intact_bytes(options.out / old.path, old)
 

@@ -385,7 +385,7 @@ def watched_files() -> list[str]:
     from ..cache import PACKAGE, files_under
 
     files = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
-    files.update(str(path) for path in files_under(PACKAGE))
+    files.update(str(path) for path in files_under(PACKAGE, code=True))
     return sorted(files)
 
 
