@@ -10,8 +10,10 @@ adds is otherwise refused by a check they did not write.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -99,8 +101,6 @@ def new_game(game_id: str, parent: Path, template: str | None = None) -> Path:
     """Create ``parent/game_id`` (blank, or a copy of shipped game ``template``); returns it."""
     try:
         folder = _create(game_id, parent, template)
-        game_yaml = folder / "game.yaml"
-        game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
     except OSError as exc:
         # the file-system error names the path the system refused; its fix speaks of the
         # option that chooses where files go, which for `new` is --dir, not a build's --out
@@ -134,24 +134,48 @@ def _create(game_id: str, parent: Path, template: str | None) -> Path:
     if folder.exists():
         raise InputError("folder already exists", Location(display_path(folder)),
                          "choose another id or remove the folder")
-    if template is None:
-        _write(folder / "game.yaml", GAME_YAML.format(id=game_id, name=title_of(game_id), folder=display_path(folder)))
-        _write(folder / "components" / "cards.yaml", CARDS_YAML)
-        _write(folder / "templates" / "front.svg.j2", FRONT)
-        _write(folder / "templates" / "back.svg.j2", BACK)
-        return folder
-    source = SHIPPED_GAMES / template
-    if not (source / "game.yaml").is_file():
+    source = SHIPPED_GAMES / template if template is not None else None
+    if source is not None and not (source / "game.yaml").is_file():
         shipped = sorted(p.name for p in SHIPPED_GAMES.iterdir() if (p / "game.yaml").is_file())
         raise InputError(f"no shipped game '{template}'", None, f"use one of: {', '.join(shipped)}")
-    shutil.copytree(source, folder)
-    shutil.copytree(SHIPPED_TEMPLATES / template, folder / "templates")
-    game_yaml = folder / "game.yaml"
+    # written in a folder of its own beside it and renamed into place whole: a game that cannot
+    # be written in full (a full disk) leaves nothing that would block the next try
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{game_id}.", suffix=".new", dir=parent))
+    try:
+        os.chmod(staging, _folder_mode())   # mkdtemp's 0700, made what mkdir would make
+        _fill(staging, game_id, folder, template)
+        game_yaml = staging / "game.yaml"
+        game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
+        os.rename(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder
+
+
+def _folder_mode() -> int:
+    """The mode mkdir gives a new folder under this process's umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o777 & ~mask
+
+
+def _fill(staging: Path, game_id: str, folder: Path, template: str | None) -> None:
+    """Write the new game's files into ``staging`` (``folder``: where it will stand)."""
+    if template is None:
+        _write(staging / "game.yaml", GAME_YAML.format(id=game_id, name=title_of(game_id), folder=display_path(folder)))
+        _write(staging / "components" / "cards.yaml", CARDS_YAML)
+        _write(staging / "templates" / "front.svg.j2", FRONT)
+        _write(staging / "templates" / "back.svg.j2", BACK)
+        return
+    shutil.copytree(SHIPPED_GAMES / template, staging, dirs_exist_ok=True)
+    shutil.copytree(SHIPPED_TEMPLATES / template, staging / "templates")
+    game_yaml = staging / "game.yaml"
     text = re.sub(r"(?m)^id: .*$", f"id: {game_id}", game_yaml.read_text(encoding="utf-8"), count=1)
     text = re.sub(r"(?m)^name: .*$", f"name: {title_of(game_id)}", text, count=1)
     game_yaml.write_text(text, encoding="utf-8")
-    _copy_catalogs(template, game_id, folder)
-    return folder
+    _copy_catalogs(template, game_id, staging)
 
 
 def _check_id(game_id: str) -> None:

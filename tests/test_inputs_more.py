@@ -160,3 +160,23 @@ def test_a_csv_count_too_large_is_shown_as_written(tmp_path):
     with pytest.raises(InputError) as info:
         cardgen.load_game(folder)
     assert info.value.message.startswith("12345678901234567890 is too large")
+
+
+def test_a_new_game_that_cannot_be_written_in_full_leaves_nothing(tmp_path, monkeypatch):
+    """A full disk halfway through left a half-made folder, and the next try said 'folder already
+    exists'. The game is written beside its place and renamed into it whole."""
+    import errno
+
+    from cardgen import scaffold
+    from cardgen.errors import FileSystemError
+
+    def full(*_args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(scaffold, "_copy_catalogs", full)
+    with pytest.raises(FileSystemError, match="No space left"):
+        new_game("half-made", tmp_path / "games", "qcd")
+    assert list((tmp_path / "games").iterdir()) == []
+    monkeypatch.undo()
+    folder = new_game("half-made", tmp_path / "games", "qcd")
+    assert (folder / "game.yaml").is_file() and [p.name for p in (tmp_path / "games").iterdir()] == ["half-made"]
