@@ -37,7 +37,7 @@ from .errors import InputError, did_you_mean
 from .i18n import translator
 from .model import Card, Component, Game
 from .output import commit, stage, staged_file
-from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_pixels, contact_sheet, draw_png, face_px, publish,
+from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_pixels, contact_sheet, draw_png, face_px,
                       signals_held, staged_run)
 from .render import Face, Renderer
 from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
@@ -301,8 +301,34 @@ def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterab
             _add_component(pieces, renderer, comp, dpi, on_progress)
         path = _stage_save(game, lang, pieces)
         staged.append(path)
-        publish(staged)
+        earlier = _tts_products(folder, game)
+        staged.append(stage(folder / TTS_RECORD, "".join(f"{p.name}\n" for p in staged).encode("utf-8")))
+        with signals_held():   # swapped in and cleaned up as one step
+            commit(staged)
+            for name in earlier - {p.name for p in staged}:
+                (folder / name).unlink(missing_ok=True)
     return path
+
+
+#: The files a Tabletop Simulator export wrote into its folder, one name a line: the next export
+#: removes those it does not write again (a renamed card's image, a component left out).
+TTS_RECORD = ".cardgen-export"
+
+
+def _tts_products(folder: Path, game: Game) -> set[str]:
+    """The files an earlier export wrote into ``folder``: those its record lists, and — from an
+    export older than the record — every image named after a component of the game and the
+    save. A file of the user's own in the folder is neither, and stays."""
+    names: set[str] = set()
+    try:
+        names = {n for n in (folder / TTS_RECORD).read_text(encoding="utf-8").splitlines() if n and "/" not in n
+                 and n not in (".", "..")}
+    except (OSError, UnicodeDecodeError):
+        pass
+    if folder.is_dir():
+        prefixes = tuple(f"{cid}-" for cid in game.components)
+        names |= {f.name for f in folder.glob("*.png") if f.name.startswith(prefixes)}
+    return names
 
 
 def _add_component(pieces: "_Pieces", renderer: Renderer, comp: Component, dpi: float,

@@ -267,3 +267,23 @@ def test_the_command_reports_an_invalid_save_in_one_line_and_exits_2(tmp_path, m
     assert len(lines) == 1 and lines[0].startswith("cardgen: ")
     assert "CustomDeck.1.Type: 7 is not a TTS card shape (0–4)" in lines[0] and "nothing was written" in lines[0]
     assert not (out / "pieces" / "en" / "tts" / "pieces.json").exists()
+
+
+def test_a_tts_export_leaves_only_what_its_save_loads(game_copy, tmp_path):
+    """A card renamed, or an export of one component over a full one, left the old images beside
+    the save, and whoever uploads the folder's PNGs uploaded them too. A file of the user's own
+    stays."""
+    from cardgen.export import export_tts
+
+    g = game_copy("tutti-quantum")
+    out = tmp_path / "out"
+    export_tts(g.load(), "en", out, dpi=60)
+    folder = out / "tutti-quantum" / "en" / "tts"
+    (folder / "notes.png").write_bytes(b"mine")
+    g.edit("components/particles.yaml", "{id: electron,", "{id: electron2,")
+    export_tts(g.load(), "en", out, dpi=60)
+    names = {p.name for p in folder.glob("*.png")}
+    assert "particles-electron.png" not in names and "particles-electron2.png" in names and "notes.png" in names
+    export_tts(g.load(), "en", out, dpi=60, components=["pawn"])
+    left = {p.name for p in folder.glob("*.png")} - {"notes.png"}
+    assert left and all(n.startswith("pawn-") for n in left)
