@@ -627,11 +627,28 @@ def collect_game(game: Game, boxes: dict[str, set[str]] | None = None) -> Collec
     return col
 
 
+#: Field types a card's description shows without their field's name: a particle or a text is
+#: the card's title or its own words, a colour joins the title ("up quark u (red)").
+DESCRIBED_WITHOUT_LABEL = ("particle", "colour", "text")
+
+
+def field_label(name: str, spec: Any) -> str:
+    """A field's name as a reader sees it: its ``label``, or its name in words (see
+    :func:`cardgen.sheets.column_header`)."""
+    from .sheets import column_header
+
+    return column_header(name, spec)
+
+
 def _collect_component(col: Collector, comp: Component, box: Callable[[str], str]) -> None:
     """A component's name, printing note and its cards' translatable text fields."""
     col.add(comp.name, "component", comp.location, "component name, used in file footers and instructions")
     if comp.print_note:
         col.add(comp.print_note, "component.print_note", comp.where("print_note"), "printing instructions")
+    for name, spec in comp.fields.items():   # the label a Tabletop Simulator description gives a value
+        if spec.printed and spec.type not in DESCRIBED_WITHOUT_LABEL:
+            col.add(field_label(name, spec), f"{comp.id}.field", spec.location or comp.location,
+                    f"label of field '{name}' of '{comp.id}' in a Tabletop Simulator description ('points 3')")
     for card in comp.cards:
         for name, spec in comp.fields.items():
             value = card.fields.get(name)

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from . import format as fmt
 from .model import Card, Component, FieldSpec, Game
+from .i18n import field_label
 from .particles import ColourCharge, Particle
 
 Translate = Callable[..., str]
@@ -38,8 +39,8 @@ def card_text(game: Game, comp: Component, card: Card, lang: str,
     title, colour, details = "", "", []
     for name, spec in comp.fields.items():
         value = card.fields.get(name)
-        if value is None or value is False or value == ():
-            continue
+        if value is None or value is False or value == () or not spec.printed:
+            continue   # nothing to say, or data for the checker alone (a target's PDG identity)
         if isinstance(value, ColourCharge):
             colour = _(value.name, "colour")
             continue
@@ -78,13 +79,14 @@ def _as_detail(game: Game, comp: Component, name: str, spec: FieldSpec, value: A
     """The value as one item of the description: texts as printed, the rest after their field's name."""
     if spec.type == "text":
         return _(value, _context(comp.id, name)) if spec.translatable else value
+    label = _(field_label(name, spec), _context(comp.id, "field"))
     if value is True:
-        return _(name)
+        return label
     if isinstance(value, Particle):
         shown = _particle_name(value, _)
     else:
         shown = _(value) if spec.type == "enum" else _shown(game, spec.table, value, _)
-    return f"{_(name)} {shown}"
+    return f"{label} {shown}"
 
 
 def _particle_name(p: Particle, _: Translate) -> str:

@@ -287,3 +287,25 @@ def test_a_tts_export_leaves_only_what_its_save_loads(game_copy, tmp_path):
     export_tts(g.load(), "en", out, dpi=60, components=["pawn"])
     left = {p.name for p in folder.glob("*.png")} - {"notes.png"}
     assert left and all(n.startswith("pawn-") for n in left)
+
+
+@pytest.mark.parametrize("game_id", ["particle-builder", "qcd", "tutti-quantum", "particles-in-circle"])
+def test_a_description_names_each_value_in_the_export_language(game_id):
+    """A German save described score tokens as 'reverse Quark–Photon' and targets as 'requires
+    u u d': the label was the data's field name. Each label is a catalog string now, and data
+    for the checker alone (a target's PDG identity) is no part of a description."""
+    from cardgen import i18n
+    from cardgen.i18n import DESCRIBED_WITHOUT_LABEL, field_label
+    from cardgen.tts_text import card_text
+
+    game = cardgen.load_game(game_id)
+    tr = i18n.translator(game, "de")
+    for comp in game.components.values():
+        for name, spec in comp.fields.items():
+            if spec.printed and spec.type not in DESCRIBED_WITHOUT_LABEL:
+                label = field_label(name, spec)
+                assert tr(label, f"{comp.id}.field") != label, (comp.id, name)
+        for card in comp.cards:
+            _title, description = card_text(game, comp, card, "de", tr)
+            hidden = [n for n, s in comp.fields.items() if not s.printed]
+            assert not any(f"{n} " in description for n in hidden), (comp.id, card.id, description)
