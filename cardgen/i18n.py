@@ -168,6 +168,8 @@ _BOM = b"\xef\xbb\xbf"
 #: The charset a catalog's header declares (``"Content-Type: text/plain; charset=UTF-8\n"``).
 _CHARSET = re.compile(r"charset=([^\s\\\";]*)", re.IGNORECASE)
 _UTF8_NAMES = {"utf-8", "utf8"}
+#: ASCII is UTF-8's first 128 characters: a catalog that declares it and holds only those is read alike.
+_ASCII_NAMES = {"us-ascii", "ascii", "ansi_x3.4-1968"}
 
 
 def _present(path: Path) -> bool:
@@ -240,7 +242,8 @@ def _checked_charset(text: str, path: Path) -> None:
     declare: read as declared, a catalog that an editor saved as UTF-8 but still declares
     latin-1 turned 'Quärk' into 'QuÃ¤rk' without a word. A catalog really saved in the declared
     charset is refused too, though its bytes may happen to be valid UTF-8: which of the two the
-    bytes mean cannot be told from them, so the error asks to save as UTF-8 and declare it."""
+    bytes mean cannot be told from them, so the error asks to save as UTF-8 and declare it. ASCII
+    alone is the exception: a catalog of ASCII characters reads the same in both."""
     entries = 0
     for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
@@ -250,7 +253,7 @@ def _checked_charset(text: str, path: Path) -> None:
                 return
         if entries and not line.startswith("#"):
             m = _CHARSET.search(raw)
-            if m and m[1].lower() not in _UTF8_NAMES:
+            if m and m[1].lower() not in _UTF8_NAMES and not (m[1].lower() in _ASCII_NAMES and text.isascii()):
                 raise InputError(f"the catalog declares charset={m[1]}, but cardgen reads catalogs as UTF-8 only",
                                  Location(display_path(path), n, m.start() + 1),
                                  "save the file as UTF-8 and write charset=UTF-8 in its Content-Type line "

@@ -195,3 +195,13 @@ def test_a_missing_template_is_extracted_with_the_games_own_command(game):
     i18n.pot_path(game).unlink()
     err = _error(i18n.init, [game], "it")
     assert f"'cardgen i18n extract {i18n.command_name(game)}'" in err.fix
+
+
+def test_a_catalog_of_ascii_that_declares_ascii_is_read(tmp_path):
+    """ASCII is UTF-8's first 128 characters: declaring it is no mistake while the file holds no other."""
+    from cardgen.i18n import _checked_charset
+
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=us-ascii\\n"\n\nmsgid "Up"\nmsgstr "Hoch"\n'
+    _checked_charset(header, tmp_path / "de.po")   # no error
+    with pytest.raises(InputError, match="charset=us-ascii"):
+        _checked_charset(header.replace("Hoch", "Höch"), tmp_path / "de.po")
