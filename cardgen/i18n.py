@@ -738,7 +738,14 @@ def extract(games: list[Game]) -> list[Path]:
     if any(is_shipped(g) for g in games):
         planned.append((pot_path(None), collect_common(games).catalog(COMMON)))
     for game in games:
-        planned.append((pot_path(game), collect_game(game, measure_boxes(game)).catalog(game.id)))
+        col = collect_game(game, measure_boxes(game))
+        if not is_shipped(game):
+            # a designer's game carries the shared strings it prints too (particle names, the
+            # rule sheet's words): a language cardgen's own catalogs lack is translated in full
+            # in the game's catalog, and one they have starts from their translations (_shared)
+            for key, entry in collect_common([game]).entries.items():
+                col.entries.setdefault(key, entry)
+        planned.append((pot_path(game), col.catalog(game.id)))
     for path, _ in planned:
         _present(path)   # a folder in a template's place: said so, not blamed on an --out extract has not
     for path, catalog in planned:
@@ -786,6 +793,7 @@ def init(games: list[Game], lang: str) -> list[Path]:
         for msg in tpl:
             if msg.id:
                 cat.add(msg.id, "", locations=msg.locations, auto_comments=msg.auto_comments, context=msg.context)
+        _shared(game, lang, cat)
         planned.append((path, cat))
     for path, cat in planned:
         _write_catalog(path, cat)
@@ -863,8 +871,25 @@ def _merged(game: Game | None, lang: str, cat: Catalog, tpl: Catalog, allow_obso
                          f"run '{_extract_command(game)}' first; if the game's text really changed that much, run "
                          f"'cardgen i18n update{where} --lang {lang} --allow-obsolete' (obsolete translations stay in "
                          "the catalog as #~ entries and come back when their string does)")
+    _shared(game, lang, cat)
     cat.revision_date = _stamp()
     return cat
+
+
+def _shared(game: Game | None, lang: str, cat: Catalog) -> None:
+    """In a designer's game's catalog, the shared strings still untranslated, or only guessed
+    (fuzzy), take cardgen's own translation where its catalog for ``lang`` has one (see
+    :func:`extract`)."""
+    if game is None or is_shipped(game) or not _present(po_path(None, lang)):
+        return
+    common = load_catalog(po_path(None, lang), lang)
+    for msg in cat:
+        if msg.id and (not msg.string or "fuzzy" in msg.flags) and not isinstance(msg.id, tuple):
+            known = common.get(msg.id, msg.context)
+            if known is not None and known.string and "fuzzy" not in known.flags:
+                msg.string = known.string
+                msg.flags.discard("fuzzy")
+                msg.previous_id = []
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,10 @@ def test_status_and_update_keep_translations_and_mark_changes_fuzzy(designer_qcd
     row = next(l for l in res.stdout.splitlines() if l.startswith("fr ") and "qcd" in l)
     with (g.path / "locale" / "qcd.pot").open("rb") as fh:
         strings = sum(1 for msg in read_po(fh) if msg.id)
-    assert row.split()[2:] == ["2", "0", str(strings - 2)]
+    translated, fuzzy, missing = map(int, row.split()[2:])
+    # the two set here, and the shared strings the game prints, which start from cardgen's own
+    # French (a designer's catalog carries them: see cardgen.i18n.extract)
+    assert fuzzy == 0 and translated + missing == strings and translated > 2 and missing > 0
     assert cli("i18n", "status", str(g.path), "--lang", "fr", "--strict").returncode == 1
     g.edit("templates/card-front.svg.j2", '_("Vector boson")', '_("Vector bosons")')
     cli("i18n", "extract", str(g.path))

@@ -205,3 +205,35 @@ def test_a_catalog_of_ascii_that_declares_ascii_is_read(tmp_path):
     _checked_charset(header, tmp_path / "de.po")   # no error
     with pytest.raises(InputError, match="charset=us-ascii"):
         _checked_charset(header.replace("Hoch", "Höch"), tmp_path / "de.po")
+
+
+def test_a_designers_game_is_translated_in_full_in_its_own_catalog(tmp_path):
+    """A language cardgen's shared catalog lacks could not pass a --strict build of a designer's
+    game: 63 shared strings (the answer key's words, particle names) had no catalog the
+    translator could write to, while 'status' called the game's catalog complete. The game's
+    catalog now carries the shared strings it prints; in a language cardgen has, they start
+    from cardgen's translations."""
+    from babel.messages.pofile import read_po
+
+    import cardgen
+    from cardgen import i18n
+    from cardgen.i18n import _write_catalog
+    from cardgen.scaffold import new_game
+
+    folder = new_game("mygame", tmp_path / "games", "qcd")
+    game = cardgen.load_game(folder)
+    i18n.extract([game])
+    i18n.update([game], ["de"])
+    [german] = i18n.status([game], ["de"])
+    assert german.missing == 0 and german.fuzzy <= 1   # (the new title, guessed)
+    i18n.init([game], "it")
+    po = i18n.po_path(game, "it")
+    with po.open("rb") as f:
+        cat = read_po(f)
+    assert cat.get("up quark", "particle") is not None   # a shared string, in the game's own catalog
+    for msg in cat:
+        if msg.id:
+            msg.string = "IT " + msg.id
+    _write_catalog(po, cat)
+    report = cardgen.check(cardgen.load_game(folder), langs=["it"], strict=True)
+    assert not [f for f in report.findings if "translation" in f.message], report.findings[:3]
