@@ -21,12 +21,8 @@ import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from .errors import InputError, Location, display_path
-
-if TYPE_CHECKING:
-    from .model import Game
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_IMAGE_PIXELS = 40_000_000          # e.g. 8000 × 5000; a 300 dpi A3 sheet is ~17.4 Mpx
@@ -44,11 +40,6 @@ class Artwork:
     uri: str
     width: float
     height: float
-
-
-def roots_of(game: Game) -> tuple[Path, ...]:
-    """Where a game's artwork is looked for, in order: its own folder, then its templates folder."""
-    return (game.data_dir, game.templates_dir)
 
 
 def resolve(rel: str, roots: tuple[Path, ...], what: str) -> Path:

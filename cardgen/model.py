@@ -208,6 +208,12 @@ class Game:
     #: folder, then each ``--font-dir`` (see cardgen.text.fonts.chains_with).
     fonts: tuple[Path, ...] = ()
 
+    @property
+    def artwork_roots(self) -> tuple[Path, ...]:
+        """Where the game's artwork (``image(...)`` in a template) is looked for, in order: its
+        own folder, then its templates folder."""
+        return (self.data_dir, self.templates_dir)
+
     def component(self, cid: str) -> Component:
         return self.components[cid]
 

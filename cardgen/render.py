@@ -767,7 +767,7 @@ class Renderer:
             is 'meet' (whole image visible) or 'slice' (box filled, overflow cropped)."""
             _coordinates(x=x, y=y, width=width, height=height)
             what = self._what(comp, card, side)
-            file = images.resolve(str(path), images.roots_of(self.game), what)
+            file = images.resolve(str(path), self.game.artwork_roots, what)
             watch.read.append((str(path), file))
             art = images.load(file, what)
             mode = "slice" if fit == "slice" else "meet"

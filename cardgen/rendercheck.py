@@ -166,10 +166,8 @@ class _BuiltFaces:
     def __init__(self, game: Game, lang: str, cache_root: Path) -> None:
         from .cache import FaceCache, component_fingerprint, face_key, game_fingerprint
 
-        from .images import roots_of
-
         self._cache = FaceCache(cache_root)
-        self._roots = roots_of(game)
+        self._roots = game.artwork_roots
         self._face_key = face_key
         self._game_fp = game_fingerprint(game, lang)
         self._comp_fp = {cid: component_fingerprint(c) for cid, c in game.components.items()}

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .. import images
 from ..cache import CachedFace, FaceCache, face_scope, file_digest
 from ..errors import CardgenError
 from ..model import Component
@@ -59,7 +58,7 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
     others are not looked for again. ``measure``: the texts each face prints are measured
     (a face the cache holds unmeasured is rendered again)."""
     cache = FaceCache(cache_root)
-    roots = images.roots_of(bench().game(game_ref))   # where the faces' artwork is looked for now
+    roots = bench().game(game_ref).artwork_roots   # where the faces' artwork is looked for now
     order: list[tuple[str, str | None, int]] = []
     issues: list[TextIssue] = []
     missing: set[tuple[str, str]] = set()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .. import images, markroom, setmark
+from .. import markroom, setmark
 from ..cache import (FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest,
                      software_digest)
 from ..errors import InputError
@@ -288,7 +288,7 @@ def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, 
         measure = g.id in measured
         for jp in planned[g.id]:
             jp.digest = inputs_digest(face_keys(jp.keys), {c.id: settings(options, c) for c in jp.job.components})
-            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure, images.roots_of(g)):
+            if _reuse(jp, previous[g.id].get(jp.job.id), options, cache, measure, g.artwork_roots):
                 continue
             work.extend(_work(jp, present, jobs, measure))
     return Plan(planned, work, previous, fingerprints)
