@@ -22,6 +22,7 @@ at the figures printed.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -196,6 +197,26 @@ def _shown_quarks(s: _Setup, printed: Printed) -> Generator[Finding, None, int]:
     return quark_cards
 
 
+#: A printed number: with thousands grouped by a comma or a space ('1,500', '10 000', SI's thin
+#: space) or not, with a decimal point or comma, then its unit if it prints one.
+_NUMBER = re.compile(r"(?P<number>[-+]?\d{1,3}(?:[,\u2009\u202f\u00a0 ]\d{3})+(?:\.\d+)?(?!\d)"
+                     r"|[-+]?\d+(?:[.,]\d+)?)\s*(?P<unit>[kMGT]?eV)?")
+_EV_UNITS = {"eV": 1e-6, "keV": 1e-3, "MeV": 1.0, "GeV": 1e3, "TeV": 1e6}
+
+
+def printed_mev(text: str) -> float | None:
+    """The energy a printed text states, in MeV: its first number, read with the unit it prints
+    ('0.3 GeV' is 300 MeV, '1,500 MeV' and '1 500 MeV' 1500 MeV, 'E = 300 MeV' 300 MeV); a
+    number without a unit is in MeV, the unit the table writes. None when it states no number."""
+    m = _NUMBER.search(text)
+    if m is None:
+        return None
+    digits = m["number"]
+    if re.search(r"[,\u2009\u202f\u00a0 ]\d{3}(?!\d)", digits) and not re.fullmatch(r"[-+]?\d+,\d{1,2}", digits):
+        digits = re.sub(r"[,\u2009\u202f\u00a0 ]", "", digits)   # thousands grouped
+    return float(digits.replace(",", ".")) * _EV_UNITS[m["unit"] or "MeV"]
+
+
 def _printed_numbers(s: _Setup, printed: Printed) -> Iterator[Finding]:
     """With ``printed: <field>``: the number each rendered front prints there is its flavour's energy."""
     if s.printed_field is None:
@@ -204,9 +225,9 @@ def _printed_numbers(s: _Setup, printed: Printed) -> Iterator[Finding]:
     for card_id, text in printed_text(s.game, s.comp, cards, s.printed_field).items():
         card = next(c for c in cards if c.id == card_id)
         row, value = printed[card.fields[s.card_field].id]
-        number = re.match(r"\s*([-+]?\d+(?:[.,]\d+)?)", text or "")
-        if number is None or float(number.group(1).replace(",", ".")) != value:
-            yield s.finding(f"card '{card.id}' prints {repr(text) if text else 'no'} '{s.printed_field}' text "
+        shown = printed_mev(text or "")
+        if shown is None or not math.isclose(shown, value, rel_tol=1e-9):
+            yield s.finding(f"card '{card.id}' prints {chr(39) + text + chr(39) if text else 'no'} '{s.printed_field}' text "
                             f"but the energy of its flavour is {_mev(value)} (row '{row.id}')",
                             s.comp.where("front"), f"print the row's {s.energy} in the '{s.printed_field}' field "
                             f"of {s.comp.front}")
