@@ -169,3 +169,27 @@ def test_a_table_left_out_of_game_yaml_leaves_the_sheet(game_copy) -> None:
     g = game_copy("qcd")
     g.edit("game.yaml", "  - tables/decay.yaml\n", "")
     assert row not in printed(g.load())
+
+
+def test_a_qcd_deck_without_one_antiquark_flavour_is_a_finding(game_copy):
+    """24 antiquarks with no anti-charm (an extra anti-up in its place) passed: the rulebook's
+    antiquarks are the quarks' counterparts, and a charm card then annihilates with nothing."""
+    g = game_copy("qcd")
+    assert not g.findings("antiparticles-present")
+    g.edit("components/cards.yaml", "particle: [ubar, dbar, sbar, cbar]", "particle: [ubar, dbar, sbar]")
+    g.edit("components/cards.yaml", "  - id: wild-w\n",
+           '  - matrix: {particle: [ubar], colour: [anti-red, anti-green, anti-blue]}\n'
+           '    id: "{particle}-{colour}-x"\n    count: 2\n  - id: wild-w\n')
+    found = g.findings("antiparticles-present")
+    assert found and any("charm" in f.message for f in found), [f.message for f in found]
+
+
+def test_a_colour_on_a_lepton_pairs_no_antiparticle_by_colour(game_copy):
+    """An electron card given a colour: colour-balance says to remove it; antiparticles-present
+    asked for an 'anti-red positron' and a second electron, which colour-balance then refused."""
+    g = game_copy("particles-in-circle")
+    g.edit("components/cards.yaml", "particle: [e-, e+, mu-,", "particle: [e+, mu-,")
+    g.write("components/cards.yaml", (g.path / "components/cards.yaml").read_text(encoding="utf-8")
+            + "  - {id: e-, particle: e-, colour: red}\n")
+    assert g.findings("colour-balance")
+    assert not g.findings("antiparticles-present")

@@ -92,12 +92,18 @@ def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding | Pr
     colour_field = (typed_field(comp, params, "colour_field", "colour", ("colour",), "colour", required=False)
                     if match_colour else None)
     physics = game.physics
+
+    def colour_of(card: Card, p: Particle) -> ColourCharge | None:
+        """The card's colour, where it is one: a colour on a colourless particle (an electron
+        printed red) is colour-balance's finding, and pairs no antiparticle by colour."""
+        return card.fields.get(colour_field) if colour_field and p.colour_charged else None
+
     counts: Counter[tuple[str, str | None]] = Counter()
     for card in comp.cards:
         p = card.fields.get(field)
         if p is None:
             continue
-        colour = card.fields.get(colour_field) if colour_field else None
+        colour = colour_of(card, p)
         counts[(p.id, colour.id if colour else None)] += card.count
     fermions, missing = 0, False
     for card in comp.cards:
@@ -105,7 +111,7 @@ def antiparticles_present(game: Game, params: S.Fields) -> Iterator[Finding | Pr
         if p is None or not p.is_fermion:
             continue
         fermions += card.count
-        colour = card.fields.get(colour_field) if colour_field else None
+        colour = colour_of(card, p)
         anti_key = (p.antiparticle, physics.colours[colour.anti].id if colour else None)
         own = counts[(p.id, colour.id if colour else None)]
         needed = own if balanced else 1
