@@ -465,3 +465,15 @@ def test_below_level_5_the_answer_key_has_no_empty_transform_column() -> None:
             text = " ".join(p.extract_text() for p in pdf.pages)
         assert ("or transform (Level 5)" in text) == shown, level
         assert "deck cards (copies)" in text
+
+
+def test_the_arabic_key_prints_the_pion_formula_left_to_right(tmp_path) -> None:
+    """In the Arabic answer key '(uū − dd̄)/√2' printed as '2√/(uū − dd̄)': a Latin formula in a
+    right-to-left sentence is isolated as left-to-right (U+2066 … U+2069) in the catalog."""
+    from cardgen import i18n
+
+    game = cardgen.load_game("qcd")
+    tr = i18n.translator(game, "ar")
+    note = tr("*: these quarks are one term of the meson's mixed content (π⁰ is (uū − dd̄)/√2)", None)
+    start, end = note.index("\u2066"), note.index("\u2069")
+    assert start < note.index("(uū − dd̄)/√2") < end
