@@ -65,9 +65,35 @@ def _answers(lines: Sequence[LineType]) -> frozenset[bool]:
     if len(fermions) == 2 and fermions[0].id == fermions[1].id:
         return frozenset(fermion_couples(f, b) for f in fermions[0].particles for b in bosons[0].particles)
     if not fermions:
+        pair = _charged_line(lines)
+        if pair is not None:   # two ends of one charged boson's line: a particle and its antiparticle (W⁺ W⁻)
+            i, j = pair
+            k = 3 - i - j
+            return frozenset(bosons_couple(*_placed({i: a, j: anti, k: c}))
+                             for a in lines[i].particles for anti in lines[j].particles if anti.id == a.antiparticle
+                             for c in lines[k].particles)
         return frozenset(bosons_couple(a, b, c) for a in lines[0].particles for b in lines[1].particles
                          for c in lines[2].particles)
     return frozenset({False})
+
+
+def _charged_line(lines: Sequence[LineType]) -> tuple[int, int] | None:
+    """The places of two lines of one line type that stands for a charged boson and its
+    antiparticle (W standing for W⁺ and W⁻), or None. Like a fermion's, such a line carries its
+    charge through the diagram: where two of its ends meet at a vertex, one is the particle and
+    the other its antiparticle (H W⁺ W⁻, never H W⁺ W⁺)."""
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        lt = lines[i]
+        if lt.id != lines[j].id:
+            continue
+        ids = {p.id for p in lt.particles}
+        if any(p.antiparticle != p.id for p in lt.particles) and all(p.antiparticle in ids for p in lt.particles):
+            return i, j
+    return None
+
+
+def _placed(chosen: dict[int, Particle]) -> tuple[Particle, Particle, Particle]:
+    return chosen[0], chosen[1], chosen[2]
 
 
 def vertex_exists(lines: tuple[LineType, LineType, LineType]) -> tuple[bool, str]:
