@@ -35,3 +35,14 @@ def test_the_qcd_cards_printed_energy_is_judged_as_printed(game_copy, printed, w
     g.edit(FRONT, PRINTED, printed)
     found = [f for f in g.findings("flavour-energies") if "prints '" in f.message]
     assert bool(found) == wrong, [f.message for f in found][:3]
+
+
+def test_a_flavour_in_two_rows_is_blamed_on_the_rows_not_on_its_antiquark(game_copy):
+    """A stray row giving s 9999 MeV before the strange row: the duplicate was reported, and so
+    was 'anti-strange prints 500 … give sbar 9999 MeV', pushing the stray value onto s̄."""
+    g = game_copy("qcd")
+    g.edit("tables/flavours.yaml", "  - {id: strange,",
+           "  - {id: s2, name: Stray, particles: [s], energy_mev: 9999, rulebook_mev: 9999}\n  - {id: strange,")
+    messages = [f.message for f in g.findings("flavour-energies")]
+    assert any("is in rows 's2'" in m for m in messages), messages
+    assert not [m for m in messages if "a quark and its antiquark have the same mass" in m], messages

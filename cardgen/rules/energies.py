@@ -236,13 +236,24 @@ def _printed_numbers(s: _Setup, printed: Printed) -> Iterator[Finding]:
 def _antiquarks(s: _Setup, printed: Printed) -> Iterator[Finding]:
     """A quark and its antiquark print the same energy (the antiquark's row is blamed)."""
     particles = s.game.physics.particles
+    twice = _listed_twice(s)   # already a finding of its own, whose fix decides the energy
     for pid, (row, value) in printed.items():
         p = particles[pid]
         anti = printed.get(p.antiparticle)
-        if anti is not None and anti[1] != value and p.is_anti:
+        if anti is not None and anti[1] != value and p.is_anti and not {pid, p.antiparticle} & twice:
             yield s.finding(f"{p.name} prints {_mev(value)} but {particles[p.antiparticle].name} "
                             f"prints {_mev(anti[1])}: a quark and its antiquark have the same mass",
                             s.where(row, s.energy), f"give {p.id} {_mev(anti[1])}")
+
+
+def _listed_twice(s: _Setup) -> set[str]:
+    """The particles rows of different energies name twice."""
+    energies: dict[str, set[float]] = {}
+    for row in s.table.rows:
+        if row.values.get(s.energy) is not None:
+            for p in row.values.get(s.members) or ():
+                energies.setdefault(p.id, set()).add(row.values[s.energy])
+    return {pid for pid, values in energies.items() if len(values) > 1}
 
 
 def _flavours(game: Game, printed: Printed) -> Flavours:
