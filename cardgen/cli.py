@@ -148,7 +148,7 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check games/my-game --json     # for scripts and CI
     """
     from .check import check
-    from .errors import CardgenError, InputError, InputErrors, raise_all
+    from .errors import CardgenError, InputError, InputErrors, each_error, raise_all
     from .loader import load_each
     from .proofreport import empty_json, report_json, report_text
 
@@ -167,11 +167,11 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
     except CardgenError as exc:
         failed = InputErrors([*unread, exc]) if games and unread else exc   # (no game read: exc holds them)
         if as_json:
-            shown = [e.as_dict() for e in getattr(failed, "errors", ()) or (failed,)]
+            shown = [e.as_dict() for e in each_error(failed)]
             click.echo(json.dumps({**empty_json(list(game_ids)), "errors": shown}, indent=2, ensure_ascii=False))
             sys.exit(failed.exit_code)
         raise failed from None
-    unread = [e for error in unread for e in getattr(error, "errors", ()) or (error,)]
+    unread = [e for error in unread for e in each_error(error)]
     if as_json:
         click.echo(json.dumps({**report_json(report), "ok": report.ok and not unread,
                                "errors": [e.as_dict() for e in unread]}, indent=2, ensure_ascii=False))

@@ -67,10 +67,10 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             # cardgen's errors are imported only when one is raised: a build with nothing to do
             # (see cardgen.uptodate) needs none of them
-            from .errors import CardgenError, file_system_error
+            from .errors import CardgenError, each_error, file_system_error
 
             if isinstance(exc, CardgenError):
-                _fail("\n".join(f"cardgen: {e}" for e in getattr(exc, "errors", ()) or (exc,)), exc.exit_code)
+                _fail("\n".join(f"cardgen: {e}" for e in each_error(exc)), exc.exit_code)
             if os.environ.get("CARDGEN_DEBUG"):
                 raise
             if isinstance(exc, OSError):   # a file or folder the system refused (full disk, read-only folder)

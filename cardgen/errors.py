@@ -108,6 +108,11 @@ class InputError(CardgenError):
     """The input files cannot be loaded as they are."""
 
 
+def each_error(error: CardgenError) -> tuple[CardgenError, ...]:
+    """The errors ``error`` stands for: those an :class:`InputErrors` holds, else itself."""
+    return getattr(error, "errors", ()) or (error,)
+
+
 class InputErrors(InputError):
     """Several input errors found in one reading — one in each broken file of a game, one in
     each game that cannot be read — reported together, so that a user fixes them in one round
@@ -117,7 +122,7 @@ class InputErrors(InputError):
     errors: tuple[CardgenError, ...] = ()
 
     def __init__(self, errors: Iterable[CardgenError]) -> None:
-        flat = tuple(e for error in errors for e in getattr(error, "errors", ()) or (error,))
+        flat = tuple(e for error in errors for e in each_error(error))
         first = flat[0]
         super().__init__(first.message, first.location, first.fix, first.code)
         self.errors = flat

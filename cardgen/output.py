@@ -28,12 +28,21 @@ BUILD_PRODUCTS = ("*.pdf", "*-cut.svg", "PRINTING.txt", "text-report.txt", "mani
 _NEXT, _OLD = ".next", ".old"
 
 
-def _file_mode() -> int:
-    """The mode a normal open() would create files with (mkstemp's 0600 is too private), asked
-    at each write: the daemon runs each command under its caller's umask."""
+def _umask() -> int:
+    """This process's umask, asked at each use: the daemon runs each command under its caller's."""
     mask = os.umask(0)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def _file_mode() -> int:
+    """The mode a normal open() would create files with (mkstemp's 0600 is too private)."""
+    return 0o666 & ~_umask()
+
+
+def folder_mode() -> int:
+    """The mode mkdir would create a folder with (mkdtemp's 0700 is too private)."""
+    return 0o777 & ~_umask()
 
 
 def next_folder(folder: Path) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 from .errors import InputError, Location, display_path, file_system_error
 from .i18n import SHIPPED_LOCALE
 from .loader import DATA_DIR, SHIPPED_GAMES, SHIPPED_TEMPLATES
+from .output import folder_mode
 from .rules.guide import describe
 from .schema import ident
 from .yamlsrc import shown
@@ -143,7 +144,7 @@ def _create(game_id: str, parent: Path, template: str | None) -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{game_id}.", suffix=".new", dir=parent))
     try:
-        os.chmod(staging, _folder_mode())   # mkdtemp's 0700, made what mkdir would make
+        os.chmod(staging, folder_mode())
         _fill(staging, game_id, folder, template)
         game_yaml = staging / "game.yaml"
         game_yaml.write_text(explain_checks(game_yaml.read_text(encoding="utf-8")), encoding="utf-8")
@@ -152,13 +153,6 @@ def _create(game_id: str, parent: Path, template: str | None) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return folder
-
-
-def _folder_mode() -> int:
-    """The mode mkdir gives a new folder under this process's umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o777 & ~mask
 
 
 def _fill(staging: Path, game_id: str, folder: Path, template: str | None) -> None:

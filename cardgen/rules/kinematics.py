@@ -125,7 +125,7 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
         real = on_shell(r)
         products = hadronised(real)
         # what meets is weighed as what leaves is: a quark and an antiquark that meet are confined too
-        incoming = Hadronised(r.initial) if len(r.initial) == 1 else hadronised(r.initial)
+        incoming = hadronised(r.initial)
         before, after = incoming.mass_mev, products.mass_mev
         allowed = _allowed(before, products, len(r.initial) == 1)
         where = f"{table.id}: {r.label}: {r.text()}"
