@@ -37,8 +37,8 @@ from .errors import InputError, did_you_mean
 from .i18n import translator
 from .model import Card, Component, Game
 from .output import commit, stage, staged_file
-from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_pixels, contact_sheet, draw_png, face_px,
-                      signals_held, staged_run)
+from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_drawable, check_pixels, contact_sheet, draw_png,
+                      face_px, signals_held, staged_run)
 from .render import Face, Renderer
 from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
 from .tts_text import card_text
@@ -292,6 +292,7 @@ def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterab
     check_dpi(dpi)
     comps = _components(game, components)
     for comp in comps:   # tts_dpi bounds the trimmed face, not its bleed, which a library caller's dpi could make huge
+        check_drawable(comp, dpi)
         check_pixels(comp, tts_dpi(comp, dpi))
     renderer = _renderer(game, lang)
     folder = out / game.id / lang / "tts"

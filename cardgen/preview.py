@@ -93,7 +93,7 @@ def check_pixels(comp: Component, dpi: float) -> None:
     """Refuse, before anything is drawn, a component whose faces (bleed box) would have more
     than MAX_FACE_PIXELS pixels at ``dpi``: too large a face exhausted memory, or ended in
     Pillow's "decompression bomb" error or a cairo size error that blamed the template."""
-    check_dpi(dpi)
+    check_drawable(comp, dpi)
     limit = MAX_FACE_PIXELS
     width, height = comp.width + 2 * comp.bleed, comp.height + 2 * comp.bleed
     w, h = face_px(width, height, dpi)
@@ -102,6 +102,21 @@ def check_pixels(comp: Component, dpi: float) -> None:
     raise InputError(f"the faces of component '{comp.id}' ({width:g} × {height:g} mm with bleed) would be "
                      f"{w:,} × {h:,} = {w * h:,} px at {dpi:g} dpi; one PNG face may have at most {limit:,}", None,
                      f"use --dpi {fitting_dpi(width, height, limit)} or lower")
+
+
+def check_drawable(comp: Component, dpi: float) -> None:
+    """Refuse a resolution at which a component's trimmed face is less than a pixel wide or
+    high: cairo cannot make a surface of no pixels, and the error it gave blamed the template
+    (and a Tabletop Simulator export's layout divided by zero)."""
+    check_dpi(dpi)
+    if min(face_px(comp.width, comp.height, dpi)) >= 1:
+        return
+    least = math.ceil(MM_PER_INCH / 2 / min(comp.width, comp.height))
+    while min(face_px(comp.width, comp.height, least)) < 1:
+        least += 1
+    w, h = face_px(comp.width, comp.height, dpi)
+    raise InputError(f"the faces of component '{comp.id}' ({comp.width:g} × {comp.height:g} mm) would be "
+                     f"{w} × {h} px at {dpi:g} dpi: too small to draw", None, f"use --dpi {least} or higher")
 
 
 def fitting_dpi(width_mm: float, height_mm: float, limit: int) -> int:
@@ -146,13 +161,32 @@ def staged_run(folders: Iterable[Path]) -> Iterator[list[Path]]:
     interrupted drops them, leaving every folder as it was. ``folders`` are those files may be
     staged for: what a killed run left staged there is dropped first, as it would otherwise be
     swapped in with this run's files (the build's own sweep only looks at build folders)."""
+    folders = list(folders)
     markers = [folder / "staged" for folder in folders]   # discard() finds the folders from files in them
     discard(markers)
+    new = _missing_folders(folders)
     try:
         yield []
     except BaseException:
         discard(markers)
+        for folder in new:   # deepest first: a game's or language's folder this run made for nothing
+            try:
+                folder.rmdir()   # only if empty
+            except OSError:
+                pass
         raise
+
+
+def _missing_folders(folders: list[Path]) -> list[Path]:
+    """The folders on the way to ``folders`` (themselves included) that do not exist yet,
+    deepest first: what staging a run's files will create, and a failed run removes again."""
+    missing: set[Path] = set()
+    for folder in folders:
+        for path in (folder, *folder.parents):
+            if path.exists():
+                break
+            missing.add(path)
+    return sorted(missing, key=lambda p: len(p.parts), reverse=True)
 
 
 @contextmanager

@@ -170,7 +170,36 @@ def test_a_template_error_on_a_first_run_writes_nothing(tmp_path, game_copy):
            '{% block artwork %}{% if card.id == "wild-w" %}{{ 1 // 0 }}{% endif %}')
     out = tmp_path / "out"
     assert [r.exit_code for r in _export_all(g.path, out)] == [2, 2, 2]
-    assert files(out) == {} and not [p for p in out.rglob(".*") if p.name != ".lock"]
+    # not even an empty folder for the game or its language: the lock alone
+    assert sorted(out.rglob("*")) == [out / ".lock"]
+
+
+def _tiny(game_copy):
+    """QCD with 1 × 1 mm cards: less than a pixel at 10 dpi."""
+    g = game_copy("qcd")
+    g.edit("components/cards.yaml", "size: {width: 63, height: 88}", "size: {width: 1, height: 1}")
+    g.edit("components/cards.yaml", "radius: 3}", "radius: 0.2}")
+    g.edit("components/cards.yaml", "bleed: 3", "bleed: 0")
+    g.edit("components/cards.yaml", "safe: 4", "safe: 0.1")
+    for side in ("front", "back"):
+        g.write(f"templates/card-{side}.svg.j2", '{% extends "base.svg.j2" %}{% block artwork %}'
+                '<rect width="1" height="1" fill="#123456"/>{% endblock %}')
+    return g
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_face_smaller_than_a_pixel_is_refused_with_the_dpi_that_draws_it(tmp_path, game_copy, command):
+    """1 mm cards at 10 dpi round to 0 px: cairo's error blamed the template, and the TTS
+    export's layout divided by zero (an internal error)."""
+    g = _tiny(game_copy)
+    out = tmp_path / "out"
+    result = run(*command, str(g.path), "--dpi", "10", "--out", str(out))
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert len(line.splitlines()) == 1 and "component 'cards'" in line and "1 × 1 mm" in line, line
+    assert "0 × 0 px at 10 dpi" in line and "--dpi 13 or higher" in line and "template" not in line
+    assert [p for p in out.rglob("*") if p.name != ".lock"] == []
+    assert run(*command, str(g.path), "--dpi", "13", "--out", str(out)).exit_code == 0
 
 
 # --- Ctrl-C ------------------------------------------------------------------------------------
