@@ -366,11 +366,13 @@ from .cli_export import dpi_option  # noqa: E402  (render's --dpi is checked as 
 @click.argument("game_id", metavar="GAME")
 @click.option("--component", "component_ids", multiple=True, help="Only this component (repeatable).")
 @click.option("--card", "card_ids", multiple=True, help="Only this card id (repeatable).")
-@click.option("--lang", callback=languages_given, default="en", show_default=True, help="Language of the faces.")
+@click.option("--lang", callback=languages_given, default="en", show_default=True,
+              help="Language of the faces: a code, several separated by commas, or 'all' (every language the game "
+                   "has a catalog for).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("output"), show_default=True,
               help="SVGs go to OUT/GAME/LANG/faces/.")
 @click.option("--png", "png_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Write PNGs here (default: next to the SVGs).")
+              help="Write PNGs here (default: next to the SVGs; with several languages, PNG/LANG/).")
 @dpi_option(150, "Resolution of the PNGs (dots per inch).")
 @games_dir_option
 @font_dir_option
@@ -385,17 +387,28 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
       cardgen render particle-builder --component targets --card proton --dpi 300
     """
     from .errors import InputError, did_you_mean
-    from .output import BuildLock
-    from .preview import publish, staged_run, write_faces
-    from .progress import Progress
-    from .render import Renderer
+    from .i18n import languages
 
     game = load_games((game_id,), games_dirs, font_dirs)[0]
     for cid in component_ids:
         if cid not in game.components:
             raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
                              f"use one of: {', '.join(game.components)}")
+    codes = languages(lang, [game])
+    for code in codes:
+        _render_language(game, code, component_ids, card_ids, out,
+                         png_dir / code if png_dir and len(codes) > 1 else png_dir, dpi)
+
+
+def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], out: Path,
+                     png_dir: Path | None, dpi: float) -> None:
+    """``cardgen render`` in one language: its faces, all or nothing, then what it wrote."""
+    from .errors import InputError
     from .i18n import translator
+    from .output import BuildLock
+    from .preview import publish, staged_run, write_faces
+    from .progress import Progress
+    from .render import Renderer
 
     renderer = Renderer(game, lang, translate=translator(game, lang))
     svg_dir = out / game.id / lang / "faces"

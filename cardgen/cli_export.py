@@ -49,7 +49,8 @@ def export() -> None:
 from .cli_common import games_dir_option, handle_errors, languages_given, load_games
 
 _lang_option = click.option("--lang", default="en", show_default=True, callback=languages_given,
-                            help="Language of the faces.")
+                            help="Language of the faces: a code, several separated by commas, or 'all' "
+                                 "(every language the game has a catalog for), each into OUT/GAME/LANG/.")
 
 
 @export.command("png")
@@ -69,13 +70,15 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
       cardgen export png qcd --dpi 600 --component cards
     """
     from .export import card_count, export_png
+    from .i18n import languages
     from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    with Progress("exporting", card_count(game, component_ids or None)) as step:
-        paths = export_png(game, lang, dpi, out, component_ids or None, on_progress=step)
-    root = out / game.id / lang
-    click.echo(f"{game.id} ({lang}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
+    for code in languages(lang, [game]):
+        with Progress("exporting", card_count(game, component_ids or None)) as step:
+            paths = export_png(game, code, dpi, out, component_ids or None, on_progress=step)
+        root = out / game.id / code
+        click.echo(f"{game.id} ({code}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
 
 
 @export.command("tts")
@@ -95,10 +98,12 @@ def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
       cardgen export tts tutti-quantum --lang fr
     """
     from .export import card_count, export_tts
+    from .i18n import languages
     from .progress import Progress
 
     game = load_games((game_id,), games_dirs)[0]
-    with Progress("exporting", card_count(game, component_ids or None)) as step:
-        path = export_tts(game, lang, out, dpi, component_ids or None, on_progress=step)
-    click.echo(f"{game.id} ({lang}): TTS save {path} (its image URLs are local file:// paths; "
-               f"replace them with hosted URLs to share the deck)")
+    for code in languages(lang, [game]):
+        with Progress("exporting", card_count(game, component_ids or None)) as step:
+            path = export_tts(game, code, out, dpi, component_ids or None, on_progress=step)
+        click.echo(f"{game.id} ({code}): TTS save {path} (its image URLs are local file:// paths; "
+                   f"replace them with hosted URLs to share the deck)")

@@ -261,3 +261,29 @@ def test_ctrl_c_midway_leaves_the_previous_outputs(tmp_path, game_copy, command)
     assert err.strip() == "cardgen: interrupted; outputs from before this run are unchanged"
     assert files(out) == before
     assert not [p for p in out.rglob(".*") if p.name != ".lock"]
+
+
+# --- several languages --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_writes_each_language_asked_for(tmp_path, command):
+    """``--lang all`` and ``--lang de,fr`` were refused ("one language at a time") by the
+    commands that write PNGs, though ``build`` and ``fonts`` take them: each language now goes
+    to its own folder, as one run per language would write it."""
+    out = tmp_path / "out"
+    result = run(*command, "qcd", "--component", "cards", "--lang", "de,fr", "--dpi", "12", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "qcd").iterdir()) == ["de", "fr"]
+    one = tmp_path / "one"
+    assert run(*command, "qcd", "--component", "cards", "--lang", "fr", "--dpi", "12", "--out", str(one)).exit_code == 0
+    fr, alone = files(out / "qcd" / "fr"), files(one / "qcd" / "fr")
+    assert fr.keys() == alone.keys()
+    for name in fr:   # a TTS save names its images by their paths, which differ by the output folder
+        if name.endswith(".json"):
+            ours = (out / "qcd/fr" / name).read_text().replace(str(out), str(one))
+            assert ours == (one / "qcd/fr" / name).read_text()
+        else:
+            assert fr[name] == alone[name], name
+    every = run(*command, "qcd", "--component", "cards", "--lang", "all", "--dpi", "12", "--out", str(tmp_path / "all"))
+    assert every.exit_code == 0, every.output
+    assert sorted(p.name for p in (tmp_path / "all" / "qcd").iterdir()) == cardgen.languages("all", cardgen.load_game("qcd"))
