@@ -17,9 +17,11 @@ XLSX XML is parsed by openpyxl with defusedxml present (no entity expansion).
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -230,6 +232,12 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
             raise InputError(f"'{path.name}' has no sheet '{name}'", where,
                              f"use one of: {', '.join(book.sheetnames)}")
         shown = display_path(path)
+        layout = _layout(path, book[name]._worksheet_path)
+        if layout.merged:
+            first, last = layout.merged[0]
+            raise InputError(f"cells {_cell_name(first)}:{_cell_name(last)} are merged: a merged cell's value "
+                             f"belongs to its first cell alone, and the other rows' cards would print without it",
+                             cell_location(shown, name, *first), "unmerge them and type the value in each cell")
         rows = zip(book[name].iter_rows(values_only=True), formulas[name].iter_rows(values_only=True))
         for r, (row, written) in enumerate(rows, start=1):
             _bound_row(path, shown, name, r, len(row), max_rows)
@@ -238,6 +246,8 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
                     raise InputError(f"'{path.name}' holds a formula with no computed value ({formula[:40]})",
                                      cell_location(shown, name, r, c), "open the file in the spreadsheet program "
                                      "and save it (it stores what each formula computes), or type the value")
+                if value is not None:
+                    _check_xlsx_cell(value, formula, r, c, layout, cell_location(shown, name, r, c))
             yield [(_bounded_cell(v, shown, name, r, c), cell_location(shown, name, r, c))
                    for c, v in enumerate(row, start=1)]
     except InputError:
@@ -248,6 +258,87 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
     finally:
         book.close()
         formulas.close()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a sheet's XML says beside its values: rows and columns hidden, cells merged."""
+
+    hidden_rows: frozenset[int]
+    hidden_columns: frozenset[int]
+    merged: tuple[tuple[tuple[int, int], tuple[int, int]], ...]   # ((row, column) first, (row, column) last)
+
+
+_SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_CELL_REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
+
+
+def _layout(path: Path, member: str) -> _Layout:
+    """The hidden rows and columns and the merged cells of the sheet stored as ``member`` of the
+    XLSX, read in one streaming pass (openpyxl's read-only sheets, which bound memory on a
+    large card list, do not keep them). The zip's unpacked size is bounded before this runs;
+    defusedxml refuses entities, as it does for openpyxl."""
+    from defusedxml.ElementTree import iterparse
+
+    rows: set[int] = set()
+    columns: set[int] = set()
+    merged: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    with zipfile.ZipFile(path) as z, z.open(member.lstrip("/")) as xml:
+        for _event, elem in iterparse(xml):
+            tag = elem.tag
+            if tag == f"{_SHEET_NS}row":
+                if _on(elem.get("hidden")) and (elem.get("r") or "").isdigit():
+                    rows.add(int(elem.get("r")))
+                elem.clear()   # its cells are read by openpyxl: keep nothing of them here
+            elif tag == f"{_SHEET_NS}col" and _on(elem.get("hidden")):
+                low, high = int(elem.get("min", "0")), int(elem.get("max", "0"))
+                columns.update(range(low, min(high, MAX_COLUMNS + 1) + 1))
+            elif tag == f"{_SHEET_NS}mergeCell":
+                ends = [_CELL_REF.fullmatch(part) for part in (elem.get("ref") or "").split(":")]
+                if len(ends) == 2 and all(ends):
+                    merged.append(tuple((int(m.group(2)), _column_index(m.group(1))) for m in ends))   # type: ignore[misc]
+    return _Layout(frozenset(rows), frozenset(columns), tuple(sorted(merged)))
+
+
+def _on(flag: str | None) -> bool:
+    return flag in ("1", "true")
+
+
+def _column_index(letters: str) -> int:
+    """1-based index of a spreadsheet column name: A → 1, AA → 27."""
+    index = 0
+    for ch in letters:
+        index = index * 26 + ord(ch) - ord("A") + 1
+    return index
+
+
+def _cell_name(cell: tuple[int, int]) -> str:
+    return f"{column_letters(cell[1])}{cell[0]}"
+
+
+def _check_xlsx_cell(value: Any, formula: Any, row: int, column: int, layout: _Layout, where: Location) -> None:
+    """Refuse what a spreadsheet shows differently from what the card would print: an error a
+    formula computed (#DIV/0! printed as card text), a value a program turned into a date (1/2
+    typed for a spin), a row or column hidden in the spreadsheet (printed all the same)."""
+    from openpyxl.cell.cell import ERROR_CODES
+
+    if isinstance(value, str) and value in ERROR_CODES:
+        how = f"its formula {formula[:40]} computes" if isinstance(formula, str) and formula.startswith("=") \
+            else "it holds"
+        raise InputError(f"this cell is an error value: {how} {value}", where,
+                         "correct the formula or the cells it reads, or type the value")
+    if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
+        if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+            value = value.date()
+        raise InputError(f"this cell holds a date or time ({value}): the spreadsheet program turned what was "
+                         "typed into one", where, "format the cell as text and type the value again "
+                         "(or start it with an apostrophe: '1/2)")
+    if row in layout.hidden_rows:
+        raise InputError(f"row {row} is hidden in the spreadsheet, but cardgen prints every row, hidden or not",
+                         where, "show the row to print its card, or delete it")
+    if column in layout.hidden_columns:
+        raise InputError(f"column {column_letters(column)} is hidden in the spreadsheet, but cardgen reads "
+                         "every column, hidden or not", where, "show the column to use it, or delete it")
 
 
 def _bound_row(path: Path, shown: str, sheet: str | None, row: int, columns: int, max_rows: int) -> None:

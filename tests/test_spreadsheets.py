@@ -247,3 +247,63 @@ def test_a_sheet_damaged_inside_its_zip_is_a_clear_error(game_copy):
     use_sheet(copy, "{from: cards.xlsx}")
     err = error_of(copy)
     assert "is not a readable XLSX file" in err.message and err.fix == "save it again from the spreadsheet program as .xlsx"
+
+
+def _xlsx_with(copy, change) -> InputError:
+    """The shipped QCD deck as an XLSX, ``change(sheet)`` applied before it is saved: the error loading it."""
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Cards"
+    ws.append(QCD_HEADER)
+    for row in qcd_rows():
+        ws.append(row)
+    change(ws)
+    book.save(copy.path / "components" / "cards.xlsx")
+    use_sheet(copy, "{from: cards.xlsx}")
+    return error_of(copy)
+
+
+def _hide_row(ws) -> None:
+    ws.row_dimensions[4].hidden = True
+
+
+def _hide_column(ws) -> None:
+    ws.column_dimensions["C"].hidden = True
+
+
+@pytest.mark.parametrize("change, cell, said, fix", [
+    # a formula's error result printed as card text ("#DIV/0!" on the card)
+    (lambda ws: ws.__setitem__("C3", "#DIV/0!"), "C3", "this cell is an error value: it holds #DIV/0!",
+     "correct the formula"),
+    # "1/2" typed for a spin, turned into a date by the spreadsheet program, printed as 2025-01-02 00:00:00
+    (lambda ws: ws.__setitem__("C5", __import__("datetime").date(2025, 1, 2)), "C5",
+     "holds a date or time (2025-01-02)", "format the cell as text"),
+    # a value merged over three rows printed on the first card alone
+    (lambda ws: ws.merge_cells("C3:C5"), "C3", "cells C3:C5 are merged", "unmerge them"),
+    # rows and columns the designer hid were printed all the same
+    (_hide_row, "A4", "row 4 is hidden in the spreadsheet", "show the row"),
+    (_hide_column, "C1", "column C is hidden in the spreadsheet", "show the column"),
+])
+def test_what_a_spreadsheet_shows_otherwise_than_cardgen_prints_is_refused_at_its_cell(game_copy, change, cell,
+                                                                                      said, fix):
+    err = _xlsx_with(game_copy("qcd"), change)
+    assert str(err.location).endswith(f"cards.xlsx:Cards!{cell}"), err.location
+    assert said in err.message and fix in err.fix, (err.message, err.fix)
+
+
+def test_a_hidden_empty_row_or_column_is_no_error(game_copy):
+    copy = game_copy("qcd")
+
+    def hide_unused(ws):
+        ws.row_dimensions[40].hidden = True
+        ws.column_dimensions["H"].hidden = True
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Cards"
+    ws.append(QCD_HEADER)
+    for row in qcd_rows():
+        ws.append(row)
+    hide_unused(ws)
+    book.save(copy.path / "components" / "cards.xlsx")
+    use_sheet(copy, "{from: cards.xlsx}")
+    assert len(copy.load().components["cards"].cards) == len(qcd_rows())
