@@ -75,10 +75,13 @@ def png_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 
     game = load_games((game_id,), games_dirs)[0]
     for code in languages(lang, [game]):
+        issues: dict[Any, None] = {}
         with Progress("exporting", card_count(game, component_ids or None)) as step:
-            paths = export_png(game, code, dpi, out, component_ids or None, on_progress=step)
+            paths = export_png(game, code, dpi, out, component_ids or None, on_progress=step,
+                               on_issue=lambda issue: issues.setdefault(issue))
         root = out / game.id / code
         click.echo(f"{game.id} ({code}): {len(paths) // 2} face(s) → {root / 'png'} and {root / 'png-trim'}")
+        _warn(issues)
 
 
 @export.command("tts")
@@ -103,7 +106,19 @@ def tts_cmd(game_id: str, component_ids: tuple[str, ...], lang: str, dpi: float,
 
     game = load_games((game_id,), games_dirs)[0]
     for code in languages(lang, [game]):
+        issues: dict[Any, None] = {}
         with Progress("exporting", card_count(game, component_ids or None)) as step:
-            path = export_tts(game, code, out, dpi, component_ids or None, on_progress=step)
+            path = export_tts(game, code, out, dpi, component_ids or None, on_progress=step,
+                              on_issue=lambda issue: issues.setdefault(issue))
         click.echo(f"{game.id} ({code}): TTS save {path} (its image URLs are local file:// paths; "
                    f"replace them with hosted URLs to share the deck)")
+        _warn(issues)
+
+
+def _warn(issues: dict[Any, None]) -> None:
+    """What rendering the exported faces reported, each once, as ``cardgen render`` shows it."""
+    for issue in issues:
+        click.echo(f"warning: {issue}", err=True)
+    if issues:
+        click.echo("warning: these faces were exported as they print; 'cardgen check' lists what would stop "
+                   "a build", err=True)

@@ -38,8 +38,8 @@ from .i18n import translator
 from .model import Card, Component, Game
 from .output import commit, stage, staged_file
 from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_drawable, check_pixels, contact_sheet, draw_png,
-                      face_px, signals_held, staged_run)
-from .render import Face, Renderer
+                      face_px, png_with_dpi, signals_held, staged_run)
+from .render import Face, Rendered, Renderer, TextIssue
 from .tts_pieces import Guids, Table, custom_image_object, deck_type, outline_alpha
 from .tts_text import card_text
 from .tts_validate import MAX_COLS as TTS_MAX_COLS, MAX_IMAGE_SIDE as TTS_MAX_SIDE, MAX_ROWS as TTS_MAX_ROWS
@@ -107,8 +107,20 @@ def trimmed_image(png: bytes, comp: Component, dpi: float) -> Image.Image:
         return trim(im.convert("RGB"), comp.bleed, dpi, (comp.width, comp.height))
 
 
-def _renderer(game: Game, lang: str) -> Renderer:
-    return Renderer(game, lang, translate=translator(game, lang))
+class _Reporting:
+    """The game's renderer in ``lang``, telling ``on_issue`` what rendering each face reported
+    (text that does not fit its box, characters no font covers): an export writes such faces,
+    as ``cardgen render`` does, but says so — it wrote them without a word."""
+
+    def __init__(self, game: Game, lang: str, on_issue: Callable[[TextIssue], None] | None) -> None:
+        self.renderer = Renderer(game, lang, translate=translator(game, lang))
+        self.on_issue = on_issue
+
+    def face(self, comp: Component, card: Card, side: str) -> Rendered:
+        result = self.renderer.face(comp, card, side)
+        for issue in result.issues if self.on_issue is not None else ():
+            self.on_issue(issue)
+        return result
 
 
 def _components(game: Game, ids: Iterable[str] | None) -> list[Component]:
@@ -124,19 +136,21 @@ def _components(game: Game, ids: Iterable[str] | None) -> list[Component]:
 # --- PNG per face -----------------------------------------------------------------------------
 
 def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterable[str] | None = None,
-               on_progress: Callable[[str], None] | None = None) -> list[Path]:
+               on_progress: Callable[[str], None] | None = None,
+               on_issue: Callable[[TextIssue], None] | None = None) -> list[Path]:
     """Write every side of every distinct card with bleed to ``OUT/<game>/<lang>/png/<component>/
     <card>.<side>.png`` and trimmed to the same path under ``png-trim``; returns the paths written.
     All or nothing: every component's size is checked against the pixel limit
     (:data:`cardgen.preview.MAX_FACE_PIXELS`) before anything is drawn, and the files are staged
     and replace the previous export's only once every face is drawn. One face's pixels are in
-    memory at a time. ``on_progress(label)`` is told about each card done (see :func:`card_count`)."""
+    memory at a time. ``on_progress(label)`` is told about each card done (see :func:`card_count`),
+    ``on_issue(issue)`` what rendering a face reported (the face is written all the same)."""
     from .output import BuildLock
 
     comps = _components(game, components)
     for comp in comps:
         check_pixels(comp, dpi)
-    renderer = _renderer(game, lang)
+    renderer = _Reporting(game, lang, on_issue)
     root = out / game.id / lang
     folders = [root / kind / comp.id for comp in comps for kind in ("png", "png-trim")]
     # a build or another export into the same folder waits its turn
@@ -150,7 +164,7 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
     return staged
 
 
-def _stage_component(renderer: Renderer, comp: Component, dpi: float, root: Path, staged: list[Path],
+def _stage_component(renderer: _Reporting, comp: Component, dpi: float, root: Path, staged: list[Path],
                      on_progress: Callable[[str], None] | None) -> None:
     """Stage the PNGs of a component's faces, appending their paths to ``staged``. Each distinct
     face is drawn once: a shared back's files are copied from those staged for the first card."""
@@ -174,7 +188,7 @@ def _stage_face(face: Face, comp: Component, dpi: float, paths: tuple[Path, Path
         data = [staged_file(path).read_bytes() for path in drawn]
     else:
         png = draw_png(face, dpi)
-        data = [png, encode_png(trimmed_image(png, comp, dpi))]
+        data = [png, png_with_dpi(encode_png(trimmed_image(png, comp, dpi)), dpi)]
     return [stage(path, content) for path, content in zip(paths, data)]
 
 
@@ -274,27 +288,29 @@ def _fit(image: Image.Image, cell: tuple[int, int]) -> Image.Image:
 
 
 def export_tts(game: Game, lang: str, out: Path, dpi: float = 300, components: Iterable[str] | None = None,
-               on_progress: Callable[[str], None] | None = None) -> Path:
+               on_progress: Callable[[str], None] | None = None,
+               on_issue: Callable[[TextIssue], None] | None = None) -> Path:
     """Write TTS images and a showcase per component to ``OUT/<game>/<lang>/tts/``, and the save
     that loads them all (``<game>.json``); returns the save's path. Decks, boards and tokens are
     chosen, shaped and sized as :mod:`cardgen.tts_pieces` explains; the save is checked by
     :mod:`cardgen.tts_validate` first and not written when TTS would load it wrongly.
-    ``on_progress(label)`` is told about each card rasterised (see :func:`card_count`)."""
+    ``on_progress(label)`` is told about each card rasterised (see :func:`card_count`),
+    ``on_issue(issue)`` what rendering a face reported, as for :func:`export_png`."""
     from .output import BuildLock
 
     with BuildLock(out):   # a build or another export into the same folder waits its turn
-        return _export_tts(game, lang, out, dpi, components, on_progress)
+        return _export_tts(game, lang, out, dpi, components, on_progress, on_issue)
 
 
 def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterable[str] | None,
-                on_progress: Callable[[str], None] | None) -> Path:
+                on_progress: Callable[[str], None] | None, on_issue: Callable[[TextIssue], None] | None) -> Path:
     """All or nothing, as :func:`export_png`: the files are staged, checked and swapped in together."""
     check_dpi(dpi)
     comps = _components(game, components)
     for comp in comps:   # tts_dpi bounds the trimmed face, not its bleed, which a library caller's dpi could make huge
         check_drawable(comp, dpi)
         check_pixels(comp, tts_dpi(comp, dpi))
-    renderer = _renderer(game, lang)
+    renderer = _Reporting(game, lang, on_issue)
     folder = out / game.id / lang / "tts"
     with staged_run([folder]) as staged:
         pieces = _Pieces(game, lang, folder, translator(game, lang), staged)
@@ -332,7 +348,7 @@ def _tts_products(folder: Path, game: Game) -> set[str]:
     return names
 
 
-def _add_component(pieces: "_Pieces", renderer: Renderer, comp: Component, dpi: float,
+def _add_component(pieces: "_Pieces", renderer: _Reporting, comp: Component, dpi: float,
                    on_progress: Callable[[str], None] | None) -> None:
     """Draw a component's faces at the dpi TTS needs of them (:func:`tts_dpi`), and stage its
     piece's images and showcase."""

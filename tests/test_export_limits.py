@@ -287,3 +287,42 @@ def test_every_command_writes_each_language_asked_for(tmp_path, command):
     every = run(*command, "qcd", "--component", "cards", "--lang", "all", "--dpi", "12", "--out", str(tmp_path / "all"))
     assert every.exit_code == 0, every.output
     assert sorted(p.name for p in (tmp_path / "all" / "qcd").iterdir()) == cardgen.languages("all", cardgen.load_game("qcd"))
+
+
+# --- resolution -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [("export", "png"), ("render",)])
+def test_every_png_face_states_the_dpi_it_was_drawn_at(tmp_path, command):
+    """The PNGs had no pHYs chunk: image programs and print dialogs took them for 72 or 96 dpi,
+    and a card drawn at 300 dpi printed three to four times its size."""
+    out = tmp_path / "out"
+    assert run(*command, "qcd", "--component", "cards", "--dpi", "254", "--out", str(out)).exit_code == 0
+    pngs = [p for p in out.rglob("*.png") if "contact" not in p.name]
+    assert pngs
+    for png in pngs:
+        with Image.open(png) as image:
+            assert image.info["dpi"] == pytest.approx((254, 254), abs=0.01), png
+            with_bleed = png.parent.parent.name != "png-trim"
+            mm = (69, 94) if with_bleed else (63, 88)
+            assert image.size == (round(mm[0] * 10), round(mm[1] * 10))   # 254 dpi: 10 px a mm
+
+
+# --- what rendering reported ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts")])
+def test_an_export_says_which_faces_print_badly(tmp_path, game_copy, command):
+    """A German title too long for its box, which stops a build, was exported without a word."""
+    from .test_hardening import _german_qcd
+
+    g, po = _german_qcd(game_copy)
+    po.write_text(po.read_text(encoding="utf-8").replace(
+        'msgstr "Joker"', 'msgstr "Joker-Karte mit einer Bezeichnung, die niemals passt"', 1), encoding="utf-8")
+    result = run(*command, str(g.path), "--component", "cards", "--lang", "de", "--dpi", "12",
+                 "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert any("Joker-Karte" in w and "wild-w" in w for w in warnings), result.output
+    assert warnings[-1].endswith("'cardgen check' lists what would stop a build")
+    clean = run(*command, str(g.path), "--component", "cards", "--lang", "en", "--dpi", "12",
+                "--out", str(tmp_path / "out"))
+    assert clean.exit_code == 0 and "warning:" not in clean.output
