@@ -370,7 +370,8 @@ def _markup_error(face: Face, exc: BaseException) -> TemplateError:
     node = getattr(exc, _FAILED_AT, None)
     element = f" in {_describe(node)}" if node is not None else ""
     return TemplateError(f"cannot draw the face: {detail}{element} (drawing {what})", where,
-                         "fix that element's attribute values in the template")
+                         "nest fewer elements (a loop that opens groups it does not close?)"
+                         if isinstance(exc, RecursionError) else "fix that element's attribute values in the template")
 
 
 def _describe(node: Any) -> str:

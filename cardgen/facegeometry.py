@@ -487,29 +487,37 @@ def face_geometry(svg: str) -> FaceGeometry:
     return geo
 
 
-def _walk(el: ET.Element, parent: Matrix, inherited: dict[str, str], opacity: float,
+def _walk(root: ET.Element, viewport: Matrix, inherited: dict[str, str], opacity: float,
           label: tuple[str, str, int], geo: FaceGeometry, sheet: Sheet) -> None:
-    tag = _local(el.tag)
-    if tag in _NOT_PAINTED:
-        return
-    style = _style(el, sheet)
-    if style.get("display") == "none":
-        return
-    if el.tag == f"{{{PLACEHOLDER_NS}}}glyphs":
-        geo.texts.append(TextMark(int(_number(el.get("n"))), parent, opacity, *label, len(geo.paints)))
-        return
-    matrix = multiply(parent, parse_transform(el.get("transform"))) if tag != "svg" or el.get("transform") else parent
-    props = {**inherited, **{k: v for k, v in style.items() if k in ("fill", "fill-opacity", "stroke", "visibility")}}
-    alpha = opacity * _opacity(style.get("opacity"))
-    if el.get("aria-label") is not None:
-        geo.groups += 1
-        label = (el.get("aria-label") or "", el.get("data-field") or "", geo.groups)
-    a, b, c, d, e, f = matrix   # apply(matrix, p) for every point, without a call for each
-    polys = [[(a * x + c * y + e, b * x + d * y + f) for x, y in poly] for poly in shape_polygons(el, tag)]
-    if props.get("visibility") not in ("hidden", "collapse"):
-        _paint(el, tag, polys, props, alpha, matrix, geo)
-    for child in el:
-        _walk(child, matrix, props, alpha, label, geo, sheet)
+    """Every element in painting order (depth first), each with what it inherits. A stack of
+    its own rather than recursion: a template may nest groups thousands deep, which drawing
+    refuses with a clear error, and measuring must not end in Python's recursion limit first."""
+    stack: list[tuple[ET.Element, Matrix, dict[str, str], float, tuple[str, str, int]]] = [
+        (root, viewport, inherited, opacity, label)]
+    while stack:
+        el, parent, inherited, opacity, label = stack.pop()
+        tag = _local(el.tag)
+        if tag in _NOT_PAINTED:
+            continue
+        style = _style(el, sheet)
+        if style.get("display") == "none":
+            continue
+        if el.tag == f"{{{PLACEHOLDER_NS}}}glyphs":
+            geo.texts.append(TextMark(int(_number(el.get("n"))), parent, opacity, *label, len(geo.paints)))
+            continue
+        matrix = multiply(parent, parse_transform(el.get("transform"))) if tag != "svg" or el.get("transform") \
+            else parent
+        props = {**inherited, **{k: v for k, v in style.items()
+                                 if k in ("fill", "fill-opacity", "stroke", "visibility")}}
+        alpha = opacity * _opacity(style.get("opacity"))
+        if el.get("aria-label") is not None:
+            geo.groups += 1
+            label = (el.get("aria-label") or "", el.get("data-field") or "", geo.groups)
+        a, b, c, d, e, f = matrix   # apply(matrix, p) for every point, without a call for each
+        polys = [[(a * x + c * y + e, b * x + d * y + f) for x, y in poly] for poly in shape_polygons(el, tag)]
+        if props.get("visibility") not in ("hidden", "collapse"):
+            _paint(el, tag, polys, props, alpha, matrix, geo)
+        stack.extend((child, matrix, props, alpha, label) for child in reversed(el))
 
 
 def _paint(el: ET.Element, tag: str, polys: list[list[Point]], props: dict[str, str], alpha: float,

@@ -82,7 +82,49 @@ def _load(path: Path, size: int, mtime_ns: int, what: str) -> Artwork:
         width, height = _check_svg(data, where, what)
     else:
         width, height = _check_raster(data, kind, where, what)
-    return Artwork(f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}", width, height)
+    art = Artwork(f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}", width, height)
+    _MADE.add(art.uri)
+    return art
+
+
+#: The data URIs :func:`load` made (artwork already checked): a face's body holds them again.
+_MADE: set[str] = set()
+
+
+def check_data_uri(uri: str, where: Location, what: str) -> None:
+    """Hold an image a template embeds itself (``<image href="data:…">``) to the limits of an
+    artwork file: it was drawn unchecked — a 20,000 × 20,000 px PNG in 518 KB of base64 took
+    1.6 GB, and 28,000 px ended in cairo's out-of-memory error."""
+    if uri in _MADE:
+        return
+    head, comma, payload = uri.partition(",")
+    kind, _, encoding = head[len("data:"):].partition(";")
+    kind = kind.strip().lower()
+    fix = "place artwork with the image() helper (a PNG, JPEG or SVG file in the game folder)"
+    if not comma or kind not in KINDS.values():
+        raise InputError(f"{what}: the template embeds '{head[:60]}', which is not PNG, JPEG or SVG data", where, fix)
+    if len(payload) > MAX_IMAGE_BYTES * 4 // 3 + 4:   # base64 or percent-encoded, it is at least this long
+        raise InputError(f"{what}: an embedded image is more than the {MAX_IMAGE_BYTES // 2**20} MiB limit", where, fix)
+    try:
+        if encoding.strip().lower() == "base64":
+            data = base64.b64decode(payload, validate=False)
+        else:
+            from urllib.parse import unquote_to_bytes
+
+            data = unquote_to_bytes(payload)
+    except ValueError as exc:
+        raise InputError(f"{what}: an embedded image's data cannot be read ({exc})", where, fix) from None
+    if kind == "image/svg+xml":
+        _check_svg(data, where, what)
+    else:
+        held = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg" if data.startswith(b"\xff\xd8") else None
+        if held != kind:
+            raise InputError(f"{what}: an embedded image says it is {kind} but holds {held or 'no PNG or JPEG'}",
+                             where, fix)
+        _check_raster(data, kind, where, what)
+    if len(_MADE) >= 512:   # a long preview session: forget, and check again
+        _MADE.clear()
+    _MADE.add(uri)
 
 
 def _check_raster(data: bytes, kind: str, where: Location, what: str) -> tuple[float, float]:

@@ -257,6 +257,21 @@ def _within(base: Path, rel: str, loc: Location) -> Path:
     return target
 
 
+def _contained(src: GameSource, fonts: Path) -> None:
+    """The game's own templates and fonts folders, and every font in it, are the game's: not
+    links out of its folder (a font linked to /etc/passwd was opened and parsed, a templates
+    folder linked elsewhere drew the game from outside it; files inside them already must
+    stay in them). ``--font-dir`` names a folder outside on purpose and is not held to this."""
+    game = display_path(src.data_dir)   # the links named as the game names them, not where they lead
+    if src.templates_dir == src.data_dir / "templates" and src.templates_dir.exists():
+        _within(src.data_dir, "templates", Location(f"{game}/templates"))
+    if fonts.exists():
+        _within(src.data_dir, "fonts", Location(f"{game}/fonts"))
+        if fonts.is_dir():
+            for path in sorted(fonts.iterdir()):
+                _within(src.data_dir, f"fonts/{path.name}", Location(f"{game}/fonts/{path.name}"))
+
+
 def _relative(path: Path, base: Path) -> str:
     """A game file as the game's own files name it (components/cards.yaml)."""
     try:
@@ -341,6 +356,7 @@ def _read_game(src: GameSource, physics: PhysicsData, font_dirs: tuple[Path, ...
         if comp.places is not None:
             validate_places(comp, components)
     own_fonts = src.data_dir / "fonts"
+    _contained(src, own_fonts)
     fonts = (user_fonts(own_fonts) if own_fonts.is_dir() else ()) + tuple(p for d in font_dirs for p in user_fonts(d))
     _resolve_deviations(tables, assumptions)
     return Game(gid, name, summary, rulebook, components, tables, checks, assumptions, physics,

@@ -281,6 +281,10 @@ class BuildLock:
                 raise InputError(f"{display_path(out / name)} is a link (to {os.readlink(out / name)}): a build writes "
                                  "its lock and cache only into the output folder itself", Location(display_path(out)),
                                  f"remove the link; cardgen makes its own {name}")
+        cache = out / ".cache"
+        if cache.exists() and not cache.is_dir():   # found before anything is written, not after every PDF
+            raise InputError(f"{display_path(cache)} is a file, where cardgen keeps its cache folder",
+                             Location(display_path(out)), "remove it (or move it away); cardgen makes its own .cache")
         try:
             out.mkdir(parents=True, exist_ok=True)
             self.fh = os.fdopen(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666), "a+")

@@ -70,6 +70,8 @@ _DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY)", re.I)
 #: An element drawing something from outside the face (a file, a URL): cairosvg, in its safe
 #: mode, draws nothing for it, so the face would print without it.
 _OUTSIDE = re.compile(r"""<(image|use|feImage)\b[^>]*?\bhref\s*=\s*["'](?!#|data:)([^"']*)""", re.I)
+#: An image the face embeds (what image() writes, or a template's own): held to artwork's limits.
+_EMBEDDED = re.compile(r"""\bhref\s*=\s*(["'])\s*(data:[^"']*)""", re.I)
 
 
 class TemplateError(CardgenError):
@@ -601,6 +603,8 @@ class Renderer:
                                 f"it would print without it", self._line_of(name, _OUTSIDE),
                                 "place artwork with the image() helper (a file in the game folder), or refer "
                                 "to an element of the face itself ('#id')")
+        for embedded in _EMBEDDED.finditer(body):
+            images.check_data_uri(embedded[2], self._line_of(name, _EMBEDDED), self._what(component, card, side))
         if DEFS_MARKER not in body:  # the frame's marker is where <defs> of <use>-style glyphs go
             raise TemplateError(f"template '{name}' does not extend the shared card frame", Location(name),
                                 "start it with {% extends \"base.svg.j2\" %}")

@@ -33,6 +33,7 @@ import hashlib
 import hmac
 import os
 import sqlite3
+import stat
 import weakref
 import zlib
 from pathlib import Path
@@ -181,6 +182,7 @@ class Store:
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._unshared()
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
@@ -188,6 +190,22 @@ class Store:
                 raise
             self._remove()
             return self._connect()
+
+    def _unshared(self) -> None:
+        """Remove the store's files where they are not its own: a symbolic link (SQLite writes
+        through it — a link to another program's database got cardgen's tables), a hard link
+        (the same file under another name elsewhere), anything but a plain file. The cache is
+        disposable; what the link pointed to is left untouched."""
+        for suffix in ("", "-wal", "-shm"):
+            path = Path(f"{self.path}{suffix}")
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(st.st_mode):   # not written through: what a folder there does is handled on use
+                continue
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+                path.unlink()
 
     def _remove(self) -> None:
         for suffix in ("", "-wal", "-shm"):
