@@ -74,16 +74,36 @@ def render(game: Game | str | Path, lang: str = "en", components: Iterable[str] 
     from .render import Renderer
 
     game = _games(game, ())[0]
+    chosen = chosen_components(game, components, cards)
     renderer = Renderer(game, lang, translate=translator(game, lang))
     wanted = set(cards or ())
     out = []
-    for cid in components or game.components:
-        comp = game.components[cid]
+    for comp in chosen:
         for card in comp.cards:
             if wanted and card.id not in wanted:
                 continue
             out += [renderer.face(comp, card, side) for side in comp.sides]
     return out
+
+
+def chosen_components(game: Game, components: Iterable[str] | None, cards: Iterable[str] | None) -> list:
+    """The components a render names (all when none), refusing a component or card id the
+    game does not have: a typo gave a KeyError, or no faces at all and no word."""
+    from .errors import InputError, did_you_mean
+
+    ids = list(components or game.components)
+    for cid in ids:
+        if cid not in game.components:
+            raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
+                             f"use one of: {', '.join(game.components)}")
+    chosen = [game.components[cid] for cid in ids]
+    known = {card.id for comp in chosen for card in comp.cards}
+    for card_id in cards or ():
+        if card_id not in known:
+            where = f"in component {ids[0]}" if len(ids) == 1 and components else f"in {game.id}"
+            raise InputError(f"no card with id '{card_id}' {where}{did_you_mean(card_id, sorted(known))}", None,
+                             "check 'cardgen list' for the card ids")
+    return chosen
 
 
 def export(game: Game | str | Path, out: Path, lang: str = "en", dpi: float = 300,

@@ -386,14 +386,11 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
       cardgen render qcd
       cardgen render particle-builder --component targets --card proton --dpi 300
     """
-    from .errors import InputError, did_you_mean
+    from .api import chosen_components
     from .i18n import languages
 
     game = load_games((game_id,), games_dirs, font_dirs)[0]
-    for cid in component_ids:
-        if cid not in game.components:
-            raise InputError(f"unknown component '{cid}'{did_you_mean(cid, game.components)}", None,
-                             f"use one of: {', '.join(game.components)}")
+    chosen_components(game, component_ids, card_ids)   # a component or card id the game lacks: refused at once
     codes = languages(lang, [game])
     for code in codes:
         _render_language(game, code, component_ids, card_ids, out,
@@ -403,7 +400,6 @@ def render_cmd(game_id: str, component_ids: tuple[str, ...], card_ids: tuple[str
 def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: tuple[str, ...], out: Path,
                      png_dir: Path | None, dpi: float) -> None:
     """``cardgen render`` in one language: its faces, all or nothing, then what it wrote."""
-    from .errors import InputError
     from .i18n import translator
     from .output import BuildLock
     from .preview import publish, staged_run, write_faces
@@ -422,8 +418,6 @@ def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: 
         with Progress("rendering", sides) as step:
             written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, staged,
                                   on_progress=step)
-        if card_ids and not any(written.values()):
-            raise InputError(f"no card with id {', '.join(card_ids)} in {game.id}", None, "check 'cardgen list'")
         sheets = _stage_contact_sheets(game, lang, pngs, written, staged)
         publish(staged)
     for cid, sheet in sheets.items():

@@ -492,13 +492,17 @@ class MessageLocator:
         entries = self._own if in_game else self._common
         entry = entries.get(key) or next((e for (_, m), e in entries.items() if m == msgid), None)
         used = f"{entry.locations[0][0]}:{entry.locations[0][1]}" if entry and entry.locations else ""
-        path = po_path(self.game if in_game else None, self.lang)
-        if path.is_file():
-            cat = load_catalog(path, self.lang)
-            msg = cat.get(msgid, context or None) or next((m for m in cat if m.id == msgid), None)
-            if msg is not None and msg.lineno:
-                return Location(display_path(path), msg.lineno, 1), used
-        return Location(display_path(path)), used
+        # a shared string is translated in cardgen's common catalog, or — in a language cardgen
+        # does not ship — in the game's own catalog, which then carries it (see update)
+        own = po_path(self.game, self.lang)
+        paths = [own] if in_game else [po_path(None, self.lang), own]
+        for path in paths:
+            if path.is_file():
+                cat = load_catalog(path, self.lang)
+                msg = cat.get(msgid, context or None) or next((m for m in cat if m.id == msgid), None)
+                if msg is not None and msg.lineno:
+                    return Location(display_path(path), msg.lineno, 1), used
+        return Location(display_path(next((p for p in paths if p.is_file()), own))), used
 
 
 def catalog_entry_of(game: Game, lang: str, text: str) -> tuple[Location, str] | None:

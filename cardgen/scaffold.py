@@ -201,16 +201,29 @@ def _check_parent(parent: Path) -> None:
 
 def _copy_catalogs(template: str, game_id: str, folder: Path) -> None:
     """The shipped game's translations, renamed to the new game's domain, so a copy keeps its
-    languages (only the new title is then untranslated)."""
+    languages; the title's entry is renamed too and, as the shipped games' titles are, kept
+    as it is written in every language. Copied as they were, the catalogs still named the old
+    title: ``i18n status --strict`` called them complete while ``check --strict`` found the new
+    title untranslated."""
+    old = re.search(r"(?m)^name: *(.*?) *$", (SHIPPED_GAMES / template / "game.yaml").read_text(encoding="utf-8"))
     for po in sorted(SHIPPED_LOCALE.glob(f"*/LC_MESSAGES/{template}.po")):
         lang = po.parent.parent.name
         target = folder / "locale" / lang / "LC_MESSAGES" / f"{game_id}.po"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(po, target)
+        _write(target, _retitled(po.read_text(encoding="utf-8"), old and old[1], title_of(game_id), True))
     pot = SHIPPED_LOCALE / f"{template}.pot"
     if pot.is_file():
-        (folder / "locale").mkdir(exist_ok=True)
-        shutil.copyfile(pot, folder / "locale" / f"{game_id}.pot")
+        _write(folder / "locale" / f"{game_id}.pot",
+               _retitled(pot.read_text(encoding="utf-8"), old and old[1], title_of(game_id), False))
+
+
+def _retitled(catalog: str, old: str | None, new: str, translated: bool) -> str:
+    """A catalog's text with the game title's entry (context ``game``) naming ``new``."""
+    if not old:
+        return catalog
+    quoted = old.strip("'\"").replace("\\", "\\\\").replace('"', '\\"')
+    entry = re.compile(r'(?m)^(msgctxt "game"\nmsgid )"' + re.escape(quoted) + r'"(\nmsgstr )"[^\n]*"$')
+    return entry.sub(lambda m: f'{m[1]}"{new}"{m[2]}"{new if translated else ""}"', catalog)
 
 
 def _write(path: Path, text: str) -> None:

@@ -296,7 +296,8 @@ def _layout(path: Path, member: str) -> _Layout:
             elif tag == f"{_SHEET_NS}mergeCell":
                 ends = [_CELL_REF.fullmatch(part) for part in (elem.get("ref") or "").split(":")]
                 if len(ends) == 2 and all(ends):
-                    merged.append(tuple((int(m.group(2)), _column_index(m.group(1))) for m in ends))   # type: ignore[misc]
+                    first, last = ((int(m.group(2)), _column_index(m.group(1))) for m in ends)   # type: ignore[union-attr]
+                    merged.append((first, last))
     return _Layout(frozenset(rows), frozenset(columns), tuple(sorted(merged)))
 
 

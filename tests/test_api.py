@@ -76,3 +76,26 @@ def test_render_returns_each_face_with_what_its_rendering_reported():
     assert [r.face.side for r in faces] == ["front"] + (["back"] if game.components[comp].back else [])
     assert all(r.face.card == first and r.face.svg.startswith("<") for r in faces)
     assert all(r.missing == () for r in faces)   # English: nothing to translate
+
+
+@pytest.mark.parametrize("components, cards, said", [
+    (["nope"], None, "unknown component 'nope'"),
+    (["cards"], ["u-red", "u-rde"], "no card with id 'u-rde' in component cards — did you mean 'u-red'?"),
+    (None, ["no-such-card"], "no card with id 'no-such-card' in qcd"),
+])
+def test_render_refuses_a_component_or_card_the_game_lacks_as_the_command_does(components, cards, said, tmp_path):
+    """The library raised a KeyError for a component, and gave no faces and no word for a
+    card id with a typo; the command stopped only when no id at all matched."""
+    game = cardgen.load_game("qcd")
+    with pytest.raises(cardgen.InputError) as refused:
+        cardgen.render(game, "en", components, cards)
+    assert said in refused.value.message
+    from click.testing import CliRunner
+
+    from cardgen.cli import main
+
+    args = ["render", "qcd", "--out", str(tmp_path / "out"), "--dpi", "10"]
+    args += [a for c in components or () for a in ("--component", c)] + [a for c in cards or () for a in ("--card", c)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and said in result.output, result.output
+    assert not (tmp_path / "out" / "qcd").exists()

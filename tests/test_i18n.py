@@ -273,3 +273,36 @@ def test_printing_instructions_say_each_files_layout_in_the_decks_language(tmp_p
     assert "A4 Hochformat, 3×3 = 9 Karten pro Bogen, Kante an Kante mit gemeinsamen Schnitten" in said
     mat = (tmp_path / "particle-builder" / "de" / "PRINTING.txt").read_text(encoding="utf-8")
     assert "aufgeteilt auf A4-Bogen" in mat and "Überlappung" in mat
+
+
+@pytest.mark.parametrize("shipped", ["particles-in-circle", "qcd"])
+def test_a_copy_of_a_shipped_game_is_translated_in_full_title_included(cli, tmp_path, shipped):
+    """The copied catalogs still named the old title: `i18n status --strict` called them
+    complete and `check --strict` failed on the new title at once."""
+    env = {**os.environ, "CARDGEN_DAEMON": "off"}
+    assert cli("new", "my-copy", "--from", shipped, "--dir", str(tmp_path / "games"), env=env).returncode == 0
+    game = cardgen.load_game(tmp_path / "games" / "my-copy")
+    old = cardgen.load_game(shipped).name
+    for lang in cardgen.languages("all", game):
+        if lang == "en":
+            continue
+        catalog = {(m.id, m.context): m.string for m in i18n.load_catalog(i18n.po_path(game, lang), lang) if m.id}
+        assert catalog.get(("My Copy", "game")) == "My Copy" and (old, "game") not in catalog, lang
+    res = cli("check", str(tmp_path / "games" / "my-copy"), "--lang", "de", "--strict", env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert cli("i18n", "status", str(tmp_path / "games" / "my-copy"), "--strict", env=env).returncode == 0
+
+
+def test_a_shared_string_in_a_language_cardgen_lacks_is_located_in_the_games_own_catalog(cli, tmp_path):
+    """The warning sent the designer to data/locale/it/LC_MESSAGES/common.po, which does not
+    exist: in a language cardgen does not ship, the game's catalog carries the shared strings."""
+    env = {**os.environ, "CARDGEN_DAEMON": "off"}
+    g = tmp_path / "games" / "lepton-snap"
+    for args in (("new", "lepton-snap", "--dir", str(tmp_path / "games")), ("i18n", "extract", str(g)),
+                 ("i18n", "init", str(g), "--lang", "it")):
+        assert cli(*args, env=env).returncode == 0, args
+    game = cardgen.load_game(g)
+    where, used = i18n.MessageLocator(game, "it").locate("Answer key", None)
+    po = g / "locale" / "it" / "LC_MESSAGES" / "lepton-snap.po"
+    assert Path(where.file).resolve() == po.resolve() and where.line > 0 and "sheet.svg.j2" in used
+    assert po.read_text(encoding="utf-8").splitlines()[where.line - 1] == 'msgid "Answer key"'
