@@ -122,5 +122,5 @@ games_dir_option = click.option(
     help="Also load games from this folder (one sub-folder per game, each with a game.yaml). Repeatable.")
 font_dir_option = click.option(
     "--font-dir", "font_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-    help="Also draw text with the .ttf/.otf fonts in this folder, after the bundled fonts and the game's "
-         "own fonts/ (for scripts they lack). Repeatable.")
+    help="Also draw text with the fonts in this folder (.ttf, .otf, .woff, .ttc), after the bundled fonts and "
+         "the game's own fonts/ (for scripts they lack). Repeatable.")

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from .i18n import SOURCE_LANG, collect_common, collect_game, translator
 from .model import Game
 from .text import TextEngine
+from .text.chars import describe, is_ignorable, shown, visible
 from .text.fonts import FONT_DIR, Face
-from .text.shaping import char_script, is_format
+from .text.shaping import char_script
 
 _NEUTRAL = ("Zyyy", "Zinh", "Zzzz")
 
@@ -39,6 +40,7 @@ class Uncovered:
     script: str
     example: str
     where: str
+    note: str = ""   # the fonts that map it but draw nothing for it
 
 
 @dataclass(frozen=True)
@@ -80,13 +82,15 @@ def font_report(game: Game, lang: str = SOURCE_LANG) -> FontReport:
     seen: set[str] = set()
     for text, where in printed_strings(game, lang):
         for char in text:
-            if char in seen or char.isspace() or is_format(char):
+            if char in seen or char.isspace() or is_ignorable(char):
                 continue
             seen.add(char)
             script = char_script(char)
             face = next((f for f in chain if f.covers(char)), None)
             if face is None:
-                uncovered[char] = Uncovered(char, script, text, where)
+                note = "; ".join(f"{f.path.name} maps it but {reason}" for f in chain
+                                 if (reason := f.blank_reason(char)) is not None)
+                uncovered[char] = Uncovered(char, script, text, where, note)
             else:
                 drawn[face.index][script if script not in _NEUTRAL else "Common"] += 1
     lines = tuple(FaceLine(face, _origin(face, game), tuple(sorted(drawn[face.index].items(),
@@ -105,7 +109,9 @@ def format_report(report: FontReport) -> str:
     if report.uncovered:
         out.append(f"  no font covers {len(report.uncovered)} character(s):")
         for u in report.uncovered:
-            out.append(f"    U+{ord(u.char):04X} {u.char} ({u.script}) in {u.example[:40]!r} at {u.where}")
+            note = f"; {u.note}" if u.note else ""
+            label = f"U+{ord(u.char):04X} {u.char}" if visible(u.char) else describe(u.char)
+            out.append(f"    {label} ({u.script}{note}) in {shown(u.example[:40])} at {u.where}")
         out.append("  add a font that has them to the game's fonts/ folder, or pass --font-dir FOLDER")
     else:
         out.append("  every character the game prints is covered")

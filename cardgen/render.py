@@ -733,7 +733,7 @@ class Renderer:
                                              f"{res.overflow:.1f} mm too long at {res.size:.2f} mm"))
             if res.missing:
                 self._report.issues.append(TextIssue(self.game.id, comp.id, card.id, side, label, self.lang, s,
-                                             "missing-glyphs", "no bundled font covers " + " ".join(res.missing)))
+                                             "missing-glyphs", "no font covers " + self.engine.missing_text(res.missing)))
             return Markup(f'<g aria-label="{escape(s)}" data-field="{escape(field)}">'
                           f'{res.to_svg(x, y, reg, fill=str(escape(fill)))}</g>')
 

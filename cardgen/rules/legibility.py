@@ -5,6 +5,11 @@
   '9', 'M' as 'W'), unless a mark under it shows which way is up, as playing cards underline
   6 and 9;
 * ``text-size`` — no text is printed smaller than ``min_pt`` points at 100 % (default 6);
+  The same rule holds every text on the piece: a text whose ink runs past the trim is cut off
+  (and prints on the neighbouring card of a sheet): an error, always. Ink inside the trim but
+  beyond the component's safe margin is a warning: it is printed on the piece, and a cut
+  drifting inwards may shave it, which a label printed in the margin on purpose (the pawn's
+  "glue" on its glue tab) may accept;
 * ``text-contrast`` — every text stands out from what is painted behind it by at least
   ``min_ratio`` (default 4.5 : 1, WCAG 2 level AA).
 
@@ -162,11 +167,48 @@ def text_size(game: Game, params: S.Fields) -> Records:
                 "text-size", f"{face.where}: the text {_what(first)} is printed at {size:.2f} pt, below the "
                 f"{min_pt:g} pt minimum (at 100 % print scale)", loc,
                 f"give it size and min_size of at least {mm:.2f} mm ({min_pt:g} pt), with room to fit", game.id))
+    placed = dict(_outside_safe(game, faces))
     yield from findings.values()
-    if not findings:
+    yield from placed.values()
+    if not findings and not any(f.severity == "error" for f in placed.values()):
         held = (f"all {count} texts are at least {min_pt:g} pt at 100 % (the smallest {smallest:.1f} pt)"
                 if count else "no text")
         yield Proof("text-size", f"{len(faces)} different faces: {held}", count, game.id, params.loc)
+
+
+#: Ink this little past a line is float noise (mm).
+_SLACK = 0.01
+_EDGES = ("left", "top", "right", "bottom")
+
+
+def _outside_safe(game: Game, faces: list[FaceTexts]) -> Iterator[tuple[tuple, Finding]]:
+    """Texts printed where the cut may take them: ``(key, finding)`` for each template line,
+    text and edge, naming the first card that shows it (see the module's docstring)."""
+    for face, texts in _calls(faces):
+        comp = game.components.get(face.face.component)
+        if comp is None:
+            continue
+        x0, y0 = min(t.x0 for t in texts), min(t.y0 for t in texts)
+        x1, y1 = max(t.x1 for t in texts), max(t.y1 for t in texts)
+        b = comp.bleed
+        # how far the ink reaches past each trim edge (positive: beyond it), mm
+        past = (b - x0, b - y0, x1 - (b + comp.width), y1 - (b + comp.height))
+        edge = max(range(4), key=lambda k: past[k])
+        beyond = past[edge]
+        if beyond + comp.safe <= _SLACK:
+            continue
+        first = texts[0]
+        loc = _where(game, face, first)
+        fix = (f"move it, or give it a box (width, height) inside the safe area, {comp.safe:g} mm inside the trim "
+               f"of the {comp.width:g} × {comp.height:g} mm {comp.kind}")
+        if beyond > _SLACK:
+            what, severity = (f"runs {beyond:.1f} mm past the {_EDGES[edge]} trim edge: the cut takes it off (and a "
+                              "sheet prints it on the neighbouring piece)"), "error"
+        else:
+            what, severity = (f"crosses the {comp.safe:g} mm safe margin at the {_EDGES[edge]} edge, {-beyond:.1f} mm "
+                              "inside the trim: a cut drifting inwards may shave it"), "warning"
+        yield (loc, first.text, edge, severity), Finding(
+            "text-size", f"{face.where}: the text {_what(first)} {what}", loc, fix, game.id, severity=severity)
 
 
 @declared("text-contrast", reads_faces=True)

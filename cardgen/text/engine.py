@@ -9,9 +9,10 @@ from pathlib import Path
 from functools import lru_cache
 
 from cardgen.text.bidi import paragraph_level
-from cardgen.text.fonts import FontChain, TextEngineError, chains_with
+from cardgen.text.fonts import FontChain, TextEngineError, chains_with, missing_text
 from cardgen.text.layout import ALIGN_FACTORS, VALIGNS, LayoutRequest, TextResult, lay_out
-from cardgen.text.shaping import ShapedParagraph, is_format, shape_paragraph
+from cardgen.text.chars import is_ignorable, shown
+from cardgen.text.shaping import ShapedParagraph, shape_paragraph
 
 LAYOUT_CACHE_SIZE = 4096
 #: Largest text size, box side or line height accepted (mm, or times the size for line
@@ -24,9 +25,8 @@ _NEWLINES = str.maketrans({"\r": "\n", "\u2028": "\n", "\u2029": "\n", "\t": " "
 class MissingGlyphs(TextEngineError):
     """Raised by ``layout(..., strict=True)`` when no bundled font covers some characters."""
 
-    def __init__(self, text: str, chars: list[str]) -> None:
-        listed = ", ".join(f"U+{ord(c):04X} {c!r}" for c in chars)
-        super().__init__(f"no bundled font has glyphs for {listed} in {text!r}")
+    def __init__(self, text: str, chars: list[str], faces: tuple = ()) -> None:
+        super().__init__(f"no font has glyphs for {missing_text(chars, faces)} in {shown(text)}")
         self.text = text
         self.chars = chars
 
@@ -120,7 +120,7 @@ class TextEngine:
                 opts["valign"], opts["min_size"], opts["line_height"], opts["direction"])
         result = self._layout(*args) if cache else self._layout_uncached(*args, shape=shape_paragraph.__wrapped__)
         if strict and result.missing:
-            raise MissingGlyphs(text, result.missing)
+            raise MissingGlyphs(text, result.missing, tuple(self.fonts.faces))
         return result
 
     def _layout_uncached(
@@ -184,8 +184,13 @@ class TextEngine:
         return {
             c for c in _normalise(text)
             if c != "\n" and not any(face.covers(c) for face in chain)
-            and not is_format(c)
+            and not is_ignorable(c)
         }
+
+    def missing_text(self, chars: list[str] | tuple[str, ...]) -> str:
+        """The characters no face covers as a message names them: each by code point (an
+        invisible one never bare), with the fonts that map it but draw nothing for it."""
+        return missing_text(chars, tuple(self.fonts.faces))
 
     def measure(self, text: str, *, size: float, weight: str = "regular",
                 lang: str | None = None) -> float:

@@ -17,6 +17,7 @@ once and cached on the :class:`Face`.
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +29,7 @@ from fontTools.ttLib import TTFont, TTLibError
 
 from cardgen.errors import CardgenError, Location
 from cardgen.locale import Locale
+from cardgen.text.chars import describe, needs_ink
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 
@@ -61,7 +63,12 @@ class FaceSpec:
     langs: tuple[str, ...] = ()
 
 
-_SFNT_MAGIC = (b"\x00\x01\x00\x00", b"OTTO", b"true", b"ttcf")
+_SFNT_MAGIC = (b"\x00\x01\x00\x00", b"OTTO", b"true")
+#: Web fonts (read through fontTools into a plain font in memory) and collections (one font).
+_WRAPPED_MAGIC = (b"wOFF", b"wOF2", b"ttcf")
+#: The tables a glyph's outline can come from; cardgen draws nothing else (no bitmaps).
+_OUTLINE_TABLES = ("glyf", "CFF ", "CFF2")
+_BITMAP_TABLES = ("sbix", "CBDT", "EBDT", "bdat")
 
 
 @dataclass(frozen=True)
@@ -131,13 +138,47 @@ class Face:
         self.langs = langs
         self._paths: dict[int, str] = {}
         self._drawn: dict[int, bool] = {}
+        self.blank: dict[int, str] = {}   # mapped characters whose glyph draws nothing, and why
         try:  # a cheap check now; the tables are read (and validated) on first use
             with open(path, "rb") as f:
                 magic = f.read(4)
         except OSError as exc:
             raise TextEngineError(f"cannot read font file: {exc.strerror}", path, FONT_FIX) from None
-        if magic not in _SFNT_MAGIC:
-            raise TextEngineError("not a TrueType or OpenType font file", path, FONT_FIX)
+        if magic not in _SFNT_MAGIC + _WRAPPED_MAGIC:
+            raise TextEngineError("not a TrueType, OpenType or WOFF font file", path, FONT_FIX)
+        self._wrapped = magic in _WRAPPED_MAGIC
+
+    @cached_property
+    def _data(self) -> bytes:
+        """The font as a plain TrueType/OpenType font: the file's bytes, or for a WOFF file or a
+        collection of one font, that font unpacked by fontTools."""
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise TextEngineError(f"cannot read font file: {exc.strerror}", self.path, FONT_FIX) from None
+        if not self._wrapped:
+            return data
+        number = 0
+        if data[:4] == b"ttcf":
+            count = struct.unpack(">I", data[8:12])[0] if len(data) >= 12 else 0
+            if count != 1:
+                raise TextEngineError(
+                    f"a font collection of {count} fonts: cardgen reads one font per file", self.path,
+                    "extract the font you want into a .ttf/.otf file of its own, e.g. "
+                    f"'fonttools ttLib -y 0 {self.path.name} -o {self.path.stem}-0.ttf' (0 is the first font)")
+        else:
+            number = -1
+        try:
+            font = TTFont(io.BytesIO(data), fontNumber=number)
+            font.flavor = None
+            out = io.BytesIO()
+            font.save(out)
+        except ImportError:
+            raise TextEngineError("reading a WOFF2 font needs the 'brotli' package", self.path,
+                                  "convert the font to .ttf or .otf, or install the 'brotli' package") from None
+        except (TTLibError, AssertionError, ValueError, KeyError, struct.error, EOFError) as exc:
+            raise TextEngineError(f"cannot read font file: {exc}", self.path, FONT_FIX) from None
+        return out.getvalue()
 
     @cached_property
     def _ttfont(self) -> TTFont:
@@ -146,7 +187,7 @@ class Face:
         # that descriptor's position with each other (a glyph read in one process moved the
         # others' reads: "not enough 'glyf' table data").
         try:
-            data = self.path.read_bytes()
+            data = self._data
             font = TTFont(io.BytesIO(data), lazy=True)
         except (OSError, TTLibError, AssertionError, ValueError) as exc:
             raise TextEngineError(f"cannot read font file: {exc}", self.path, FONT_FIX) from None
@@ -167,9 +208,39 @@ class Face:
             hhea = font["hhea"]
             hb_face = self._hb_face
             return _Metrics(upem, hhea.ascent / upem, -hhea.descent / upem, hb_face.glyph_count,
-                            frozenset(hb_face.unicodes))
+                            self._inked(font, frozenset(hb_face.unicodes)))
         except (OSError, TTLibError, KeyError, AssertionError, ValueError, ZeroDivisionError) as exc:
             raise TextEngineError(f"cannot read font file: {exc}", self.path, FONT_FIX) from None
+
+    def _inked(self, font: TTFont, mapped: frozenset[int]) -> frozenset[int]:
+        """The characters the face really draws: of those its character map has, a character
+        drawn with ink counts only when its glyph has an outline (a font whose glyphs are empty,
+        or only bitmaps, would print blank space). White space and default-ignorable characters
+        need no outline. The bundled fonts are known to draw every character they map
+        (``tests/test_fonts_coverage.py`` checks), so only fonts a game brings are read here."""
+        self.blank = {}
+        if self.path.parent == FONT_DIR:
+            return mapped
+        outlines = any(tag in font for tag in _OUTLINE_TABLES)
+        bitmaps = any(tag in font for tag in _BITMAP_TABLES)
+        hb_font = hb.Font(self._hb_face)
+        drawn: dict[int, bool] = {}
+        blank: dict[int, str] = {}
+        for cp in mapped:
+            char = chr(cp)
+            if not needs_ink(char):
+                continue
+            gid = hb_font.get_nominal_glyph(cp)
+            if gid is None:
+                continue
+            ok = drawn.get(gid)
+            if ok is None:
+                ok = drawn[gid] = outlines and _draws(hb_font, gid, bitmaps)
+            if not ok:
+                blank[cp] = ("the font has no outlines (glyf or CFF table), only bitmaps or nothing"
+                             if not outlines else "its glyph has no outline")
+        self.blank = blank
+        return mapped - frozenset(blank)
 
     @property
     def upem(self) -> int:
@@ -189,6 +260,8 @@ class Face:
 
     @cached_property
     def _hb_face(self) -> hb.Face:
+        if self._wrapped:
+            return hb.Face(hb.Blob(self._data))
         return hb.Face(hb.Blob.from_file_path(str(self.path)))
 
     @cached_property
@@ -201,6 +274,12 @@ class Face:
 
     def covers(self, char: str) -> bool:
         return ord(char) in self.coverage
+
+    def blank_reason(self, char: str) -> str | None:
+        """Why the face does not cover ``char`` although its character map has it (its glyph
+        draws nothing), or None."""
+        self._metrics  # noqa: B018 - coverage is worked out with the metrics
+        return self.blank.get(ord(char))
 
     def draw_glyph(self, gid: int, pen: Any) -> None:
         """Draw glyph ``gid``'s outline, in font units (y up), into a fontTools pen, with the
@@ -235,6 +314,49 @@ class Face:
         return path
 
 
+def _draws(font: hb.Font, gid: int, bitmaps: bool) -> bool:
+    """Whether glyph ``gid`` has an outline. HarfBuzz's extents are read from the outline, or
+    from a bitmap when the font has bitmaps: then the outline itself is drawn."""
+    if not bitmaps:
+        extents = font.get_glyph_extents(gid)
+        return extents is not None and (extents.width != 0 or extents.height != 0)
+    pen = _AnyInk()
+    font.draw_glyph_with_pen(gid, pen)
+    return pen.inked
+
+
+class _AnyInk:
+    """A pen that notes whether anything was drawn."""
+
+    inked = False
+
+    def moveTo(self, pt: tuple[float, float]) -> None:
+        pass
+
+    def lineTo(self, pt: tuple[float, float]) -> None:
+        self.inked = True
+
+    def qCurveTo(self, *points: tuple[float, float]) -> None:
+        self.inked = True
+
+    def curveTo(self, *points: tuple[float, float]) -> None:
+        self.inked = True
+
+    def closePath(self) -> None:
+        pass
+
+
+def missing_text(chars: list[str] | tuple[str, ...], faces: tuple["Face", ...] = ()) -> str:
+    """The characters no face covers, each by its code point (see :func:`describe`), with the
+    fonts among ``faces`` that map it but draw nothing for it."""
+    parts = []
+    for char in chars:
+        blank = [f"{face.path.name} maps it but {reason}" for face in faces
+                 if (reason := face.blank_reason(char)) is not None]
+        parts.append(describe(char) + (f" ({'; '.join(blank)})" if blank else ""))
+    return ", ".join(parts)
+
+
 #: Noto Sans lacks arrows and relations (→ ≤ ∞ −); Noto Sans Math matches its design, so
 #: it comes straight after it, before the CJK face (which has some of them too). It has no
 #: bold, so both weights use the regular cut.
@@ -267,9 +389,11 @@ BOLD_WEIGHT_CLASS = 600
 def is_bold(path: Path) -> bool:
     """Whether a font file is a bold cut (OS/2 weight class 600 or more)."""
     try:
-        font = TTFont(str(path), lazy=True)
+        font = TTFont(str(path), lazy=True, fontNumber=0)
         weight = font["OS/2"].usWeightClass if "OS/2" in font else 400
         font.close()
+    except ImportError:
+        return False   # a WOFF2 file without brotli: opening it says so
     except (OSError, TTLibError, AssertionError, ValueError, KeyError) as exc:
         raise TextEngineError(f"cannot read font file: {exc}", path, FONT_FIX) from None
     return weight >= BOLD_WEIGHT_CLASS

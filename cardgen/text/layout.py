@@ -6,7 +6,8 @@ broken on logical text and only then reordered for display, as UAX #9 requires
 (rule L2 applies per line).
 
 Line breaking is a deliberately small subset of UAX #14 that covers card text: breaks
-after spaces, after a hyphen inside a word, and between ideographs (except before
+after spaces, after a hyphen inside a word, at a soft hyphen (U+00AD: the line then ends
+with a hyphen; otherwise it shows nothing), and between ideographs (except before
 closing or after opening CJK punctuation). A word is split between clusters only when it
 is wider than the box on its own.
 """
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from cardgen.text.bidi import visual_order
 from cardgen.text.fonts import Face
-from cardgen.text.shaping import ShapedParagraph, char_script
+from cardgen.text.chars import SOFT_HYPHEN
+from cardgen.text.shaping import ShapedGlyph, ShapedParagraph, char_script
 
 if TYPE_CHECKING:
     from cardgen.text.svg import GlyphRegistry
@@ -135,6 +137,9 @@ def break_opportunities(para: ShapedParagraph) -> list[int]:
             continue
         if is_space(before):
             found.append(i)
+        elif before == SOFT_HYPHEN:
+            if i >= 2 and any(h[0] == i - 1 for h in para.hyphens):
+                found.append(i)
         elif before in _HYPHENS:
             if i >= 2 and text[i - 2].isalnum() and after.isalnum():
                 found.append(i)
@@ -158,12 +163,13 @@ def wrap(para: ShapedParagraph, max_width: float | None) -> _Broken:
     if max_width is None or n == 0:
         return _Broken([(0, n)], 0.0)
     cuts = [0, *break_opportunities(para), n]
+    hyphen = {h[0] + 1: h[3] for h in para.hyphens}   # a line cut here ends with a hyphen this wide
     ranges: list[tuple[int, int]] = []
     line_start, line_width = 0, 0.0
     forced_excess = 0.0
     for seg_start, seg_end in zip(cuts, cuts[1:]):
         content_end = _trim(text, seg_start, seg_end)
-        content = sum(adv[seg_start:content_end])
+        content = sum(adv[seg_start:content_end]) + (hyphen.get(seg_end, 0.0) if seg_end < n else 0.0)
         if line_start < seg_start and line_width + content > max_width:
             ranges.append((line_start, seg_start))
             line_start, line_width = seg_start, 0.0
@@ -185,12 +191,17 @@ def wrap(para: ShapedParagraph, max_width: float | None) -> _Broken:
 def _visual_line(
     para: ShapedParagraph, start: int, end: int, offset: int, size: float
 ) -> tuple[tuple[GlyphRun, ...], float]:
-    """Glyph runs of ``para[start:end]`` in display order, positioned from x = 0 (mm)."""
+    """Glyph runs of ``para[start:end]`` in display order, positioned from x = 0 (mm); a line
+    broken at a soft hyphen ends with a hyphen (at the logical end of the run holding it)."""
+    shy = next((h for h in para.hyphens if h[0] == end - 1), None) if start < end < len(para.text) else None
     pieces = []
     for run in para.runs:
         if run.end <= start or run.start >= end:
             continue
         glyphs = [g for g in run.glyphs if start <= g.cluster < end]
+        if shy is not None and run.start <= shy[0] < run.end and run.face is shy[1]:
+            mark = ShapedGlyph(shy[2], shy[0], shy[3], 0.0, 0.0)
+            glyphs = [mark, *glyphs] if run.level % 2 else [*glyphs, mark]
         if glyphs:
             pieces.append((run, glyphs))
     order = visual_order([run.level for run, _ in pieces])

@@ -22,6 +22,7 @@ import uharfbuzz as hb
 from fontTools.unicodedata import script as _script_of
 
 from cardgen.text.bidi import resolve_levels
+from cardgen.text.chars import SOFT_HYPHEN, is_ignorable
 from cardgen.text.fonts import Face, FontChain
 
 # Scripts that do not decide a run's script or font on their own: Common, Inherited, Unknown.
@@ -67,6 +68,9 @@ class ShapedParagraph:
     advances: tuple[float, ...]
     boundary: tuple[bool, ...]
     missing: frozenset[str]
+    #: Each soft hyphen (U+00AD) as ``(index, face, glyph id, advance in em)`` of the hyphen
+    #: shown when a line is broken at it (HarfBuzz hides the soft hyphen itself).
+    hyphens: tuple[tuple[int, Face, int, float], ...] = ()
 
 
 @lru_cache(maxsize=8192)
@@ -82,13 +86,6 @@ def _attaches(char: str) -> bool:
     return category(char) in _ATTACHING_CATEGORIES
 
 
-@lru_cache(maxsize=1024)
-def is_format(char: str) -> bool:
-    """Format characters (ZWJ, LRM, ...) are default-ignorable: HarfBuzz hides them in any
-    font, so they never count as missing even when a font's cmap lacks them."""
-    return category(char) == "Cf"
-
-
 def _clusters(text: str) -> list[tuple[int, int]]:
     """Split text into font-selection clusters ``(start, end)``."""
     bounds: list[tuple[int, int]] = []
@@ -102,7 +99,9 @@ def _clusters(text: str) -> list[tuple[int, int]]:
 
 def _face_covers(face: Face, chars: str) -> bool:
     coverage = face.coverage
-    return all(ord(c) in coverage or is_format(c) for c in chars)
+    # Default-ignorable characters (ZWJ, LRM, variation selectors, the soft hyphen...): HarfBuzz
+    # hides them in any font, so they never count as missing even when a font's cmap lacks them.
+    return all(ord(c) in coverage or is_ignorable(c) for c in chars)
 
 
 def _split_uncovered(text: str, clusters: list[tuple[int, int]],
@@ -137,8 +136,8 @@ def _pick_face(chain: tuple[Face, ...], chars: str) -> Face | None:
 
 
 def _invisible(chars: str) -> bool:
-    """Clusters made only of format characters (LRM, ZWJ...) render as nothing in any face."""
-    return all(is_format(c) for c in chars)
+    """Clusters made only of default-ignorable characters (LRM, ZWJ...) render as nothing in any face."""
+    return all(is_ignorable(c) for c in chars)
 
 
 Run = tuple[int, int, int, Face, str]
@@ -334,4 +333,19 @@ def shape_paragraph(
         for glyph in glyphs:
             advances[glyph.cluster] += glyph.advance
         runs.append(ShapedRun(start, end, level, face, script, glyphs))
-    return ShapedParagraph(text, tuple(runs), tuple(advances), tuple(boundary), frozenset(missing))
+    hyphens = tuple(h for h in (_hyphen(i, runs) for i, c in enumerate(text) if c == SOFT_HYPHEN) if h)
+    return ShapedParagraph(text, tuple(runs), tuple(advances), tuple(boundary), frozenset(missing), hyphens)
+
+
+def _hyphen(index: int, runs: list[ShapedRun]) -> tuple[int, Face, int, float] | None:
+    """The hyphen a line broken at the soft hyphen ``index`` ends with: the hyphen (U+2010, else
+    U+002D) of the face of the run holding it; None when that face has neither."""
+    run = next((r for r in runs if r.start <= index < r.end), None)
+    if run is None:
+        return None
+    for char in "\u2010-":
+        if run.face.covers(char):
+            gid = run.face.hb_font.get_nominal_glyph(ord(char))
+            if gid:
+                return index, run.face, gid, run.face.hb_font.get_glyph_h_advance(gid) / run.face.upem
+    return None
