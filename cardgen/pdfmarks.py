@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from .imposition import GridPlan, Polygon, Rect, Segment, Tile
+from .imposition import MARK_ROOM, GridPlan, Polygon, Rect, Segment, Tile
 from .imposition.geometry import bbox
 from .pdfcontent import K, Canvas
 
@@ -66,21 +66,70 @@ def tile_label_position(area: Rect, paper_w: float, paper_h: float, margin: floa
     return area.x + CROP_TICK_REACH + 2.0, baseline, area.w - 2 * (CROP_TICK_REACH + 2.0)
 
 
-def footer_baseline(plan: GridPlan) -> float | None:
-    """Baseline (mm from top) for the footer below the bottom ticks, or None if no room.
+class FooterSpot(float):
+    """A footer's baseline (mm from the top) that remembers the printable margin it keeps to,
+    so the backs page keeps to it too (see :func:`back_footer_baseline`)."""
 
-    The footer goes under the tick marks when the bottom margin allows, else as low as
-    the paper allows (bottom ticks then give way; the top ticks still mark every cut).
-    """
+    margin: float = EDGE_KEEP_OUT
+
+    def __new__(cls, baseline: float, margin: float) -> FooterSpot:
+        spot = super().__new__(cls, baseline)
+        spot.margin = margin
+        return spot
+
+
+class SideFooter(float):
+    """A footer set vertically (reading bottom to top) in the left margin, for a sheet whose
+    block leaves no printable room above or below it for ticks and a footer (3 × 3 poker cards
+    on US Letter). Its value is where the text starts (mm from the top); ``x`` is its
+    baseline, ``room`` the length it may take, ``right`` the edge of its band that the
+    left-hand ticks stay clear of."""
+
+    x: float
+    room: float
+    right: float
+
+    def __new__(cls, start: float, x: float, room: float, right: float) -> SideFooter:
+        spot = super().__new__(cls, start)
+        spot.x, spot.room, spot.right = x, room, right
+        return spot
+
+
+def footer_baseline(plan: GridPlan) -> float | None:
+    """Where the footer goes, always inside the printable area (``--margin``), or None if
+    no room: below the bottom ticks when the bottom margin allows (they give way to it when
+    the top ticks still mark every cut); else in the left margin, set vertically
+    (:class:`SideFooter`) beside the row ticks."""
     size = FOOTER_PT / K
-    bottom = plan.block_bleed.bottom
-    ideal = bottom + MARK_GAP + MARK_LENGTH + 1.0 + 0.75 * size
-    printable = plan.paper_h - max(plan.margin, EDGE_KEEP_OUT) - 0.25 * size   # clear of the unprintable margin
-    for lowest in (printable, plan.paper_h - EDGE_KEEP_OUT - 0.25 * size):
-        baseline = min(ideal, lowest)
-        if baseline - 0.75 * size >= bottom + 0.5:
-            return baseline
+    margin = max(plan.margin, EDGE_KEEP_OUT)
+    blk = plan.block_bleed
+    ideal = blk.bottom + MARK_GAP + MARK_LENGTH + 1.0 + 0.75 * size
+    baseline = min(ideal, plan.paper_h - margin - 0.25 * size)   # clear of the unprintable margin
+    top_ticks = blk.y - margin >= MIN_MARK_GAP + 1.0
+    bottom_ticks = baseline - 0.75 * size - 0.5 - blk.bottom >= MIN_MARK_GAP + 1.0
+    if baseline - 0.75 * size >= blk.bottom + 0.5 and (top_ticks or bottom_ticks):
+        return FooterSpot(baseline, margin)
+    if blk.x - margin >= size + 0.5 + MARK_ROOM:     # beside the row ticks, which give way a little
+        start = min(blk.bottom, plan.paper_h - margin)
+        return SideFooter(start, margin + 0.75 * size, start - margin, margin + size)
+    if blk.x - margin >= size + 0.5:                 # between two row ticks, which keep their length
+        stops = [margin] + [y for y in plan.cut_ys if margin < y < plan.paper_h - margin] + [plan.paper_h - margin]
+        gaps = [(b - a - (0.5 if a > margin else 0) - (0.5 if b < plan.paper_h - margin else 0), a, b)
+                for a, b in zip(stops, stops[1:])]
+        room, _top, bottom = max(gaps)
+        if room >= 10 * size:
+            start = bottom - (0.5 if bottom < plan.paper_h - margin else 0)
+            return SideFooter(start, margin + 0.75 * size, room, -math.inf)
     return None
+
+
+def marks_missing(plan: GridPlan, footer_y: float | None, used: int | None = None) -> bool:
+    """Whether some trim line of the first ``used`` pieces gets no printable tick at either
+    end (ticks stay inside ``--margin``), for a build to say so."""
+    if plan.layout == "tessellated" or not plan.card.is_rectangular:
+        return False
+    top, bottom, left, right = _tick_spans(plan, footer_y, used)
+    return (top[0] is None and bottom[0] is None) or (left[0] is None and right[0] is None)
 
 
 def back_footer_baseline(paper_h: float, art_top: float, art_bottom: float, duplex: str,
@@ -94,17 +143,20 @@ def back_footer_baseline(paper_h: float, art_top: float, art_bottom: float, dupl
     sheet) has its backs where the fronts' footer is."""
     if footer_y is None:
         return None
+    if isinstance(footer_y, SideFooter):
+        return footer_y   # in the side margin, clear of the backs (they are centred like the fronts)
     size = FOOTER_PT / K
     top, bottom = (paper_h - art_bottom, paper_h - art_top) if duplex == "short" else (art_top, art_bottom)
     top, bottom = top + offset_y, bottom + offset_y
     # a text's whole size is kept clear on both sides of its baseline (accents, descenders)
     if footer_y - size >= bottom + 0.5 or footer_y + size <= top - 0.5:
         return footer_y
+    keep = max(getattr(footer_y, "margin", EDGE_KEEP_OUT), EDGE_KEEP_OUT)   # the printable area's edge
     above = top - 1.0 - size
-    if above - size >= EDGE_KEEP_OUT:
+    if above - size >= keep:
         return above
     below = bottom + 1.0 + size
-    if below + size <= paper_h - EDGE_KEEP_OUT:
+    if below + size <= paper_h - keep:
         return below
     return None
 
@@ -119,10 +171,13 @@ def draw_footer(
     text = footer(sheet, sheets, side) if callable(footer) else f"{footer} · sheet {sheet}/{sheets} · {side}"
     if not text:
         return
+    vertical = isinstance(baseline, SideFooter)
+    if vertical:
+        x, room = baseline.x, baseline.room
     room = canvas.w - x - EDGE_KEEP_OUT if room is None else room
     while len(text) > 4 and canvas.text_width(size_pt, text) > room:   # cut long text rather than overflow
         text = text[: max(4, int(len(text) * room / canvas.text_width(size_pt, text))) - 2] + "…"
-    canvas.text(x, baseline, size_pt, text)
+    canvas.text(x, baseline, size_pt, text, vertical=vertical)
 
 
 def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int | None = None) -> None:
@@ -132,28 +187,43 @@ def draw_ticks(canvas: Canvas, plan: GridPlan, footer_y: float | None, used: int
 
     Each tick starts MARK_GAP beyond the block's bleed edge and runs outwards, or nearer the
     bleed edge (down to MIN_MARK_GAP) where that leaves MIN_PRINTED_TICK of it inside the
-    printable area (``--margin``); where the paper leaves no room for a visible tick (under
-    1 mm) that side is skipped.
+    printable area (``--margin``), and stops at it: what the printer cannot print is not
+    drawn. Where the printable area leaves no room for a visible tick (under 1 mm) that side
+    is skipped (see :func:`marks_missing`).
     """
-    slots = plan.used_slots(used)
-    floor = plan.paper_h - EDGE_KEEP_OUT
-    if footer_y is not None:
-        floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
     if plan.layout == "tessellated":
-        canvas.lines(_line_ticks(plan, floor, used), MARK_WIDTH_PT)
+        canvas.lines(_line_ticks(plan, _floor(plan, footer_y), used), MARK_WIDTH_PT)
         return
-    if not slots:
+    if not plan.used_slots(used):
         return
-    blk = bbox([s.clip for s in slots])
-    margin = max(plan.margin, EDGE_KEEP_OUT)
-    top = _span(blk.y - _gap(blk.y - margin), -1, EDGE_KEEP_OUT)
-    bottom = _span(blk.bottom + _gap(min(floor, plan.paper_h - margin) - blk.bottom), +1, floor)
-    left = _span(blk.x - _gap(blk.x - margin), -1, EDGE_KEEP_OUT)
-    right = _span(blk.right + _gap(plan.paper_w - margin - blk.right), +1, plan.paper_w - EDGE_KEEP_OUT)
+    top, bottom, left, right = _tick_spans(plan, footer_y, used)
     xs, ys = plan.trim_positions(used)
     segs = [(x, a, x, b) for x in xs for a, b in (top, bottom) if a is not None]
     segs += [(a, y, b, y) for y in ys for a, b in (left, right) if a is not None]
     canvas.lines(segs, MARK_WIDTH_PT)
+
+
+def _floor(plan: GridPlan, footer_y: float | None) -> float:
+    """The lowest a mark reaches: the printable area's bottom, or above a footer below the block."""
+    floor = plan.paper_h - max(plan.margin, EDGE_KEEP_OUT)
+    if footer_y is not None and not isinstance(footer_y, SideFooter):
+        floor = min(floor, footer_y - 0.75 * FOOTER_PT / K - 0.5)
+    return floor
+
+
+def _tick_spans(plan: GridPlan, footer_y: float | None, used: int | None) -> tuple[tuple, tuple, tuple, tuple]:
+    """The spans of the ticks above, below, left and right of the block of the first ``used``
+    pieces ((None, None) where the printable area leaves no room), all inside ``--margin``."""
+    blk = bbox([s.clip for s in plan.used_slots(used)])
+    margin = max(plan.margin, EDGE_KEEP_OUT)
+    floor = _floor(plan, footer_y)
+    lo_x = max(margin, footer_y.right + 0.5) if isinstance(footer_y, SideFooter) else margin
+    hi_x = plan.paper_w - margin
+    top = _span(blk.y - _gap(blk.y - margin), -1, margin)
+    bottom = _span(blk.bottom + _gap(floor - blk.bottom), +1, floor)
+    left = _span(blk.x - _gap(blk.x - lo_x), -1, lo_x)
+    right = _span(blk.right + _gap(hi_x - blk.right), +1, hi_x)
+    return top, bottom, left, right
 
 
 def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]:
@@ -164,7 +234,8 @@ def _line_ticks(plan: GridPlan, floor: float, used: int | None) -> list[Segment]
     stopped before the paper's keep-out and the footer."""
     slots = plan.used_slots(used)
     art = [s.bleed_polygon or s.polygon for s in slots if s.polygon]
-    area = Rect(EDGE_KEEP_OUT, EDGE_KEEP_OUT, plan.paper_w - 2 * EDGE_KEEP_OUT, floor - EDGE_KEEP_OUT)
+    margin = max(plan.margin, EDGE_KEEP_OUT)
+    area = Rect(margin, margin, plan.paper_w - 2 * margin, floor - margin)
     segs: list[Segment] = []
     for x1, y1, x2, y2 in plan.cut_lines(used):
         length = math.hypot(x2 - x1, y2 - y1)
@@ -237,7 +308,8 @@ def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used:
     to themselves (a sheet shared with other components' pieces): vertical lines stay in
     it, never running through the others' pieces."""
     top, bottom = EDGE_KEEP_OUT, plan.paper_h - EDGE_KEEP_OUT
-    if footer_y is not None:
+    left = footer_y.right + 0.5 if isinstance(footer_y, SideFooter) else EDGE_KEEP_OUT
+    if footer_y is not None and not isinstance(footer_y, SideFooter):
         bottom = footer_y - 0.75 * FOOTER_PT / K - 0.5
     if band is not None:
         top, bottom = max(top, band[0]), min(bottom, band[1])
@@ -246,7 +318,7 @@ def draw_cut_lines(canvas: Canvas, plan: GridPlan, footer_y: float | None, used:
         return
     xs, ys = plan.trim_positions(used)
     segs = [(x, top, x, bottom) for x in xs]
-    segs += [(EDGE_KEEP_OUT, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in ys]
+    segs += [(left, y, plan.paper_w - EDGE_KEEP_OUT, y) for y in ys]
     canvas.lines(segs, MARK_WIDTH_PT)
 
 

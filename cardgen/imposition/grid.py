@@ -16,7 +16,7 @@ from typing import Literal
 
 from ..paper import STANDARD_SIZES, PaperError, check_size, exact, fmt_mm, label_for_size
 from .geometry import CardGeometry, ImpositionError, LayoutKind, Rect, Slot, printed_bleed
-from .plan import GridPlan
+from .plan import MARK_ROOM, GridPlan
 
 
 @functools.lru_cache(maxsize=512)
@@ -167,8 +167,11 @@ def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: floa
     else:
         step_x, step_y = cw, ch
         m = exact(margin)
-        bx = min(eb, (exact(c.sheet_w) - 2 * m - c.cols * cw) / 2)
-        by = min(eb, (exact(c.sheet_h) - 2 * m - c.rows * ch) / 2)
+        # the outer bleed takes what the printable slack leaves after the room for cut marks:
+        # a trim line needs a printable tick more than its outer edge needs bleed
+        room = exact(MARK_ROOM)
+        bx = min(eb, max(Fraction(0), (exact(c.sheet_w) - 2 * m - c.cols * cw) / 2 - room))
+        by = min(eb, max(Fraction(0), (exact(c.sheet_h) - 2 * m - c.rows * ch) / 2 - room))
         block_w, block_h = c.cols * cw + 2 * bx, c.rows * ch + 2 * by
     x0 = (exact(c.sheet_w) - block_w) / 2 + bx
     y0 = (exact(c.sheet_h) - block_h) / 2 + by
@@ -191,7 +194,7 @@ def _build(c: _Candidate, card: CardGeometry, label: str, margin: float, b: floa
     if c.kind == "edge" and b > 0:
         note = _why_not_bleed(c, cw, ch, eb, eg, margin)
         if min(bx, by) < eb:
-            note += f"; outer bleed trimmed to {fmt_mm(float(min(bx, by)))} mm to fit the margin"
+            note += f"; outer bleed trimmed to {fmt_mm(float(min(bx, by)))} mm to fit the margin and cut marks"
     return GridPlan(
         paper_w=float(c.sheet_w),
         paper_h=float(c.sheet_h),

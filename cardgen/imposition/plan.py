@@ -21,6 +21,11 @@ REGISTRATION_SIZE = 5.0
 REGISTRATION_GAP = 2.0
 """Clearance between the card block's bleed edge and the registration squares, mm."""
 
+MARK_ROOM = 2.5
+"""Printable paper a cut mark needs beyond the block's printed edge, mm: the least gap kept
+from the artwork (0.5) and the least of a tick that guides a cut (2); see
+:mod:`cardgen.pdfmarks`. Edge-to-edge layouts give up outer bleed before this room."""
+
 
 @dataclass(frozen=True)
 class GridPlan:
