@@ -304,6 +304,7 @@ class PreviewState:
             results = [r for comp in game.components.values() for r in renderer.faces(comp)]
             faces = {face_id(r.face.component, r.face.card, r.face.side): r.face for r in results}
             report = check(game, render=False)   # the faces were just rendered, above
+            _measure(report, game, results)
             proof = _report_with_render(report, game, renderer, results)
             findings = tuple(("warning" if f.severity != "error" else "error", str(f))
                              for f in report.findings)   # the rules', then the rendering's
@@ -316,6 +317,37 @@ class PreviewState:
         locations = {f"{comp.id}/{card.id}": card.origin for comp in game.components.values() for card in comp.cards}
         return Snapshot(gid, translate(game.name, "game"), last.version, faces, outline, findings, None,
                         locations, proof, lang, languages, last.primary)
+
+
+#: Printed texts by face key (a face's key is its content): what the preview measured so far.
+_MEASURED: dict[str, tuple] = {}
+_MEASURED_LIMIT = 20_000
+
+
+def _measure(report: Report, game: Game, faces: list[RenderResult]) -> None:
+    """The rules that read what faces print (text size and place, contrast, turned indices),
+    run on the faces the preview just rendered: the rules alone leave them "not measured", and
+    the preview said "pass" of a deck ``cardgen check`` fails. Each distinct face is measured
+    once, as a check measures it."""
+    from .check import ordered_records, rule_records
+    from .legibility import FaceRef, FaceTally, measured, printed_texts
+    from .model import MEASURING_RULES
+    from .rules.legibility import rendering
+
+    def texts(face: Face) -> tuple:
+        if face.key not in _MEASURED:   # measured once while the preview runs: an edit measures what it changed
+            if len(_MEASURED) >= _MEASURED_LIMIT:
+                _MEASURED.clear()
+            _MEASURED[face.key] = tuple(printed_texts(face))
+        return _MEASURED[face.key]
+
+    tally = FaceTally()
+    for r in faces:
+        tally.add(FaceRef.of(r.face), lambda face=r.face: texts(face))
+    with measured(game, tally.faces()), rendering(True):
+        findings, proofs, _choices = ordered_records(rule_records(game, only=MEASURING_RULES))
+    report.proofs = [p for p in report.proofs if p.rule not in MEASURING_RULES] + proofs
+    report.extend(findings)
 
 
 def _report_with_render(report: Report, game: Game, renderer: Renderer, faces: list[RenderResult]) -> ProofReport:

@@ -532,3 +532,22 @@ def test_browser_index_and_card_page(two_games):
                 browser.close()
     finally:
         srv.stop()
+
+
+def test_the_preview_finds_what_check_finds_on_the_faces_it_shows(game_copy):
+    """Text too faint and too small: `cardgen check` failed the deck, while the preview listed
+    no finding and its proof report said the legibility rules were "not measured"."""
+    import cardgen
+    from cardgen.serve import PreviewState
+
+    g = game_copy("qcd")
+    g.edit("templates/card-front.svg.j2", "{% block artwork %}",
+           '{% block artwork %}<rect x="5" y="40" width="50" height="10" fill="#4d4d4d"/>'
+           '{{ text("faint", 6, 41, size=3, width=40, height=6, fill="#555555") }}'
+           '{{ text("tiny", 6, 60, size=1.2, width=20, height=3, fill="#000000") }}')
+    checked = sorted(str(f) for f in cardgen.check(g.load()).findings)
+    assert checked and any("text-contrast" in f for f in checked) and any("text-size" in f for f in checked)
+    snap = PreviewState([g.games_dir]).snapshot("qcd")
+    assert sorted(text for _severity, text in snap.findings) == checked
+    assert "Is this deck right? No" in snap.report.verdict
+    assert "not measured" not in repr(snap.report)
