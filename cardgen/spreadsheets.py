@@ -352,8 +352,13 @@ def _bound_row(path: Path, shown: str, sheet: str | None, row: int, columns: int
 
 
 def _bounded_cell(value: Any, shown: str, sheet: str | None, row: int, column: int) -> Any:
-    """A cell's value, refused when it is text no card can hold (see :func:`check_text`)."""
+    """A cell's value, refused when it is text no card can hold (see :func:`check_text`). A
+    line break inside a cell is one, however the program that saved it wrote it: a CSV saved
+    on Windows ends the lines within a quoted cell with CR LF, which was refused as the control
+    character U+000D, invisible in the spreadsheet."""
     if isinstance(value, str):
+        if "\r" in value:
+            value = value.replace("\r\n", "\n").replace("\r", "\n")
         check_text(value, cell_location(shown, sheet, row, column), "cell")
     return value
 

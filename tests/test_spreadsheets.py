@@ -307,3 +307,19 @@ def test_a_hidden_empty_row_or_column_is_no_error(game_copy):
     book.save(copy.path / "components" / "cards.xlsx")
     use_sheet(copy, "{from: cards.xlsx}")
     assert len(copy.load().components["cards"].cards) == len(qcd_rows())
+
+
+def test_a_line_break_within_a_csv_cell_is_one_however_it_was_saved(game_copy):
+    """A CSV saved on Windows ends the lines inside a quoted cell with CR LF: refused as the
+    control character U+000D, which no spreadsheet shows."""
+    copy = game_copy("qcd")
+    header = ",".join(QCD_HEADER) + ",note"
+    rows = [",".join("" if v is None else ("true" if v is True else str(v)) for v in row) + ',""'
+            for row in qcd_rows()]
+    rows[0] = rows[0][:-3] + ',"first line\r\nsecond line"'
+    rows[1] = rows[1][:-3] + ',"old Mac\rbreak"'
+    (copy.path / "components" / "cards.csv").write_bytes(("\r\n".join([header, *rows]) + "\r\n").encode("utf-8"))
+    use_sheet(copy, "{from: cards.csv}")
+    copy.edit("components/cards.yaml", "  wild: {type: bool}", "  wild: {type: bool}\n  note: {type: text}")
+    cards = copy.load().components["cards"].cards
+    assert cards[0].fields["note"] == "first line\nsecond line" and cards[1].fields["note"] == "old Mac\nbreak"
