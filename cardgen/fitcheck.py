@@ -56,18 +56,21 @@ def issue_finding(game: Game, issue: TextIssue) -> Finding:
     lang = issue.lang
     comp = game.components.get(issue.component)
     card = comp.card(issue.card) if comp else None
-    loc = card.location if card else comp.location if comp else game.location
+    # the card's own value when the field is one (its YAML line, its spreadsheet cell), else the card
+    loc = card.where(issue.field) if card else comp.location if comp else game.location
     what = f"card '{issue.card}'" if comp else f"{issue.component}.pdf {issue.card}"
+    # a translation is fixed in the catalog: point at its entry, and name where the text is used
+    entry = i18n.catalog_entry_of(game, lang, issue.text)
+    source = f" (msgid {entry[1]!r}, {what} at {loc})" if entry else ""
     if issue.kind == "overflow":
-        # A translation that does not fit is fixed in the catalog: point at its entry.
-        entry = i18n.catalog_entry_of(game, lang, issue.text)
-        source = f" (msgid {entry[1]!r}, {what} at {loc})" if entry else ""
         return Finding("text-fit", f"[{lang}] {what} ({issue.side}) field '{issue.field}': "
                        f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
-                       "shorten the translation, or give the template box more room or a smaller min_size", game.id)
-    return Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': {issue.detail}", loc,
-                   "use characters the bundled fonts cover, or bring a font (a fonts/ folder in the game, or "
-                   "--font-dir)", game.id)
+                       f"shorten the {'translation' if entry else 'text'}, or give the template box more room or a "
+                       "smaller min_size", game.id)
+    return Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': {issue.detail}{source}",
+                   entry[0] if entry else loc,
+                   "use characters the fonts cover, or bring a font that draws them (a fonts/ folder in the game, "
+                   "or --font-dir)", game.id)
 
 
 def _extra_wraps(game: Game, lang: str, english: list[tuple[str, str, str, str, int]],

@@ -306,3 +306,16 @@ def test_a_shared_string_in_a_language_cardgen_lacks_is_located_in_the_games_own
     po = g / "locale" / "it" / "LC_MESSAGES" / "lepton-snap.po"
     assert Path(where.file).resolve() == po.resolve() and where.line > 0 and "sheet.svg.j2" in used
     assert po.read_text(encoding="utf-8").splitlines()[where.line - 1] == 'msgid "Answer key"'
+
+
+def test_a_character_no_font_covers_in_a_translation_is_found_at_its_catalog_entry(game_copy):
+    """The finding pointed at the card's line in cards.yaml, where nothing can be fixed."""
+    from .test_hardening import _german_qcd
+
+    g, po = _german_qcd(game_copy)
+    po.write_text(po.read_text(encoding="utf-8").replace('msgstr "Joker"', 'msgstr "조커"', 1), encoding="utf-8")
+    found = [f for f in cardgen.check(g.load(), langs=["de"]).findings if f.rule == "glyph-coverage"]
+    assert found, "no glyph-coverage finding"
+    line = next(n for n, text in enumerate(po.read_text(encoding="utf-8").splitlines(), 1) if text == 'msgstr "조커"')
+    assert all(f.location.file.endswith("qcd.po") and f.location.line == line - 1 for f in found), found
+    assert "msgid 'Wild card'" in found[0].message and "U+C870" in found[0].message

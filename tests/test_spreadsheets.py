@@ -323,3 +323,22 @@ def test_a_line_break_within_a_csv_cell_is_one_however_it_was_saved(game_copy):
     copy.edit("components/cards.yaml", "  wild: {type: bool}", "  wild: {type: bool}\n  note: {type: text}")
     cards = copy.load().components["cards"].cards
     assert cards[0].fields["note"] == "first line\nsecond line" and cards[1].fields["note"] == "old Mac\nbreak"
+
+
+def test_a_text_that_does_not_fit_is_found_at_its_own_cell_and_told_to_shorten_the_text(game_copy):
+    """A CSV note too long for its box was reported at the row's id cell (A2), and told to
+    'shorten the translation' of an English text."""
+    copy = game_copy("qcd")
+    header = ",".join(QCD_HEADER) + ",note"
+    rows = [",".join("" if v is None else ("true" if v is True else str(v)) for v in row) + ","
+            for row in qcd_rows()]
+    rows[0] += "A note far too long to fit on one line of this small box at any size"
+    (copy.path / "components" / "cards.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    use_sheet(copy, "{from: cards.csv}")
+    copy.edit("components/cards.yaml", "  wild: {type: bool}", "  wild: {type: bool}\n  note: {type: text}")
+    copy.edit("templates/card-front.svg.j2", "{% block artwork %}",
+              '{% block artwork %}{% if card.note %}{{ text(card.note, 8, 80, size=3, width=40, height=4, '
+              'min_size=2.5, field="note") }}{% endif %}')
+    fits = [f for f in cardgen.check(copy.load()).findings if f.rule == "text-fit"]
+    assert len(fits) == 1, fits
+    assert str(fits[0].location).endswith("cards.csv:F2") and fits[0].fix.startswith("shorten the text,")
