@@ -145,6 +145,12 @@ class Particle:
     def mass_mev(self) -> float:
         return self.mass.value * MASS_UNITS[self.mass.unit]
 
+    @property
+    def least_mass_mev(self) -> float:
+        """The least mass the data allows: the measured mass, or 0 for a mass only bounded from
+        above ('< 0.8 eV' says at most 0.8 eV). Thresholds use it, so a bound never counts as a mass."""
+        return 0.0 if self.mass.upper_limit else self.mass_mev
+
     def quantum_number(self, name: str) -> Fraction:
         """Additive quantum numbers by name, for conservation checks declared in data."""
         if name == "charge":

@@ -39,6 +39,12 @@ FLAVOURS = {"s": ("strangeness", -1), "c": ("charm", 1), "b": ("bottomness", -1)
 #: claims a mass no experiment has shown (oscillations fix mass differences, not the scale).
 NEUTRINO_MASS_LIMIT_MEV = 0.45e-6
 NEUTRINO_LIMIT_SOURCE = "KATRIN, Science 388 (2025) 180, 90 % CL"
+#: The loosest bound still a direct limit: the tritium β-spectrum limit of the experiments before
+#: KATRIN (Mainz, Eur. Phys. J. C 40 (2005) 447; Troitsk, Phys. Rev. D 84 (2011) 112003), m_ν < 2 eV,
+#: the bound PDG quoted until KATRIN's. A card that prints a looser one (< 80 eV, < 2 GeV) claims
+#: less than every modern experiment has shown, and weighs nothing a threshold could use.
+NEUTRINO_MASS_LOOSEST_MEV = 2e-6
+NEUTRINO_LOOSEST_SOURCE = "Mainz and Troitsk tritium β-decay, the bound PDG quoted before KATRIN"
 #: PDG ids of the neutrinos (their antiparticles are the negatives).
 NEUTRINO_IDS = frozenset({12, 14, 16})
 

@@ -555,6 +555,13 @@ IDENTITY = [  # (particle, key, old, new, words of the finding at the edited lin
      "true"),
     ("H", "kind", "scalar", "gauge boson", "Higgs boson (H) has kind: gauge boson, but PDG 2026's particle 25 (H0) has "
      "scalar"),
+    # the generation a card prints ('Generation I') follows from the PDG id, antiparticles alike
+    ("c", "generation", "2", "1", "charm quark (c) has generation: 1, but its PDG id 4 (c) is a particle of "
+     "generation 2. Fix: write generation: 2."),
+    ("cbar", "generation", "2", "1", "has generation: 1, but its PDG id -4 (c~) is a particle of generation 2"),
+    ("nu_mu", "generation", "2", "1", "has generation: 1, but its PDG id 14 (nu(mu)) is a particle of generation 2"),
+    ("b", "generation", "3", "2", "has generation: 2, but its PDG id 5 (b) is a particle of generation 3"),
+    ("tau+", "generation", "3", "1", "has generation: 1, but its PDG id -15 (tau+) is a particle of generation 3"),
 ]
 
 
@@ -625,3 +632,43 @@ def test_a_flavour_row_without_its_energy_is_a_finding_not_a_crash(tmp_path):
     assert (f"flavours.yaml:{line}:5: error[flavour-energies]: row 'charm' gives no 'energy_mev' for c, cbar. "
             f"Fix: write the row's energy_mev.") in out
     assert "Traceback" not in out and "internal error" not in out
+
+
+# --- a neutrino mass bound is held to the direct limits both ways ------------------------------
+
+LOOSE_BOUNDS = [  # (new mass text, words of the finding at the bound's line)
+    ("upper_limit: 2, unit: GeV", "tau neutrino (nu_tau) prints the bound < 2 GeV/c², far looser than any direct "
+     "limit: the best is 0.45 eV/c²"),
+    ("upper_limit: 80, unit: eV", "tau neutrino (nu_tau) prints the bound < 80 eV/c², but the reason it declares for "
+     "it says 'below 0.8 eV'. Fix: write upper_limit: 0.800 (the bound the reason gives), or correct the reason."),
+    ("upper_limit: 80, unit: eV", "prints the bound < 80 eV/c², far looser than any direct limit"),
+]
+
+
+@pytest.mark.parametrize("new, words", LOOSE_BOUNDS)
+def test_a_neutrino_bound_too_loose_is_found_at_its_line_and_no_decay_is_blamed(broken_physics, new, words):
+    """A bound says 'at most': kinematics weighs the neutrino at 0, so a bad bound is one
+    pdg-values finding at particles.yaml, not findings against every decay that makes a ν_τ."""
+    text, line, _ = mutate_particle(PARTICLES_YAML.read_text(encoding="utf-8"), "nu_tau", "mass",
+                                    "upper_limit: 0.8, unit: eV", new)
+    path = broken_physics(text)
+    code, out = cli("particle-builder", "--no-render")
+    assert code == 1, out
+    here = [ln for ln in out.splitlines()
+            if ln.startswith(f"{cardgen.errors.display_path(path)}:{line}:") and "error[pdg-values]" in ln]
+    assert any(words in ln for ln in here), out
+    assert "kinematics" not in out and "decays.yaml" not in out, out
+
+
+def test_the_shipped_neutrino_bound_agrees_with_its_reason_and_the_limits():
+    findings, _proofs, choices = check_records(cardgen.load_game("particle-builder"))
+    assert not findings
+    assert any("nu_tau" in c.subject and "< 0.8 eV" in c.subject for c in choices)
+
+
+def test_a_bound_counts_as_no_mass_in_thresholds():
+    """'< 2 GeV' says at most 2 GeV: the least mass a threshold may count is 0."""
+    physics = loader.shipped_physics()
+    nu = physics.particles["nu_tau"]
+    assert nu.mass.upper_limit and nu.least_mass_mev == 0 and nu.mass_mev > 0
+    assert physics.particles["tau-"].least_mass_mev == physics.particles["tau-"].mass_mev

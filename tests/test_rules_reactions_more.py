@@ -208,8 +208,12 @@ def test_the_couplings_fix_offers_a_w_only_where_a_w_helps(game_copy):
     g.edit("tables/decays.yaml", "{faces: 5-6, becomes: [c, sbar]}", "{faces: 5-6, becomes: [c, sbar], via: [Z0]}")
     code, out = check(str(g.path))
     assert code == 1
-    for reaction in ("νₑ ν̅ₑ → γ γ", "νₑ ν̅ₑ → H", "Z⁰ → b s̅", "t → c γ"):
+    for reaction in ("νₑ ν̅ₑ → γ γ", "νₑ ν̅ₑ → H"):   # no loop either: ν ν̄ H needs a chirality flip
         assert "Fix: " + _couplings(out, reaction) == NO_SM.format(reaction), reaction
+    # flavour-changing neutral currents have no tree diagram but a W–top loop (like b → s γ)
+    for reaction in ("Z⁰ → b s̅", "t → c γ"):
+        assert "Fix: " + _couplings(out, reaction) == NO_SM.format(reaction)[:-1] + (
+            " (declare 'loop: <reason>' only if it is a known loop process)."), reaction
     assert _couplings(out, "μ⁻ → ν_μ e⁻ ν̅ₑ") == ("declare the virtual W⁻ exchanged inside the diagram ('via: [W-]'), "
                                                   "or fix the products.")
     assert _couplings(out, "μ⁺ → ν̅_μ e⁺ νₑ") == ("declare the virtual W⁺ exchanged inside the diagram ('via: [W+]'), "

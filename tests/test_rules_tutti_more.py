@@ -212,3 +212,43 @@ def test_ranges_out_of_order_are_rejected(cli, game_copy):
             f"(26–28), against the order of the others. Fix: list the ranges from the highest score to the lowest."
             ) in out
     assert out.count("error[result-ranges]") == 1, out   # the ranges themselves still meet
+
+
+# -- 3. a sub-diagram's external lines are a process physics allows ----------------------------------
+
+@pytest.mark.parametrize("vertices, external, words", [
+    ("[qqh, qqa]", "[H, gamma]", "one particle cannot become a single particle of another mass (a massive one "
+     "cannot become one massless particle)"),
+    ("[qqh, qqg]", "[H, g]", "colour is conserved: a colourless state cannot become a single colour-charged "
+                             "particle (one gluon or one quark), not even through a loop"),
+    ("[qqa, qqa, qqa]", "[gamma, gamma, gamma]", "an odd number of photons and nothing else never meet, not even "
+                                                 "through a closed loop"),
+    ("[qqg, qqg, qqg]", "[g, g, g]", None),   # three gluons through a quark loop: colour lets them meet
+    ("[qqh, qqg, qqg]", "[H, g, g]", None),   # H → g g through a quark loop
+])
+def test_a_sub_diagram_whose_external_lines_are_no_process_is_rejected(cli, game_copy, vertices, external, words):
+    g = declared(game_copy("tutti-quantum"))
+    g.edit(EXPERT, "vertices: [qqh, qqa, qqa]", f"vertices: {vertices}")
+    if words is None:
+        g.edit("game.yaml", "higgs-discovery: [H, gamma, gamma]", f"higgs-discovery: {external}")
+        assert g.findings() == []
+        return
+    out, at = broken(cli, g, "game.yaml", "higgs-discovery: [H, gamma, gamma]", f"higgs-discovery: {external}", "[")
+    assert (f"{at}: error[sub-diagrams]: expert: 'higgs-discovery': vertices {vertices[1:-1]} join into one "
+            f"diagram with external lines {external[1:-1]}, but no process has them: {words}") in out, out
+
+
+def test_never_meet_reads_the_particles_properties():
+    from cardgen.loader import shipped_physics
+    from cardgen.rules.standard_model import never_meet
+
+    P = shipped_physics().particles.__getitem__
+    assert never_meet((P("Z0"), P("gamma"), P("gamma"))) == "landau-yang"
+    assert never_meet((P("Z0"), P("g"), P("g"))) == "landau-yang"
+    assert never_meet((P("H"), P("gamma"), P("gamma"))) is None
+    assert never_meet((P("H"), P("g"))) == "colour"
+    assert never_meet((P("H"), P("gamma"))) == "mass"
+    assert never_meet((P("gamma"),) * 3) == "furry"
+    assert never_meet((P("gamma"),) * 4) is None
+    assert never_meet((P("e-"), P("e-"), P("gamma"))) == "charge"
+    assert never_meet((P("mu-"), P("e+"), P("gamma"))) == "lepton_e"

@@ -3,8 +3,9 @@
 A decay, an annihilation or a transformation must be drawn as a tree diagram of the vertices
 :mod:`cardgen.rules.standard_model` derives, with the virtual bosons the data declares
 (``via``) as its only internal bosons. A reaction with no tree diagram is allowed only where the
-data declares it a loop (``loop: reason``, e.g. H → g g through a top-quark loop), and then a
-particle must exist that couples to every external line, with colour conserved; a reaction no
+data declares it a loop (``loop: reason``, e.g. H → g g through a top-quark loop, b → s γ through
+a W and a top quark), and then a one-loop diagram of Standard-Model vertices must join every
+external line (:func:`~.standard_model.loop_lines`), with colour conserved; a reaction no
 order allows (Z⁰ → γ γ, by the Landau–Yang theorem) is refused whatever the data declares.
 """
 
@@ -20,8 +21,8 @@ from ..proof import Choice, Proof
 from . import declared
 from .common import component_param, names, particle_field, pdg_agrees, table_param, typed_field
 from .reactions import NOUNS, Reaction, reactions
-from .standard_model import (MAX_LINES, ckm_weight, is_up_type, landau_yang, lone_colour, loop_carrier, tree_diagram,
-                             uncoupled, weak_partner)
+from .standard_model import (MAX_LINES, ckm_weight, furry, is_up_type, landau_yang, lone_colour, loop_lines,
+                             tree_diagram, uncoupled, weak_partner)
 
 
 def _sym(p: Particle) -> str:
@@ -70,7 +71,8 @@ def _no_diagram_fix(r: Reaction, kind: str, physics: PhysicsData) -> str:
         return (f"declare the virtual {_sym(b)} exchanged inside the diagram "
                 f"('via: [{', '.join(x.id for x in via + (b,))}]'){alternatives}, or fix the products")
     loop = (" (declare 'loop: <reason>' only if it is a known loop process)"
-            if loop_carrier(r.initial, r.final, physics) is not None and not lone_colour(r.initial, r.final) else "")
+            if loop_lines(r.initial, r.final, physics) is not None and not lone_colour(r.initial, r.final)
+            and not landau_yang(r.initial, r.final) and not furry(r.initial + r.final) else "")
     return (f"fix the products: no W, Z, photon or gluon exchange supplies the missing coupling, so {r.text()} does "
             f"not exist in the Standard Model at tree level{loop}")
 
@@ -116,7 +118,7 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
         diagram = tree_diagram(r.initial, r.final, r.declared.via, physics)
         if r.declared.loop:
             loc = r.declared.at("loop", r.location)
-            carrier = loop_carrier(r.initial, r.final, physics)
+            lines = loop_lines(r.initial, r.final, physics)
             if landau_yang(r.initial, r.final):
                 yield Finding("couplings", f"{where} is declared a loop, but it {_LANDAU_YANG}", loc, _LANDAU_YANG_FIX,
                               game.id)
@@ -127,12 +129,19 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
                 yield Finding("couplings", f"{where} does not conserve colour: a single colour-charged particle "
                               f"cannot come from or go into a colourless state, not even through a loop", loc,
                               "fix the products", game.id)
-            elif carrier is None:
-                yield Finding("couplings", f"{where}: no particle couples to all of {names(r.initial)} "
-                              f"{names(r.final)}, so not even a loop makes it", loc, "fix the products", game.id)
+            elif furry(r.initial + r.final):
+                yield Finding("couplings", f"{where} is declared a loop, but an odd number of photons and nothing "
+                              f"else never meet, not even through a loop: a closed loop and its reverse cancel "
+                              f"(Furry's theorem)", loc, "fix the products", game.id)
+            elif lines is None:
+                yield Finding("couplings", f"{where}: no loop of Standard-Model vertices joins {names(r.initial)} "
+                              f"{names(r.final)} (no particle couples to all of them, and no ring of internal lines "
+                              f"meets each at a vertex), so not even a loop makes it", loc, "fix the products", game.id)
             else:
                 loops += 1
-                yield Choice("couplings", f"{where}: a loop (e.g. through {_sym(carrier)})", r.declared.loop, loc,
+                inside = " and ".join(_sym(p) for p in sorted({p.id: p for p in lines}.values(),
+                                                              key=lambda p: -p.mass_mev))
+                yield Choice("couplings", f"{where}: a loop (e.g. through {inside})", r.declared.loop, loc,
                              game.id)
             continue
         if diagram is None and landau_yang(r.initial, r.final):

@@ -52,7 +52,7 @@ class Hadronised:
     @property
     def mass_mev(self) -> float:
         """The least mass the products can have together (their threshold)."""
-        return sum(p.mass_mev for p in self.free) + sum(b.meson.mass_mev for b in self.bound)
+        return sum(p.least_mass_mev for p in self.free) + sum(b.meson.mass_mev for b in self.bound)
 
 
 #: Beyond this many quark–antiquark pairs the products keep their bare masses (a lower bound,
@@ -126,7 +126,7 @@ def hadronised(products: Iterable[Particle]) -> Hadronised:
 
     def cost(q: int, a: int) -> float:
         found = meson(q, a)
-        return found.mass_mev if found else parts[q].mass_mev + parts[a].mass_mev
+        return found.mass_mev if found else parts[q].least_mass_mev + parts[a].least_mass_mev
 
     @lru_cache(maxsize=None)
     def best(n: int, taken: int) -> tuple[float, tuple[int, ...]]:

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 from .. import schema as S
 from ..errors import Finding
 from ..model import Game
-from ..particles import Particle
+from ..particles import Particle, PhysicsData
 from ..proof import Choice, Proof
 from . import declared
 from .common import names, table_param
@@ -55,7 +55,8 @@ def on_shell(r: Reaction, virtual_parts: tuple[Particle, ...] | None = None) -> 
 
 
 def total_mev(parts: Iterable[Particle]) -> float:
-    return sum(p.mass_mev for p in parts)
+    """The least mass of the parts together (a mass only bounded from above counts as 0)."""
+    return sum(p.least_mass_mev for p in parts)
 
 
 def _masses(parts: tuple[Particle, ...] | Hadronised) -> str:
@@ -95,7 +96,35 @@ def _unneeded_virtual(r: Reaction, before: float) -> list[tuple[Particle, Hadron
     return list(spare.values())
 
 
-def _fix(kind: str, decay: bool, confined: bool) -> str:
+def could_be_virtual(r: Reaction, before: float) -> tuple[Particle, ...]:
+    """The fewest, heaviest real products that, declared virtual, would make the reaction allowed
+    by energy, at least one product staying real (and not one massless particle from two that
+    meet); () when no declaration would help (c → b W⁺: the b alone outweighs the c)."""
+    real = on_shell(r)
+    decay = len(r.initial) == 1
+    heaviest = sorted(real, key=lambda p: -p.least_mass_mev)
+    for k in range(1, len(real)):
+        kept = heaviest[k:]
+        if not decay and len(kept) == 1 and kept[0].mass_mev == 0:
+            continue
+        if _allowed(before, hadronised(kept), decay):
+            return tuple(heaviest[:k])
+    return ()
+
+
+def _virtual_hint(r: Reaction, candidates: tuple[Particle, ...], physics: PhysicsData) -> str:
+    """'declare t virtual ('virtual: [t]')', keeping what the row declares already, in the row's own
+    particles (a reaction the antiparticle rule derives is written as its particle's row)."""
+    written = r.declared.virtual + candidates
+    if r.label.endswith("(antiparticle rule)"):
+        written = tuple(physics.anti(p.id) for p in written)
+    these = written[len(r.declared.virtual):]
+    return (f"declare {' and '.join(p.id for p in these)} virtual "
+            f"('virtual: [{', '.join(p.id for p in written)}]')")
+
+
+def _fix(kind: str, decay: bool, confined: bool, candidates: tuple[Particle, ...] = (),
+         r: Reaction | None = None, physics: PhysicsData | None = None) -> str:
     if confined and decay:   # no declaration makes a quark pair lighter than its meson
         return ("fix the products: a quark and an antiquark made together leave as a meson, so pick quarks whose "
                 "lightest meson fits")
@@ -104,10 +133,12 @@ def _fix(kind: str, decay: bool, confined: bool) -> str:
                 "energy comes from ('energy: reason')")
     if kind == "transformations":
         return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
+    hint = _virtual_hint(r, candidates, physics) if candidates and r is not None and physics is not None else ""
     if decay:   # a decaying particle has only its own mass to give
-        return "fix the products, or declare the ones that are virtual ('virtual: [W+]')"
-    return ("fix the products, declare the ones that are virtual ('virtual: [W+]'), or say where the energy "
-            "comes from ('energy: reason')")
+        return f"fix the products, or {hint}" if hint else "fix the products"
+    if hint:
+        return f"fix the products, {hint}, or say where the energy comes from ('energy: reason')"
+    return "fix the products, or say where the energy comes from ('energy: reason')"
 
 
 @declared("kinematics")
@@ -138,13 +169,14 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
                           "the pair can form", game.id)
             continue
         if not allowed:
+            candidates = could_be_virtual(r, before)
             if r.declared.energy and len(r.initial) == 1:
                 checked -= 1
+                hint = f"fix the products, or {_virtual_hint(r, candidates, game.physics)}," if candidates else "fix the products"
                 yield Finding("kinematics", f"{where}: a decay takes no energy from elsewhere: its real products "
                               f"({_masses(products)}) must be lighter than the parent ({_masses(r.initial)}), "
                               f"whatever 'energy' says{_confined(products)}", r.declared.at("energy", r.location),
-                              "fix the products, or declare the ones that are virtual ('virtual: [W+]'), and "
-                              "remove 'energy'", game.id)
+                              f"{hint} and remove 'energy'", game.id)
                 continue
             if r.declared.energy:
                 energy += 1
@@ -156,7 +188,8 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             yield Finding("kinematics", f"{where}: {these} ({_masses(products)}) "
                           f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
                           f"({_masses(incoming)}){_confined(products)}", r.location,
-                          _fix(table.kind, len(r.initial) == 1, bool(products.bound)), game.id)
+                          _fix(table.kind, len(r.initial) == 1, bool(products.bound), candidates, r,
+                               game.physics), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "

@@ -1,5 +1,5 @@
-"""Each particle of the physics data is the particle its PDG id says: its symbol, kind, colour
-charge, baryon and lepton numbers — and its charge and spin where no card prints them (printed
+"""Each particle of the physics data is the particle its PDG id says: its symbol, kind, generation,
+colour charge, baryon and lepton numbers — and its charge and spin where no card prints them (printed
 ones are compared by :mod:`cardgen.rules.pdg_values`, so every value is judged once).
 
 The reaction rules add these numbers up; a wrong one in ``particles.yaml`` would otherwise show
@@ -32,6 +32,17 @@ _LATIN = {v: k for k, v in _GREEK.items()}
 _PDG_NAME = re.compile(r"(?P<base>[A-Za-z]+)(?:\((?P<sub>[A-Za-z0-9]+)\))?(?P<bar>~)?(?P<sup>[+\-0]*)")
 #: Lepton families by the absolute PDG id of the charged lepton and its neutrino.
 _FAMILY = {11: "e", 12: "e", 13: "mu", 14: "mu", 15: "tau", 16: "tau"}
+
+
+def generation(pid: int) -> int | None:
+    """The generation a fermion's PDG id says (quarks 1–2, 3–4, 5–6; leptons 11–12, 13–14,
+    15–16: I, II, III; an antiparticle as its particle); None for every other particle."""
+    n = abs(pid)
+    if 1 <= n <= 6:
+        return (n + 1) // 2
+    if 11 <= n <= 16:
+        return (n - 9) // 2
+    return None
 
 
 def spelled(symbol: Symbol) -> str:
@@ -73,6 +84,7 @@ def expected(ref) -> dict[str, object]:
         "lepton_numbers": {f: (sign if f == family else 0) for f in LEPTON_FAMILIES},
         "charge": pdg.charge(ref),
         "spin": pdg.spin(ref),
+        "generation": generation(pid),
     }
 
 
@@ -84,13 +96,15 @@ def _text(key: str, value: object) -> str:
         return fmt.charge(value)   # type: ignore[arg-type]
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "none"
     return str(value)
 
 
 @generic(RULE)
 def pdg_identity(game: Game) -> Iterator[Finding | Proof]:
-    """Every particle of the physics data has the symbol, kind, colour charge, baryon and lepton
-    numbers (and, where no card prints them, the charge and spin) of its PDG id; no two share a name."""
+    """Every particle of the physics data has the symbol, kind, generation, colour charge, baryon
+    and lepton numbers (and, where no card prints them, the charge and spin) of its PDG id; no two share a name."""
     printed = printed_pairs(game)
     compared, wrong = 0, False
     names = Counter(p.name for p in game.physics)
@@ -115,7 +129,7 @@ def pdg_identity(game: Game) -> Iterator[Finding | Proof]:
                           p.where.get("name", p.location), f"give {p.id} its own name (PDG: {ref.name})", game.id)
     if not wrong:
         yield Proof(RULE, f"each of the {compared} particles of the physics data is the particle its PDG id names: "
-                    f"symbol, kind, colour charge, baryon and lepton numbers (charge and spin too where no card "
+                    f"symbol, kind, generation, colour charge, baryon and lepton numbers (charge and spin too where no card "
                     f"prints them) equal {pdg.EDITION}'s, and no two share a name", compared, game.id,
                     game.location)
 
@@ -133,11 +147,20 @@ def _compare(game: Game, p: Particle, ref, printed: set[tuple[str, str]]) -> Ite
     want = expected(ref)
     ours = {"kind": p.kind, "colour_charged": p.colour_charged, "baryon_number": p.baryon_number,
             "lepton_numbers": {f: int(p.lepton_numbers.get(f, 0)) for f in LEPTON_FAMILIES},
-            "charge": p.charge, "spin": p.spin}
+            "charge": p.charge, "spin": p.spin, "generation": p.generation}
     for key, value in want.items():
         if key in ("charge", "spin") and ((p.id, key) in printed or value is None):
             continue
-        if ours[key] != value:
+        if key == "generation" and ours[key] != value:
+            fix = (f"write generation: {value}" if value is not None
+                   else "remove 'generation': only quarks and leptons belong to a generation")
+            yield Finding(RULE, f"{p.name} ({p.id}) has generation: {_text(key, ours[key])}, but its PDG id "
+                          f"{p.pdg_id} ({ref.name}) is a particle of generation {_text(key, value)}"
+                          if value is not None else
+                          f"{p.name} ({p.id}) has generation: {ours[key]}, but its PDG id {p.pdg_id} ({ref.name}) "
+                          f"is no quark or lepton, so it belongs to no generation",
+                          p.where.get(key, p.location), fix, game.id)
+        elif ours[key] != value:
             yield Finding(RULE, f"{p.name} ({p.id}) has {key}: {_text(key, ours[key])}, but "
                           f"{pdg.EDITION}'s particle {p.pdg_id} ({ref.name}) has {_text(key, value)}",
                           p.where.get(key, p.location), f"write {key}: {_text(key, value)}", game.id)

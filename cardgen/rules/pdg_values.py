@@ -48,6 +48,8 @@ RULE = "pdg-values"
 QUANTITIES = ("charge", "spin", "mass", "lifetime")
 #: Most templates a component may pull in (extends, imports, includes): bounds the scan.
 MAX_TEMPLATES = 64
+#: A bound a design reason names: 'below 0.8 eV', '< 2 eV', 'at most 1.1 eV'.
+_SAID_BOUND = re.compile(r"(?:below|under|less than|at most|<|≤)\s*(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>eV|keV|MeV|GeV|TeV)\b")
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 
@@ -344,6 +346,17 @@ class Comparison:
                                     f"{limit:g} eV/c² ({pdg.NEUTRINO_LIMIT_SOURCE}): no experiment has shown a "
                                     f"neutrino mass that small", m.location,
                                     f"print a bound of at least {limit:g} eV (for instance upper_limit: 0.8, unit: eV)", p)
+            if m.upper_limit and abs(p.pdg_id or 0) in pdg.NEUTRINO_IDS \
+                    and m.value * factor > pdg.NEUTRINO_MASS_LOOSEST_MEV * (1 + 1e-9):
+                best = pdg.NEUTRINO_MASS_LIMIT_MEV / MASS_UNITS["eV"]
+                loosest = pdg.NEUTRINO_MASS_LOOSEST_MEV / MASS_UNITS["eV"]
+                yield self._finding(f"{p.name} ({p.id}) prints the bound {shown.text}, far looser than any direct "
+                                    f"limit: the best is {best:g} eV/c² ({pdg.NEUTRINO_LIMIT_SOURCE}), and even "
+                                    f"{pdg.NEUTRINO_LOOSEST_SOURCE} gives {loosest:g} eV/c²", m.location,
+                                    f"print a bound between {best:g} and {loosest:g} eV (for instance upper_limit: "
+                                    f"0.8, unit: eV)", p)
+            if m.upper_limit:
+                yield from self._bound_reason(p, m, shown)
             if not m.upper_limit and ref.mass is None and m.value > 0:
                 yield self._finding(f"{p.name} ({p.id}) prints the mass {shown.text} as a value but {pdg.EDITION} "
                                     f"knows only limits on it", m.location,
@@ -376,6 +389,20 @@ class Comparison:
                 "or declare the rounding a design choice with its reason: design: {reason: ...}", p)
             return
         yield from self._uncertainties(p, m, ref.mass_upper, ref.mass_lower, factor, "mass")
+
+    def _bound_reason(self, p: Particle, m: Measured, shown: Printed) -> Iterator[Finding]:
+        """A bound whose design reason names the bound it stands for ('below 0.8 eV') must be that
+        bound: a reason saying 0.8 eV cannot justify printing 80 eV."""
+        assert m.design is not None
+        factor = MASS_UNITS[m.unit]
+        for said in _SAID_BOUND.finditer(m.design.reason):
+            value = float(said["value"]) * MASS_UNITS[said["unit"]]
+            if not math.isclose(value, m.value * factor, rel_tol=1e-6):
+                yield self._finding(f"{p.name} ({p.id}) prints the bound {shown.text}, but the reason it declares "
+                                    f"for it says '{said[0].strip()}'", m.location,
+                                    f"write upper_limit: {_literal(value / factor, 3)} (the bound the reason gives), "
+                                    f"or correct the reason", p)
+                return
 
     def _uncertainties(self, p: Particle, m: Measured, upper: float | None, lower: float | None, factor: float,
                        what: str) -> Iterator[Finding]:

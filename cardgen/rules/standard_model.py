@@ -218,13 +218,114 @@ def tree_diagram(initial: Sequence[Particle], final: Sequence[Particle], via: Se
     return Diagram(*found) if found else None
 
 
-def loop_carrier(initial: Sequence[Particle], final: Sequence[Particle], physics: PhysicsData) -> Particle | None:
-    """A particle that can run in a one-loop diagram joining every external line: it couples
-    (with its antiparticle) to each of them, like the top quark in H → g g or H → γ γ. The
-    heaviest is named: it dominates wherever the Higgs takes part."""
+#: The most external lines a one-loop polygon is searched for (a triangle such as b → s γ); a
+#: reaction with more lines is judged by a single particle that couples to every one of them.
+MAX_POLYGON_LEGS = 3
+
+
+def _loops_with_one_species(legs: Sequence[Particle], physics: PhysicsData) -> list[tuple[Particle, ...]]:
+    """Loops of one particle that couples, with its antiparticle, to every external line (the
+    top quark of H → g g or H → γ γ): each as its internal lines."""
+    return [(p,) * len(legs) for p in physics if all(couples(p, physics.anti(p.id), x) for x in legs)]
+
+
+def _polygons(legs: Sequence[Particle], physics: PhysicsData) -> list[tuple[Particle, ...]]:
+    """One-loop polygons: internal lines X₀ … Xₙ₋₁ around the loop, external line i at the vertex
+    where Xᵢ comes in and Xᵢ₊₁ goes out, i.e. the vertex (legᵢ, Xᵢ, X̄ᵢ₊₁), every vertex a
+    Standard-Model one (a W changes flavour at its vertex as at any other: b → t W⁻ in the b → s γ
+    penguin). Every cyclic order of the lines is tried; each loop is its internal lines."""
+    from itertools import permutations
+
+    found: list[tuple[Particle, ...]] = []
+    first, rest = legs[0], legs[1:]
+    for order in dict.fromkeys(permutations(range(len(rest)))):
+        ring = (first,) + tuple(rest[i] for i in order)
+
+        def walk(path: tuple[Particle, ...]) -> None:
+            at = len(path) - 1
+            if at == len(ring) - 1:
+                if couples(ring[at], path[at], physics.anti(path[0].id)):
+                    found.append(path)
+                return
+            for nxt in physics:
+                if couples(ring[at], path[at], physics.anti(nxt.id)):
+                    walk(path + (nxt,))
+
+        for x0 in physics:
+            walk((x0,))
+    return found
+
+
+def loop_lines(initial: Sequence[Particle], final: Sequence[Particle], physics: PhysicsData) -> tuple[Particle, ...] | None:
+    """The internal lines of a one-loop diagram of Standard-Model vertices joining every external
+    line, or None. A loop of one particle that couples to every line is named first (the top quark
+    of H → g g); else, for up to :data:`MAX_POLYGON_LEGS` lines, a polygon of different internal
+    lines (the W and top quark of the b → s γ penguin). The heaviest loop is named: it dominates
+    wherever the Higgs or a flavour change takes part. Whether the loop's amplitude survives
+    (Landau–Yang, Furry, colour) is :func:`loop_forbidden`'s question."""
     legs = tuple(initial) + tuple(physics.anti(x.id) for x in final)
-    carriers = [p for p in physics if all(couples(p, physics.anti(p.id), x) for x in legs)]
-    return max(carriers, key=lambda p: p.mass_mev, default=None)
+    if len(legs) < 2 or chirality_forbids(legs):
+        return None
+    loops = _loops_with_one_species(legs, physics)
+    if not loops and len(legs) <= MAX_POLYGON_LEGS:
+        loops = _polygons(legs, physics)
+    if not loops:
+        return None
+    return max(loops, key=lambda lines: (sum({p.id: p.mass_mev for p in lines}.values()),
+                                         -sum(p.is_anti for p in lines)))
+
+
+def chirality_forbids(legs: Sequence[Particle]) -> bool:
+    """A spin-0 boson and a fermion pair without mass (ν ν̄ → H): the scalar joins a left- and a
+    right-handed fermion, and a fermion with no mass in the Standard Model has no right-handed
+    partner to flip to, at any order."""
+    fermions = [p for p in legs if p.is_fermion]
+    others = [p for p in legs if not p.is_fermion]
+    return (len(fermions) == 2 and len(others) == 1 and others[0].spin == 0
+            and not any(is_massive(f) for f in fermions))
+
+
+def loop_carrier(initial: Sequence[Particle], final: Sequence[Particle], physics: PhysicsData) -> Particle | None:
+    """The heaviest particle running in a one-loop diagram joining every external line
+    (:func:`loop_lines`): the top quark in H → g g or H → γ γ, and in b → s γ."""
+    lines = loop_lines(initial, final, physics)
+    return None if lines is None else max(lines, key=lambda p: p.mass_mev)
+
+
+def furry(legs: Sequence[Particle]) -> bool:
+    """Furry's theorem: amplitudes with an odd number of photons and no other external line
+    vanish at every order (charge conjugation: a closed loop and its reverse cancel)."""
+    return bool(legs) and all(is_photon(p) for p in legs) and len(legs) % 2 == 1
+
+
+#: Why a set of external lines never meets, at any order (the key :func:`never_meet` returns),
+#: in the order the reasons are weighed: the last one an assignment fails is the one named.
+NEVER = ("charge", "baryon_number", *(f"lepton_{fam}" for fam in LEPTON_FAMILIES), "colour", "landau-yang",
+         "furry", "mass")
+
+
+def never_meet(legs: Sequence[Particle]) -> str | None:
+    """Why external lines (all read incoming) cannot meet in any diagram, loops included, or None
+    when nothing forbids it: a conserved number that does not add up to zero; a single
+    colour-charged line (a colour singlet cannot become one gluon); a massive spin-1 particle and
+    two identical massless spin-1 bosons (Landau–Yang); an odd number of photons and nothing else
+    (Furry); two lines of different mass (one particle cannot become one particle of another
+    mass: energy and momentum are not both conserved). The key is one of :data:`NEVER`."""
+    for q in NEVER[:5]:
+        if sum((p.quantum_number(q) for p in legs), Fraction(0)) != 0:
+            return q
+    if sum(p.colour_charged for p in legs) == 1:
+        return "colour"
+    if len(legs) == 3:
+        for i, parent in enumerate(legs):
+            a, b = (p for j, p in enumerate(legs) if j != i)
+            if landau_yang((parent,), (a, b)):
+                return "landau-yang"
+    if furry(legs):
+        return "furry"
+    if len(legs) == 2 and legs[0].mass_mev != legs[1].mass_mev:
+        return "mass"
+    return None
 
 
 def landau_yang(initial: Sequence[Particle], final: Sequence[Particle]) -> bool:

@@ -301,6 +301,52 @@ def _structure(n: int, joints: tuple[Joint, ...], external: Counter[str] | None,
             f"{loops} loop{'' if loops == 1 else 's'}, external {outside}")
 
 
+#: Most choices of particles for a sub-diagram's external lines tried (each line type stands for
+#: its particles and their antiparticles); beyond it the physics of the lines is not judged.
+MOST_EXTERNAL_CHOICES = 20_000
+
+_NEVER_WORDS = {
+    "charge": "their electric charges cannot add up, whichever particles they stand for",
+    "baryon_number": "their baryon numbers cannot add up, whichever particles they stand for",
+    "lepton_e": "their electron numbers cannot add up, whichever particles they stand for",
+    "lepton_mu": "their muon numbers cannot add up, whichever particles they stand for",
+    "lepton_tau": "their tau numbers cannot add up, whichever particles they stand for",
+    "colour": "colour is conserved: a colourless state cannot become a single colour-charged particle "
+              "(one gluon or one quark), not even through a loop",
+    "landau-yang": "a massive spin-1 particle and two identical massless spin-1 bosons cannot turn into each "
+                   "other at any order (the Landau–Yang theorem)",
+    "furry": "an odd number of photons and nothing else never meet, not even through a closed loop: the loop and "
+             "its reverse cancel (Furry's theorem)",
+    "mass": "one particle cannot become a single particle of another mass (a massive one cannot become one "
+            "massless particle): energy and momentum are not both conserved",
+}
+
+
+def _never_meet(game: Game, line_types: list) -> str | None:
+    """Why a sub-diagram's external lines are no process, whichever particles (or antiparticles)
+    of their line types they stand for (:func:`~.standard_model.never_meet`); None when some
+    choice is a process nothing forbids. Of the reasons, the one the choice that gets furthest
+    fails is named."""
+    from itertools import product
+
+    from .standard_model import NEVER, never_meet
+
+    physics = game.physics
+    options = [list({q.id: q for p in lt.particles for q in (p, physics.anti(p.id))}.values()) for lt in line_types]
+    total = 1
+    for o in options:
+        total *= len(o)
+    if not options or total > MOST_EXTERNAL_CHOICES:
+        return None
+    furthest = -1
+    for legs in product(*options):
+        why = never_meet(legs)
+        if why is None:
+            return None
+        furthest = max(furthest, NEVER.index(why))
+    return _NEVER_WORDS[NEVER[furthest]]
+
+
 def _external_lines(game: Game, table: Table, sm: DerivedVertices, lt_id: str,
                     params: S.Fields) -> tuple[dict[str, tuple[list[str], Location]], list[Finding]]:
     """The external lines the check states per sub-diagram (``external: {row-id: [line types]}``:
@@ -374,6 +420,13 @@ def sub_diagrams(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
                           "name the vertices of one process: each internal line joins two of them with the same "
                           "line type" + ("" if lines is None else ", leaving exactly the lines the check's "
                                          "'external' states for it"), game.id)
+            continue
+        why = None if lines is None else _never_meet(game, [sm.line_types[lid] for lid in lines])
+        if why is not None:
+            yield Finding("sub-diagrams", f"{table.id}: '{row.id}': vertices {', '.join(named)} join into one "
+                          f"diagram with external lines {', '.join(lines)}, but no process has them: {why}",
+                          ext_where, "state the external lines of a process that happens (H → γ γ through a quark "
+                          "loop, not H → γ), and name its vertices", game.id)
             continue
         good.append(f"{row.id}: {_structure(len(named), joints, external, order)}")
     yield Proof("sub-diagrams", f"{table.id}: {len(good)} sub-diagrams name only Standard-Model vertices of "

@@ -1,0 +1,87 @@
+"""Physics the mutation sweep found unjudged or misjudged: real loop-induced decays (the b → s γ
+penguin), forbidden ones kept forbidden, and a kinematics fix that names what could be virtual
+from the reaction itself. Each test breaks a copy of a shipped game and runs the rules on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardgen.loader import shipped_physics
+from cardgen.rules.standard_model import loop_carrier, loop_lines
+
+DECAYS = "tables/decays.yaml"
+B_ROWS = ("  - particle: b\n    virtual: [W-]\n    rolls:\n      - {faces: 3-6, becomes: [c, W-]}\n"
+          "      - {faces: 2, becomes: [u, W-]}\n")
+
+
+def _b_decays(g, first: str, second: str) -> None:
+    g.edit(DECAYS, B_ROWS, f"  - particle: b\n    rolls:\n      - {{faces: 3-6, {first}}}\n"
+                           f"      - {{faces: 2, {second}}}\n")
+
+
+# -- 2. a loop is any one-loop diagram of Standard-Model vertices ------------------------------------
+
+def test_the_penguin_decays_b_to_s_photon_and_gluon_are_loops():
+    physics = shipped_physics()
+    P = physics.particles.__getitem__
+    for boson in ("gamma", "g"):
+        lines = loop_lines((P("b"),), (P("s"), P(boson)), physics)
+        assert lines is not None and {p.id for p in lines} in ({"t", "W+"}, {"t", "W-"}, {"tbar", "W-"},
+                                                                 {"tbar", "W+"}), lines
+        assert loop_carrier((P("b"),), (P("s"), P(boson)), physics).id in ("t", "tbar")
+    assert loop_carrier((P("H"),), (P("g"), P("g")), physics).id == "t"
+    assert loop_lines((P("mu-"),), (P("e-"), P("gamma")), physics) is None     # lepton families kept
+    assert loop_lines((P("tau-"),), (P("mu-"), P("gamma")), physics) is None
+
+
+def test_declared_penguin_loops_pass_and_name_the_w_and_top(game_copy):
+    g = game_copy("particle-builder")
+    _b_decays(g, 'becomes: [s, gamma], loop: "W–top penguin (PDG B → X_s γ)"',
+              'becomes: [s, g], loop: "W–top penguin"')
+    assert [f.message for f in g.findings()] == []
+    import cardgen
+    choices = [c for c in cardgen.check(g.load(), render=False).choices if c.rule == "couplings"]
+    assert any("b → s γ: a loop (e.g. through t and W" in c.subject for c in choices), choices
+    assert any("b → s g: a loop (e.g. through t and W" in c.subject for c in choices), choices
+
+
+@pytest.mark.parametrize("rows, words", [
+    (("particle: mu-\n    via: [W-]\n    rolls:\n      - {faces: 5-6, becomes: [nu_mu, e-, nubar_e]}",
+      "particle: mu-\n    rolls:\n      - {faces: 5-6, becomes: [e-, gamma], loop: lepton flavour}"),
+     "μ⁻ → e⁻ γ: no loop of Standard-Model vertices joins"),
+    (("becomes: [g, g], loop:", "becomes: [g, gamma], loop:"), "does not conserve colour"),
+    (("{faces: 6, becomes: [b, bbar]}", "{faces: 6, becomes: [gamma, gamma], loop: top loop}"), "Landau–Yang"),
+    (("{faces: 6, becomes: [b, bbar]}", "{faces: 6, becomes: [g, g], loop: top loop}"), "Landau–Yang"),
+])
+def test_loops_physics_forbids_stay_rejected(game_copy, rows, words):
+    g = game_copy("particle-builder")
+    g.edit(DECAYS, *rows)
+    found = [f.message for f in g.findings("couplings")]
+    assert any(words in m for m in found), found
+
+
+# -- 4. the kinematics fix names the products that could be virtual ----------------------------------
+
+def _kinematics_fixes(g) -> list[str]:
+    return [f.fix for f in g.findings("kinematics")]
+
+
+def test_a_heavy_product_of_a_w_decay_is_named_virtual_not_the_w(game_copy):
+    g = game_copy("particle-builder")
+    g.edit(DECAYS, "{faces: 5-6, becomes: [c, sbar]}", "{faces: 5-6, becomes: [t, bbar]}")
+    fixes = _kinematics_fixes(g)
+    assert fixes and all(f == "fix the products, or declare t virtual ('virtual: [t]')" for f in fixes), fixes
+
+
+def test_no_virtual_hint_where_no_declaration_helps(game_copy):
+    g = game_copy("particle-builder")
+    g.edit(DECAYS, "{faces: 3-6, becomes: [s, W+]}", "{faces: 3-6, becomes: [b, W+]}")   # c → b W⁺: b alone > c
+    fixes = _kinematics_fixes(g)
+    assert fixes and all(f == "fix the products" for f in fixes), fixes
+
+
+def test_an_annihilation_into_a_z_and_a_gluon_suggests_no_virtual_w(game_copy):
+    g = game_copy("particle-builder")
+    g.edit("tables/annihilation.yaml", "products: [[gamma, gamma], [g, g]]", "products: [[gamma, gamma], [Z0, g]]")
+    fixes = _kinematics_fixes(g)
+    assert fixes and not any("virtual" in f for f in fixes), fixes
