@@ -34,7 +34,14 @@ def rendering_findings(game: Game, lang: str, issues: Iterable[TextIssue], wraps
     ``english_wraps`` say English does), characters no bundled font covers and strings
     without translation."""
     findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, wraps))
-    findings.extend(issue_finding(game, issue) for issue in issues)
+    artwork: set[tuple[str, str, str, str]] = set()   # an image drawn the same on many cards is said once
+    for issue in issues:
+        if issue.kind == "low-resolution":
+            seen = (issue.component, issue.side, issue.text, issue.detail)
+            if seen in artwork:
+                continue
+            artwork.add(seen)
+        findings.append(issue_finding(game, issue))
     if tr is not None:
         locator = i18n.MessageLocator(game, lang)
         for msgid, context in sorted(tr.missing):
@@ -67,6 +74,9 @@ def issue_finding(game: Game, issue: TextIssue) -> Finding:
                        f"{issue.text!r} is {issue.detail}{source}", entry[0] if entry else loc,
                        f"shorten the {'translation' if entry else 'text'}, or give the template box more room or a "
                        "smaller min_size", game.id)
+    if issue.kind == "low-resolution":
+        return Finding("artwork-resolution", f"[{lang}] {what} ({issue.side}): image '{issue.text}': {issue.detail}",
+                       loc, "use a larger image, or print it smaller", game.id, severity="warning")
     return Finding("glyph-coverage", f"[{lang}] {what} field '{issue.field}': {issue.detail}{source}",
                    entry[0] if entry else loc,
                    "use characters the fonts cover, or bring a font that draws them (a fonts/ folder in the game, "

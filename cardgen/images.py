@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import re
 import warnings
 from dataclasses import dataclass
@@ -40,6 +41,29 @@ class Artwork:
     uri: str
     width: float
     height: float
+
+
+#: Below this, raster artwork prints visibly blocky at its printed size (print-and-play
+#: guides ask for 300 dpi; 150 is where pixels start to show on a card at arm's length).
+MIN_PRINT_DPI = 150
+
+
+def print_resolution(art: Artwork, width_mm: float, height_mm: float, fit: str) -> str | None:
+    """What is wrong with raster artwork drawn in a ``width_mm`` × ``height_mm`` box (``fit``
+    'meet' or 'slice', as the image() helper draws it), or None: its pixels per inch on paper
+    below :data:`MIN_PRINT_DPI` (a 12 px image stretched over 35 mm printed at 9 dpi, without
+    a word). Vector artwork has no resolution."""
+    if art.uri.startswith("data:image/svg+xml") or art.width <= 0 or art.height <= 0:
+        return None
+    scale = (max if fit == "slice" else min)(width_mm / art.width, height_mm / art.height)   # mm per pixel
+    if scale <= 0:
+        return None
+    dpi = 25.4 / scale
+    if dpi >= MIN_PRINT_DPI:
+        return None
+    return (f"{art.width:.0f} × {art.height:.0f} px printed at {art.width * scale:.1f} × {art.height * scale:.1f} mm "
+            f"is {dpi:.0f} dpi, below {MIN_PRINT_DPI}: it prints blocky (use an image of at least "
+            f"{math.ceil(art.width * MIN_PRINT_DPI / dpi)} px across, 300 dpi is best)")
 
 
 def resolve(rel: str, roots: tuple[Path, ...], what: str) -> Path:

@@ -122,7 +122,7 @@ class TextIssue:
     field: str
     lang: str
     text: str
-    kind: str  # "overflow" | "missing-glyphs"
+    kind: str  # "overflow" | "missing-glyphs" | "low-resolution" (artwork, see images.print_resolution)
     detail: str
 
     def __str__(self) -> str:
@@ -775,6 +775,10 @@ class Renderer:
             watch.read.append((str(path), file))
             art = images.load(file, what)
             mode = "slice" if fit == "slice" else "meet"
+            low = images.print_resolution(art, width, height, mode)
+            if low is not None:
+                self._report.issues.append(TextIssue(self.game.id, comp.id, card.id, side, "image", self.lang,
+                                                     str(path), "low-resolution", low))
             face_budget = current()
             if face_budget is not None:
                 face_budget.spend_artwork(len(art.uri))

@@ -16,6 +16,8 @@ from cardgen.fontfiles import user_fonts
 from cardgen.text import TextEngine
 from cardgen.text.chars import describe, shown
 from cardgen.text.engine import MissingGlyphs
+
+from .conftest import run_cli
 from cardgen.text.fonts import Face, FontChain, chains_with
 
 KR = "\uC870\uCEE4"   # 조커
@@ -168,3 +170,23 @@ def test_text_beyond_trim_or_safe(monkeypatch: pytest.MonkeyPatch, box, severity
     assert [f.severity for f in found] == ([severity] if severity else [])
     if severity == "error":
         assert "right trim edge" in found[0].message and "'Vector boson'" in found[0].message
+
+
+def test_raster_artwork_printed_below_150_dpi_is_a_warning_naming_the_size_it_needs(game_copy, tmp_path):
+    """A 12 × 12 px image stretched over 35 mm (9 dpi) printed blocky without a word."""
+    from PIL import Image
+
+    import cardgen
+
+    g = game_copy("qcd")
+    (g.path / "art").mkdir()
+    Image.new("RGB", (12, 12), "#336699").save(g.path / "art" / "low.png")
+    Image.new("RGB", (420, 420), "#336699").save(g.path / "art" / "fine.png")   # 35 mm at 305 dpi
+    g.edit("templates/card-back.svg.j2", "{% block artwork %}",
+           '{% block artwork %}{{ image("art/low.png", 14, 15, 35, 35) }}{{ image("art/fine.png", 14, 15, 35, 35) }}')
+    found = [f for f in cardgen.check(g.load()).findings if f.rule == "artwork-resolution"]
+    assert len(found) == 1 and found[0].severity == "warning", found
+    assert "image 'art/low.png': 12 × 12 px printed at 35.0 × 35.0 mm is 9 dpi, below 150" in found[0].message
+    assert "at least 207 px across" in found[0].message
+    res = run_cli("build", str(g.path), "--out", str(tmp_path / "out"))
+    assert res.returncode == 0 and "low-resolution" in res.stderr and "fine.png" not in res.stderr, res.stderr
