@@ -228,3 +228,18 @@ def test_a_bleed_above_the_artworks_is_printed_as_the_artwork_has_and_said(tmp_p
     assert (69.0, 94.0) in sizes   # 63 × 88 mm and 3 mm on every side
     quiet = cli("build", "qcd", "--bleed", "2", "--out", str(tmp_path / "two"))
     assert quiet.returncode == 0 and "note:" not in quiet.stderr
+
+
+def test_rectangular_pieces_share_sheets_with_cut_files_as_without(tmp_path):
+    """--cut-file turned sheet sharing off for every piece: one pawn printed alone on an A4
+    sheet. Only shaped pieces, whose cut file and registration squares are their sheet's,
+    keep sheets of their own."""
+    def pdfs(out, cut_file):
+        build([cardgen.load_game("tutti-quantum")], BuildOptions(out=out, cut_file=cut_file))
+        folder = out / "tutti-quantum/en"
+        return sorted(p.name for p in folder.glob("*.pdf")), sorted(p.name for p in folder.glob("*-cut.svg"))
+
+    plain, _ = pdfs(tmp_path / "plain", False)
+    with_cuts, cut_files = pdfs(tmp_path / "cut", True)
+    assert with_cuts == plain == ["answers.pdf", "particles.pdf", "reference+pawn.pdf", "rules.pdf", "score-tokens.pdf"]
+    assert cut_files == ["particles-cut.svg", "score-tokens-cut.svg"]

@@ -81,11 +81,14 @@ def print_jobs(game: Game, level: int | None, options: BuildOptions | None = Non
         for spare in comp.spares:
             if all(j.id != f"{spare}-spare" for j in jobs):
                 jobs.append(PrintJob(f"{spare}-spare", game.components[spare], comp.level))
-    if options is None or options.mode != "sheets" or options.cut_file:
+    if options is None or options.mode != "sheets":
         return jobs
     paper = options.sheet()
-    bands = [(band_plan_of(job.comp, paper, options) if job.spare_level is None else None,
-              job.comp.total * options.sets) for job in jobs]
+    # a shaped piece with --cut-file keeps sheets of its own: its cut file and registration
+    # squares are the sheet's (rectangular pieces get no cut file, and share as without it)
+    bands = [(band_plan_of(job.comp, paper, options)
+              if job.spare_level is None and not (options.cut_file and not card_geometry(job.comp).is_rectangular)
+              else None, job.comp.total * options.sets) for job in jobs]
     shared = []
     for group in share_sheets(bands, margin=options.margin):
         if len(group) == 1:
