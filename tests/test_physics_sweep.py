@@ -85,3 +85,26 @@ def test_an_annihilation_into_a_z_and_a_gluon_suggests_no_virtual_w(game_copy):
     g.edit("tables/annihilation.yaml", "products: [[gamma, gamma], [g, g]]", "products: [[gamma, gamma], [Z0, g]]")
     fixes = _kinematics_fixes(g)
     assert fixes and not any("virtual" in f for f in fixes), fixes
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("name: Lambda baryon,", "name: Sigma+ baryon,", "prints the name 'Sigma+ baryon', which says sigma, but Lambda is a lambda"),
+    ("identity: [Lambda]", "identity: [Sigma0]", "prints the name 'Lambda baryon', which says lambda, but Sigma0 is a sigma"),
+    ("name: Neutral kaon,", "name: Neutral antikaon,", "which says it is an antiparticle, but K0 is not one"),
+    ("name: Positive kaon,", "name: Negative kaon,", "which says negative, but K+ has charge 1"),
+])
+def test_a_targets_printed_name_agrees_with_the_particle_it_names(game_copy, old, new, said):
+    """The name a target prints was never held to its identity: a 'Sigma+ baryon' built as PDG's
+    neutral Λ, a 'Neutral antikaon' that is K⁰ (d s̄) passed."""
+    g = game_copy("particle-builder")
+    g.edit("components/targets.yaml", old, new)
+    found = [f for f in g.findings("targets") if "prints the name" in f.message]
+    assert len(found) == 1 and said in found[0].message, found
+    assert found[0].location.line == g.line_of("components/targets.yaml", new)
+
+
+def test_names_that_say_less_or_the_usual_thing_pass(game_copy):
+    g = game_copy("particle-builder")
+    g.edit("components/targets.yaml", "name: Negative pion,", "name: Pion,")
+    g.edit("components/targets.yaml", "name: J/psi meson,", "name: Charmonium,")
+    assert not [f for f in g.findings("targets") if "prints the name" in f.message]

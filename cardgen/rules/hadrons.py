@@ -5,6 +5,7 @@ particle as PDG knows it: its quark content, charge, baryon number and flavour q
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from fractions import Fraction
 from dataclasses import dataclass
@@ -192,6 +193,43 @@ class _TargetFields:
     points: str
     identity: str | None
     shares: str | None
+    name: str | None = None
+
+
+#: The English word a hadron's family is named by on a card, by the base of PDG's name ('pi'
+#: of 'pi+', 'Lambda' of 'Lambda~'): a Greek-lettered family by its letter.
+_FAMILY_WORDS = {"pi": "pion", "K": "kaon", "p": "proton", "n": "neutron", "Lambda": "lambda", "Sigma": "sigma",
+                 "Xi": "xi", "Omega": "omega", "Delta": "delta", "eta": "eta", "rho": "rho", "omega": "omega",
+                 "phi": "phi", "J/psi": "psi", "psi": "psi", "Upsilon": "upsilon"}
+_CHARGE_WORDS = {"positive": 1, "negative": -1, "neutral": 0}
+
+
+def _name_findings(game: Game, card: Card, name_field: str, ref) -> Iterator[Finding]:
+    """The name a target prints agrees with the particle it names: the family it says (a
+    'Sigma+ baryon' that is PDG's Λ), whether it is an antiparticle (a 'neutral antikaon' that
+    is K⁰, d s̄) and the charge it says (positive, negative, neutral). Only what the name says
+    is held to PDG: a name that says none of these passes."""
+    printed = card.fields.get(name_field)
+    if not isinstance(printed, str):
+        return
+    words = re.findall(r"[a-z]+", printed.lower().replace("j/psi", "psi"))
+    base = re.sub(r"\(.*?\)|[~+\-0*']", "", ref.name)
+    family = _FAMILY_WORDS.get(base)
+    said = [w.removeprefix("anti") for w in words if w.removeprefix("anti") in _FAMILY_WORDS.values()]
+    problems = []
+    if family is not None and said and family not in said:
+        problems.append(f"says {said[0]}, but {ref.name} is a{'n' if family[0] in 'aeiou' else ''} {family}")
+    # (a name may leave an antiparticle unsaid: π⁻ is the negative pion)
+    if any(w.startswith("anti") for w in words) and int(ref.pdgid) > 0:
+        problems.append(f"says it is an antiparticle, but {ref.name} is not one")
+    charge = next((_CHARGE_WORDS[w] for w in words if w in _CHARGE_WORDS), None)
+    if charge is not None and (ref.charge > 0) - (ref.charge < 0) != charge:
+        problems.append(f"says {next(w for w in words if w in _CHARGE_WORDS)}, but {ref.name} has charge "
+                        f"{fmt_fraction(Fraction(ref.charge).limit_denominator(3))}")
+    for problem in problems:
+        yield Finding("targets", f"target '{card.id}' prints the name {printed!r}, which {problem}",
+                      card.where(name_field), "correct the name, or the particle the target names and the "
+                      "cards it requires", game.id)
 
 
 @declared("targets")
@@ -208,7 +246,8 @@ def targets(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         kind=typed_field(comp, params, "kind", "hadron", ("enum", "text"), "kind"),
         points=typed_field(comp, params, "points", "points", ("int", "number"), "points"),
         identity=typed_field(comp, params, "identity", "identity", ("list:text",), "identity", required=False),
-        shares=typed_field(comp, params, "shares", "shares", ("list:int",), "shares", required=False))
+        shares=typed_field(comp, params, "shares", "shares", ("list:int",), "shares", required=False),
+        name=typed_field(comp, params, "name", "name", ("text",), "name", required=False))
     counts = particle_counts(deck, deck_field)
     scored: list[tuple[float, int, Card]] = []
     named = parts_equal = 0
@@ -256,6 +295,8 @@ def _identity_findings(game: Game, card: Card, fields: _TargetFields,
             yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
         else:
             equal += 1
+    if fields.name and len(refs) == 1:
+        yield from _name_findings(game, card, fields.name, refs[0])
     implied = _kind_of(refs)
     if implied is None:
         yield Finding("targets", f"target '{card.id}' is a {card.fields.get(fields.kind)} but names "
