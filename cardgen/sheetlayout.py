@@ -27,6 +27,9 @@ SIZE = 3.0             # body text
 HEAD_SIZE = 2.6        # column headers
 TITLE_SIZE = 4.4       # section titles
 GAP = 6.0              # between column groups and sections
+#: The smallest share of its size a table cell's runs shrink to before the cell is reported
+#: as overflowing (a text box's min_size is 0.6 of its size too).
+CELL_MIN_SCALE = 0.6
 #: Rows per column below which a table is not split into side-by-side column groups.
 MIN_GROUP_ROWS = 8
 
@@ -70,6 +73,8 @@ class SheetLayout:
         self.lang, self.tr, self.rtl = lang, tr, rtl
         self.W, self.H = width, height
         self.engine = TextEngine.default()
+        #: a text as drawn (formulas isolated) -> as translated, to name its catalog entry
+        self.originals: dict[str, str] = {}
 
     # -- measuring -----------------------------------------------------------------------
 
@@ -100,12 +105,52 @@ class SheetLayout:
     def text_item(self, s: str, x: float, y: float, w: float, h: float, size: float = SIZE,
                   weight: str = "regular", fill: str = "#1a1a1a", field: str = "", min_size: float | None = None,
                   align: str | None = None) -> dict:
-        return {"kind": "text", "s": s, "x": round(self._x(x, w), 3), "y": round(y, 3), "w": round(w, 3),
+        """A text box at (x, y) of the left-to-right page, mirrored in a right-to-left sheet.
+        Direction and alignment are decided here once for every item: in a right-to-left
+        sheet each text is a right-to-left paragraph aligned to its start (the right edge),
+        whatever its first strong character (a header in Arabic, a cell of digits or Latin
+        symbols, a paragraph), and its formulas are isolated left to right (:func:`isolate_ltr`)."""
+        item = {"kind": "text", "s": s, "x": round(self._x(x, w), 3), "y": round(y, 3), "w": round(w, 3),
                 "h": round(h, 3), "size": size, "weight": weight, "fill": fill, "field": field,
-                "align": align or ("end" if self.rtl else "start"), "min_size": min_size or size * 0.6}
+                "align": align or "start", "min_size": min_size or size * 0.6}
+        if self.rtl:
+            item["s"] = isolate_ltr(s)
+            item["direction"] = "rtl"
+            if item["s"] != s:
+                self.originals[item["s"]] = s
+        return item
+
+    def cell_width(self, cell: Cell, size: float = SIZE) -> float:
+        """The width the cell's runs take side by side at ``size``, but for a last text run,
+        which takes what is left of the cell (it wraps and shrinks in its own box)."""
+        runs = cell.runs[:-1] if cell.runs and cell.runs[-1][0] in ("text", "mark") else cell.runs
+        width = 0.0
+        for kind, value in runs:
+            if kind == "sym":
+                width += self.sym_width(value.symbol, size) + size * 0.5
+            elif kind == "vertex":
+                width += 2 * size * 1.2 + size * 0.6
+            else:
+                width += self.text_width(str(value), size) + 0.2 + (size * 0.15 if kind == "mark" else size * 0.35)
+        return width
 
     def cell_items(self, cell: Cell, x: float, y: float, w: float, h: float, size: float = SIZE) -> list[dict]:
+        """The cell's runs from its start edge. Runs wider than the cell shrink together (as a
+        card's text shrinks to its min_size); what does not fit even at CELL_MIN_SCALE of the
+        size is reported as an overflow of the cell (an ``overflow`` item, turned into the
+        text issue a card's text gets: see :func:`cardgen.sheets.sheet_faces`), never drawn
+        past the cell's edge unreported."""
         items: list[dict] = []
+        need = self.cell_width(cell, size)
+        if need > w:
+            scale = max(w / need, CELL_MIN_SCALE)
+            size *= scale
+            if need * scale > w + 0.01:
+                texts = [str(v) for k, v in cell.runs if k == "text"]
+                shown = max(texts, key=len) if texts else " ".join(
+                    v.symbol.unicode() if k == "sym" else str(v) for k, v in cell.runs if k != "vertex")
+                items.append({"kind": "overflow", "field": "cell", "s": shown,
+                              "detail": f"{need * scale - w:.1f} mm too long at {size:.2f} mm"})
         cx = x
         for i, (kind, value) in enumerate(cell.runs):
             last = i == len(cell.runs) - 1
@@ -171,7 +216,8 @@ class SheetLayout:
     def paragraph(self, s: str, size: float = SIZE, weight: str = "regular", lead: str = "") -> Block:
         """A wrapped paragraph; its height is measured with the text engine at the sheet's width."""
         width = self.W - 2 * MARGIN - (6 if lead else 0)
-        res = self.engine.layout(s, size=size, width=width, weight=weight, lang=self.lang, line_height=1.25)
+        res = self.engine.layout(isolate_ltr(s) if self.rtl else s, size=size, width=width, weight=weight,
+                                 lang=self.lang, line_height=1.25, direction="rtl" if self.rtl else None)
         h = res.height + size * 0.6
 
         def draw(x: float, y: float, w: float) -> list[dict]:
@@ -243,3 +289,50 @@ def paginate(s: SheetLayout, content: list[TableBlock | Block], continued: Calla
             y += GAP
             title = continued(block.title)
     return pages
+
+
+# --- right-to-left text ---------------------------------------------------------------------
+
+LRI, PDI, LRM = "\u2066", "\u2069", "\u200e"
+_SENTENCE_END = frozenset(".,:;!?،؛")
+_LEADING = frozenset("([{+−-±")
+_BRACKETS = {")": "(", "]": "[", "}": "{"}
+
+
+def isolate_ltr(s: str) -> str:
+    """``s`` with each left-to-right stretch — a formula such as '(H → W W*)', a particle
+    expression 'u ū', a range of die faces '1–2', a Latin name — isolated as a left-to-right
+    run (LRI, LRM … LRM, PDI), so that in a right-to-left paragraph it prints in its own
+    order: without it the neutral '*' and ')' at the edge of the stretch take the paragraph's
+    direction and '(H → W W*)' prints as '(*H → W W)', and '1–2' as '2–1'. A stretch runs
+    from its first left-to-right letter or digit (with a sign or opening bracket just before
+    it) to its last, and on through what closes it ('*', ')' of a bracket it opened, '/√2')
+    up to a space or the sentence's own punctuation. The marks (LRM) are what cardgen's text
+    engine honours; the isolates (LRI … PDI) say the same to PDF readers."""
+    from unicodedata import bidirectional
+
+    out, i, n = [], 0, len(s)
+    while i < n:
+        if bidirectional(s[i]) in ("R", "AL"):
+            out.append(s[i])
+            i += 1
+            continue
+        j = i
+        while j < n and bidirectional(s[j]) not in ("R", "AL"):
+            j += 1
+        span = s[i:j]
+        letters = [k for k, ch in enumerate(span) if bidirectional(ch) in ("L", "EN")]
+        if not letters:
+            out.append(span)
+        else:
+            start, end = letters[0], letters[-1] + 1
+            while start > 0 and span[start - 1] in _LEADING:
+                start -= 1
+            while end < len(span) and not span[end].isspace() and span[end] not in _SENTENCE_END:
+                opener = _BRACKETS.get(span[end])
+                if opener is not None and span[start:end].count(opener) <= span[start:end].count(span[end]):
+                    break   # closes a bracket opened before the stretch: not the stretch's own
+                end += 1
+            out.append(span[:start] + LRI + LRM + span[start:end] + LRM + PDI + span[end:])
+        i = j
+    return "".join(out)

@@ -54,6 +54,10 @@ LINE_STYLES = {"fermion": _("straight line with an arrow"), "gluon": _("curly li
 #: Target kinds (the targets rule's KINDS) as the answer key prints them.
 KIND_LABELS = {"baryon": _("baryon"), "antibaryon": _("antibaryon"), "meson": _("meson"), "atom": _("atom")}
 
+#: The ink an anti-colour's additive mix makes (anti-red = green + blue = cyan): the colour an
+#: anti-quark card is printed in and named by (QCD the Game's cyan, magenta and yellow).
+INKS = {(0, 1, 1): _("cyan"), (1, 0, 1): _("magenta"), (1, 1, 0): _("yellow")}
+
 
 class Sheet(SheetLayout):
     """One sheet's content from the game's data, laid out by :class:`SheetLayout`."""
@@ -200,6 +204,15 @@ class Sheet(SheetLayout):
             cell.add("text", ", ".join(str(v) for v in values))
         return cell
 
+    def colour_name(self, c: Any) -> str:
+        """A colour as the sheet names it: an anti-colour by the ink its card prints, derived
+        from its additive mix, with the anti-colour it stands for ('cyan (anti-red)')."""
+        name = self.tr(c.name, "colour")
+        ink = INKS.get(tuple(c.additive)) if c.is_anti else None
+        if ink is None:
+            return name
+        return self.tr(_("{ink} ({colour})"), None).format(ink=self.tr(ink, None), colour=name)
+
     # -- drawings ------------------------------------------------------------------------
 
     def _vertex_lines(self, vt: Table, v: Vertex) -> list[dict[str, Any]]:
@@ -252,22 +265,25 @@ class Sheet(SheetLayout):
                 px = cx + r * math.sin(math.radians(c.hue))
                 py = cy - r * math.cos(math.radians(c.hue))
                 items.append({"kind": "badge", "colour": c, "cx": round(self._x(px, 0), 3), "cy": round(py, 3), "r": 4.5})
-                items.append(self.text_item(self.tr(c.name, "colour"), px - 12, py + 4.8, 24, SIZE * 1.2, SIZE * 0.8,
+                items.append(self.text_item(self.colour_name(c), px - 12, py + 4.8, 24, SIZE * 1.2, SIZE * 0.8,
                                             field="colour name", align="middle"))
             tx, ty = cx + r + 16, y + TITLE_SIZE * 1.8
             tw = width - (tx - x)
             for label, cs in combos:
                 items.append(self.text_item(self.tr(label, None), tx, ty, tw, SIZE * 1.3, SIZE, field="combination"))
                 ty += SIZE * 1.5
-                items.append(self.text_item(" + ".join(self.tr(c.name, "colour") for c in cs), tx + 4, ty, tw - 4,
-                                            SIZE * 1.3, SIZE, "bold", field="combination"))
-                ty += SIZE * 2.2
+                names = " + ".join(self.colour_name(c) for c in cs)
+                # anti-colours named with their inks ('cyan (anti-red)') may take a second line
+                lines = 2 if self.text_width(names, SIZE, "bold") > tw - 4.5 else 1
+                items.append(self.text_item(names, tx + 4, ty, tw - 4, SIZE * 1.3 * lines, SIZE, "bold",
+                                            field="combination"))
+                ty += SIZE * (2.2 + 1.3 * (lines - 1))
             if pairs:
                 items.append(self.text_item(self.tr(_("meson: a colour and its anti-colour, opposite on the wheel"), None),
                                             tx, ty, tw, SIZE * 1.3, SIZE, field="combination"))
                 ty += SIZE * 1.5
                 for c, a in pairs:
-                    items.append(self.text_item(f"{self.tr(c.name, 'colour')} + {self.tr(a.name, 'colour')}", tx + 4, ty,
+                    items.append(self.text_item(f"{self.colour_name(c)} + {self.colour_name(a)}", tx + 4, ty,
                                                 tw - 4, SIZE * 1.3, SIZE, "bold", field="combination"))
                     ty += SIZE * 1.5
             return items
@@ -463,13 +479,18 @@ class SheetResult:
 def sheet_pages(game: Game, kind: str, lang: str, width: float, height: float,
                 translate: Callable[[str, str | None], str] | None, level: int | None) -> list[list[dict]]:
     """The items of every page of one sheet (``kind`` 'rules' or 'answers')."""
+    return _laid_out(game, kind, lang, width, height, translate, level)[1]
+
+
+def _laid_out(game: Game, kind: str, lang: str, width: float, height: float,
+              translate: Callable[[str, str | None], str] | None, level: int | None) -> tuple[Sheet, list[list[dict]]]:
     from .render import RTL_LANGS
 
     tr = translate or (lambda m, c=None: m)
     s = Sheet(game, kind, lang, width, height, lambda m, c=None: tr(m, c) if m else m,
               lang.split("-")[0] in RTL_LANGS, level)
     content = rule_content(s) if kind == "rules" else answer_content(s)
-    return paginate(s, content, s.continued)
+    return s, paginate(s, content, s.continued)
 
 
 def page_component(game: Game, kind: str, width: float, height: float, pages: list[list[dict]]) -> Component:
@@ -486,9 +507,21 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
                 level: int | None = None) -> list[Rendered]:
     """Every page of one sheet rendered by ``renderer`` (its language and translator), each
     with its text issues as for cards (``cardgen check --lang`` uses this)."""
-    pages = sheet_pages(game, kind, renderer.lang, width, height, renderer.translate, level)
+    from dataclasses import replace
+
+    layout, pages = _laid_out(game, kind, renderer.lang, width, height, renderer.translate, level)
     comp = page_component(game, kind, width, height, pages)
-    return [renderer.face(comp, card, "front") for card in comp.cards]
+    out = []
+    for card, items in zip(comp.cards, pages):
+        rendered = renderer.face(comp, card, "front")
+        # a table cell's runs that do not fit even shrunk (the layout's overflow items), as
+        # the text issue a card's text that does not fit is; each text named as translated
+        # (without the marks that isolate its formulas), so a build names its catalog entry
+        cells = tuple(TextIssue(game.id, comp.id, card.id, "front", it["field"], renderer.lang, it["s"], "overflow",
+                                it["detail"]) for it in items if it["kind"] == "overflow")
+        issues = tuple(replace(i, text=layout.originals.get(i.text, i.text)) for i in rendered.issues + cells)
+        out.append(replace(rendered, issues=issues))
+    return out
 
 
 def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,

@@ -230,7 +230,7 @@ def test_arabic_sheet_renders_right_to_left() -> None:
     assert result.pages >= 1 and not [i for i in result.issues if i.kind == "missing-glyphs"]
     pages = sheets.sheet_pages(game, "answers", "ar", 210, 297, tr, None)
     title = next(it for it in pages[0] if it["kind"] == "text" and it["field"] == "section title")
-    assert title["align"] == "end"
+    assert title["align"] == "start" and title["direction"] == "rtl"   # start = the right edge
 
 
 def test_sheet_follows_the_paper_and_level() -> None:
@@ -477,3 +477,22 @@ def test_the_arabic_key_prints_the_pion_formula_left_to_right(tmp_path) -> None:
     note = tr("*: these quarks are one term of the meson's mixed content (π⁰ is (uū − dd̄)/√2)", None)
     start, end = note.index("\u2066"), note.index("\u2069")
     assert start < note.index("(uū − dd̄)/√2") < end
+
+
+def test_the_qcd_sheet_names_each_anti_colour_as_its_card_prints_it() -> None:
+    """QCD's anti-quark cards print cyan, magenta and yellow (the ink of the anti-colour's
+    additive mix); the rule sheet named only 'anti-red' etc. It names the ink with the
+    anti-colour, derived from the colour data, in every shipped language."""
+    game = cardgen.load_game("qcd")
+    en = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
+    with pdfplumber.open(io.BytesIO(en.pdf)) as pdf:
+        text = " ".join(p.extract_text() for p in pdf.pages)
+    for ink, anti in (("cyan", "anti-red"), ("magenta", "anti-green"), ("yellow", "anti-blue")):
+        assert text.count(anti) >= 3 and text.count(anti) == text.count(f"{ink} ({anti})"), (ink, anti)
+    for lang in (lang for lang in i18n.available_languages(game) if lang != "en"):
+        tr = i18n.translator(game, lang)
+        items = [it["s"] for page in sheets.sheet_pages(game, "rules", lang, 210, 297, tr, None)
+                 for it in page if it["kind"] == "text"]
+        for ink in ("cyan", "magenta", "yellow"):
+            assert tr(ink, None) != ink or lang in ("de", "fr", "es"), (lang, ink)
+            assert any(tr(ink, None) in s for s in items), (lang, ink)
