@@ -163,9 +163,27 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
         _check_length(len(left) + len(right), "the sum")
     elif operator == "%" and isinstance(left, str):
         _check_widths(left, "the '%' formatting")
+        _check_length(len(left) + text_size(right), "the '%' formatting")
     elif operator == "**" and _whole(left) and _whole(right) and right > 0 and abs(left) > 1:
         # log2 |left| × right: 2 ** 2100 has 2,101 bits (bit_length × right counted 4,200)
         _check_bits(math.floor(right * math.log2(abs(left))) + 1, f"{left} ** {right}", budget)
+
+
+def text_size(value: Any, depth: int = 0) -> int:
+    """About how many characters ``value`` becomes as text (``str()``, JSON, formatting):
+    counted before it is made, from what it holds (each item of a list as often as it is
+    listed: a list of one long string repeated 300 times formats to 300 times its length)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, (bytes, bytearray)):
+        return 4 * len(value)
+    if depth > 8:
+        return 0
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return 2 + sum(text_size(v, depth + 1) + 2 for v in value)
+    if isinstance(value, dict):
+        return 2 + sum(text_size(k, depth + 1) + text_size(v, depth + 1) + 4 for k, v in value.items())
+    return 24   # a number, a boolean, None, an object's short repr
 
 
 def _whole(value: Any) -> bool:
@@ -278,12 +296,16 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
             _check_counts(args, kwargs, f"the result of {name or 'a method'}()")
             if isinstance(owner, str) and name in ("format", "format_map"):
                 _check_widths(owner, "the format")
+                _check_length(len(owner) + text_size(args) + text_size(kwargs), "the result of format()")
             if isinstance(owner, str):
                 _check_length(_grown(owner, name, args, kwargs), f"the result of {name}()")
         budget = current()
         if budget is not None:
             budget.check_time()
-        return SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
+        result = SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
+        if isinstance(owner, (str, list, tuple, bytes)):   # a string's or list's method: what it made
+            _made(result, len(owner), f"the result of {getattr(__obj, '__name__', '') or 'a method'}()")
+        return result
 
 
 
@@ -337,13 +359,47 @@ def _guarded_filter(name: str, fn: Any) -> Any:
                 _check_length(_grown(sep, "join", (args[skip - 1],), {}), "the result of the filter 'join'")
         if name == "format" and len(args) >= skip and isinstance(args[skip - 1], str):
             _check_widths(args[skip - 1], "the filter 'format'")
+            _check_length(len(args[skip - 1]) + text_size(args[skip:]) + text_size(kwargs),
+                          "the result of the filter 'format'")
+        if name == "replace" and len(args) >= skip + 2 and isinstance(args[skip - 1], str):   # s|replace(old, new)
+            _check_length(_grown(args[skip - 1], "replace", tuple(args[skip:]), kwargs) or len(args[skip - 1]),
+                          "the result of the filter 'replace'")
+        if name in ("string", "tojson", "pprint", "urlize", "escape", "e", "forceescape") and len(args) >= skip:
+            _check_length(text_size(args[skip - 1]), f"the result of the filter '{name}'")
+        if name == "join" and len(args) >= skip and not isinstance(args[skip - 1], (str, list, tuple, dict)):
+            args = (*args[:skip - 1], _bounded_items(args[skip - 1], "the result of the filter 'join'"),
+                    *args[skip:])
         if name == "indent" and len(args) >= skip and isinstance(args[skip - 1], str):   # the width on every line
             width = args[skip] if len(args) > skip else kwargs.get("width", 4)
             pad = len(width) if isinstance(width, str) else width if _whole(width) else 0
             text = args[skip - 1]
             _check_length(len(text) + max(pad, 0) * (text.count("\n") + 1), "the result of the filter 'indent'")
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
+        if len(args) >= skip:
+            _made(result, text_size(args[skip - 1]), f"the result of the filter '{name}'")
+        return result
     return guarded
+
+
+def _made(value: Any, given: int, what: str) -> None:
+    """Refuse a result that grew past what one string or list may hold from a value of
+    ``given`` characters (what could not be counted before it was made; a value passed on
+    unchanged or shortened — an artwork's data through ``safe`` — is not a growth)."""
+    if isinstance(value, (str, list, tuple)) and len(value) > given:
+        _check_length(len(value), what)
+
+
+def _bounded_items(items: Any, what: str) -> list[Any]:
+    """The items of an iterator (a ``map`` or ``select`` a filter joins), taken one by one and
+    refused once their text passes what one string may hold: an iterator has no length to
+    count first."""
+    taken: list[Any] = []
+    size = 0
+    for item in items:
+        size += text_size(item)
+        _check_length(size, what)
+        taken.append(item)
+    return taken
 
 
 def render_within(template: Any, context: dict[str, Any], budget: FaceBudget) -> str:

@@ -233,11 +233,6 @@ def _xlsx_rows(path: Path, sheet: str | None, where: Location,
                              f"use one of: {', '.join(book.sheetnames)}")
         shown = display_path(path)
         layout = _layout(path, book[name]._worksheet_path)
-        if layout.merged:
-            first, last = layout.merged[0]
-            raise InputError(f"cells {_cell_name(first)}:{_cell_name(last)} are merged: a merged cell's value "
-                             f"belongs to its first cell alone, and the other rows' cards would print without it",
-                             cell_location(shown, name, *first), "unmerge them and type the value in each cell")
         rows = zip(book[name].iter_rows(values_only=True), formulas[name].iter_rows(values_only=True))
         for r, (row, written) in enumerate(rows, start=1):
             _bound_row(path, shown, name, r, len(row), max_rows)
@@ -266,7 +261,9 @@ class _Layout:
 
     hidden_rows: frozenset[int]
     hidden_columns: frozenset[int]
-    merged: tuple[tuple[tuple[int, int], tuple[int, int]], ...]   # ((row, column) first, (row, column) last)
+    #: each merged range's last cell by its first (row, column): the first holds the value; an
+    #: empty merged range (a title band beside the table) reads as empty cells, and is no error
+    merged_from: dict[tuple[int, int], tuple[int, int]]
 
 
 _SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -298,7 +295,7 @@ def _layout(path: Path, member: str) -> _Layout:
                 if len(ends) == 2 and all(ends):
                     first, last = ((int(m.group(2)), _column_index(m.group(1))) for m in ends)   # type: ignore[union-attr]
                     merged.append((first, last))
-    return _Layout(frozenset(rows), frozenset(columns), tuple(sorted(merged)))
+    return _Layout(frozenset(rows), frozenset(columns), dict(merged))
 
 
 def _on(flag: str | None) -> bool:
@@ -334,6 +331,11 @@ def _check_xlsx_cell(value: Any, formula: Any, row: int, column: int, layout: _L
         raise InputError(f"this cell holds a date or time ({value}): the spreadsheet program turned what was "
                          "typed into one", where, "format the cell as text and type the value again "
                          "(or start it with an apostrophe: '1/2)")
+    merged = layout.merged_from.get((row, column))
+    if merged is not None:   # a merged range holding a value: the cells it covers read as empty
+        raise InputError(f"cells {_cell_name((row, column))}:{_cell_name(merged)} are merged: a merged cell's value "
+                         f"belongs to its first cell alone, and the other cards would print without it", where,
+                         "unmerge them and type the value in each cell")
     if row in layout.hidden_rows:
         raise InputError(f"row {row} is hidden in the spreadsheet, but cardgen prints every row, hidden or not",
                          where, "show the row to print its card, or delete it")

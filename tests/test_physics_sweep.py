@@ -108,3 +108,18 @@ def test_names_that_say_less_or_the_usual_thing_pass(game_copy):
     g.edit("components/targets.yaml", "name: Negative pion,", "name: Pion,")
     g.edit("components/targets.yaml", "name: J/psi meson,", "name: Charmonium,")
     assert not [f for f in g.findings("targets") if "prints the name" in f.message]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("{faces: 1, becomes: [c, cbar]}", '{faces: 1, becomes: [gamma], loop: "top loop"}'),   # H → γ
+    ("{faces: 1, becomes: [c, cbar]}", '{faces: 1, becomes: [Z0], loop: "a loop"}'),        # H → Z⁰
+])
+def test_one_particle_never_becomes_one_of_another_mass_even_declared_a_loop(game_copy, old, new):
+    """H → γ and H → Z⁰ passed once declared a loop, and the finding without it advised one."""
+    g = game_copy("particle-builder")
+    g.edit("tables/decays.yaml", old, new)
+    found = [f for f in g.findings("couplings") if "declared a loop" in f.message]
+    assert found and ("one particle never becomes one particle of another mass" in found[0].message
+                      or "charge-conjugation" in found[0].message), found
+    g.edit("tables/decays.yaml", new, new.replace(", loop: \"top loop\"", "").replace(', loop: "a loop"', ""))
+    assert not [f for f in g.findings("couplings") if "declare 'loop" in f.message + f.fix]

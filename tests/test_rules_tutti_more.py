@@ -221,8 +221,11 @@ def test_ranges_out_of_order_are_rejected(cli, game_copy):
      "cannot become one massless particle)"),
     ("[qqh, qqg]", "[H, g]", "colour is conserved: a colourless state cannot become a single colour-charged "
                              "particle (one gluon or one quark), not even through a loop"),
-    ("[qqa, qqa, qqa]", "[gamma, gamma, gamma]", "an odd number of photons and nothing else never meet, not even "
-                                                 "through a closed loop"),
+    ("[qqa, qqa, qqa]", "[gamma, gamma, gamma]", "lines of odd charge-conjugation parity altogether (an odd "
+                                                 "number of photons"),
+    # a photon and two gluons: the quark triangle's colour factor is symmetric, so C forbids it too
+    ("[qqg, qqg, qqa]", "[g, g, gamma]", "lines of odd charge-conjugation parity altogether"),
+    ("[qqh, qqh, qqa]", "[H, H, gamma]", "lines of odd charge-conjugation parity altogether"),
     ("[qqg, qqg, qqg]", "[g, g, g]", None),   # three gluons through a quark loop: colour lets them meet
     ("[qqh, qqg, qqg]", "[H, g, g]", None),   # H → g g through a quark loop
 ])

@@ -291,12 +291,14 @@ def test_what_a_spreadsheet_shows_otherwise_than_cardgen_prints_is_refused_at_it
     assert said in err.message and fix in err.fix, (err.message, err.fix)
 
 
-def test_a_hidden_empty_row_or_column_is_no_error(game_copy):
+def test_a_hidden_or_merged_empty_row_or_column_is_no_error(game_copy):
     copy = game_copy("qcd")
 
     def hide_unused(ws):
         ws.row_dimensions[40].hidden = True
         ws.column_dimensions["H"].hidden = True
+        ws.merge_cells("G1:I1")     # an empty band beside the header
+        ws.merge_cells("A40:D40")   # and below the cards: nothing is read from them
     book = openpyxl.Workbook()
     ws = book.active
     ws.title = "Cards"

@@ -51,6 +51,13 @@ def test_groups_nested_thousands_deep_are_refused_by_check_as_by_build(game_copy
     ('{% set ns = namespace(s="a") %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}'
      '<text>{{ ns.s|length }}</text>', "the text joined with '~' would be 1,048,576 long"),
     ('<desc>{{ (("a" ~ "\\n") * 1000) | indent(10**6) }}</desc>', "the filter 'indent' would be 1,001,00"),
+    # a filter, formatting or serialising that makes one long string of many items
+    ('{% set s = "x" * 10000 %}<desc>{{ s|replace("x", s) }}</desc>', "the filter 'replace' would be 100,000,000"),
+    ('<desc>{{ "%s" % (["x" * 100000] * 100) }}</desc>', "the '%' formatting would be 10,000,"),
+    ('<desc>{{ (["x" * 100000] * 100)|string }}</desc>', "the filter 'string' would be 10,000,"),
+    ('<desc>{{ (["x" * 100000] * 100)|tojson }}</desc>', "the filter 'tojson' would be 10,000,"),
+    ('<desc>{{ (["x" * 100000] * 100)|map("upper")|join }}</desc>', "the filter 'join' would be 1,100,000"),
+    ('<desc>{{ "{}{}{}{}{}{}{}{}{}{}{}{}".format(*(["x" * 100000] * 12)) }}</desc>', "format() would be 1,200,"),
 ])
 def test_a_string_grown_past_the_limit_is_refused_before_it_takes_the_memory(game_copy, svg, said):
     """Doubling a string forty times with '~' took 12 GB before the face's clock stopped it;

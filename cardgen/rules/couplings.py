@@ -72,9 +72,16 @@ def _no_diagram_fix(r: Reaction, kind: str, physics: PhysicsData) -> str:
                 f"('via: [{', '.join(x.id for x in via + (b,))}]'){alternatives}, or fix the products")
     loop = (" (declare 'loop: <reason>' only if it is a known loop process)"
             if loop_lines(r.initial, r.final, physics) is not None and not lone_colour(r.initial, r.final)
-            and not landau_yang(r.initial, r.final) and not furry(r.initial + r.final) else "")
+            and not landau_yang(r.initial, r.final) and not furry(r.initial + r.final)
+            and not _one_into_one_of_another_mass(r) else "")
     return (f"fix the products: no W, Z, photon or gluon exchange supplies the missing coupling, so {r.text()} does "
             f"not exist in the Standard Model at tree level{loop}")
+
+
+def _one_into_one_of_another_mass(r) -> bool:
+    """One particle into one particle of another mass (Z⁰ → γ, H → Z⁰): no diagram, tree or
+    loop, makes it, as energy and momentum cannot both be conserved."""
+    return len(r.initial) == 1 and len(r.final) == 1 and r.initial[0].mass_mev != r.final[0].mass_mev
 
 
 _LANDAU_YANG = ("never happens, not even through a loop: a massive spin-1 particle and two identical massless "
@@ -130,9 +137,14 @@ def couplings(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choice
                               f"cannot come from or go into a colourless state, not even through a loop", loc,
                               "fix the products", game.id)
             elif furry(r.initial + r.final):
-                yield Finding("couplings", f"{where} is declared a loop, but an odd number of photons and nothing "
-                              f"else never meet, not even through a loop: a closed loop and its reverse cancel "
+                yield Finding("couplings", f"{where} is declared a loop, but lines of odd charge-conjugation parity "
+                              f"altogether (an odd number of photons, with nothing else but Higgs bosons or a pair of "
+                              f"gluons) never meet, not even through a loop: a closed loop and its reverse cancel "
                               f"(Furry's theorem)", loc, "fix the products", game.id)
+            elif _one_into_one_of_another_mass(r):
+                yield Finding("couplings", f"{where} is declared a loop, but one particle never becomes one "
+                              f"particle of another mass, through any loop: energy and momentum cannot both be "
+                              f"conserved", loc, "fix the products (a decay has two or more)", game.id)
             elif lines is None:
                 yield Finding("couplings", f"{where}: no loop of Standard-Model vertices joins {names(r.initial)} "
                               f"{names(r.final)} (no particle couples to all of them, and no ring of internal lines "

@@ -293,24 +293,30 @@ def loop_carrier(initial: Sequence[Particle], final: Sequence[Particle], physics
 
 
 def furry(legs: Sequence[Particle]) -> bool:
-    """Furry's theorem: amplitudes with an odd number of photons and no other external line
-    vanish at every order (charge conjugation: a closed loop and its reverse cancel)."""
-    return bool(legs) and all(is_photon(p) for p in legs) and len(legs) % 2 == 1
+    """Furry's theorem, as charge conjugation states it: where every external line has a
+    definite C — photons odd, Higgs bosons even, two gluons in a colour singlet even — and
+    their product is odd, the amplitude vanishes at every order (a closed loop and its reverse
+    cancel): three photons, γ g g (a quark triangle: its colour factor Tr(TᵃTᵇ) is symmetric),
+    H H γ. Three gluons or more need not be C-even, and W and Z couple to C-odd currents."""
+    photons = sum(is_photon(p) for p in legs)
+    gluons = sum(is_gluon(p) for p in legs)
+    definite = all(is_photon(p) or is_gluon(p) or is_higgs(p) for p in legs)
+    return bool(legs) and definite and gluons in (0, 2) and photons % 2 == 1
 
 
 #: Why a set of external lines never meets, at any order (the key :func:`never_meet` returns),
 #: in the order the reasons are weighed: the last one an assignment fails is the one named.
 NEVER = ("charge", "baryon_number", *(f"lepton_{fam}" for fam in LEPTON_FAMILIES), "colour", "landau-yang",
-         "furry", "mass")
+         "mass", "furry")
 
 
 def never_meet(legs: Sequence[Particle]) -> str | None:
     """Why external lines (all read incoming) cannot meet in any diagram, loops included, or None
     when nothing forbids it: a conserved number that does not add up to zero; a single
     colour-charged line (a colour singlet cannot become one gluon); a massive spin-1 particle and
-    two identical massless spin-1 bosons (Landau–Yang); an odd number of photons and nothing else
-    (Furry); two lines of different mass (one particle cannot become one particle of another
-    mass: energy and momentum are not both conserved). The key is one of :data:`NEVER`."""
+    two identical massless spin-1 bosons (Landau–Yang); two lines of different mass (one particle
+    cannot become one particle of another mass: energy and momentum are not both conserved); lines
+    of odd charge-conjugation parity altogether (Furry, :func:`furry`). The key is one of :data:`NEVER`."""
     for q in NEVER[:5]:
         if sum((p.quantum_number(q) for p in legs), Fraction(0)) != 0:
             return q
@@ -321,10 +327,10 @@ def never_meet(legs: Sequence[Particle]) -> str | None:
             a, b = (p for j, p in enumerate(legs) if j != i)
             if landau_yang((parent,), (a, b)):
                 return "landau-yang"
-    if furry(legs):
-        return "furry"
     if len(legs) == 2 and legs[0].mass_mev != legs[1].mass_mev:
         return "mass"
+    if furry(legs):
+        return "furry"
     return None
 
 

@@ -315,8 +315,9 @@ _NEVER_WORDS = {
               "(one gluon or one quark), not even through a loop",
     "landau-yang": "a massive spin-1 particle and two identical massless spin-1 bosons cannot turn into each "
                    "other at any order (the Landau–Yang theorem)",
-    "furry": "an odd number of photons and nothing else never meet, not even through a closed loop: the loop and "
-             "its reverse cancel (Furry's theorem)",
+    "furry": "lines of odd charge-conjugation parity altogether (an odd number of photons, with nothing else but "
+             "Higgs bosons or a pair of gluons) never meet, not even through a closed loop: the loop and its reverse "
+             "cancel (Furry's theorem)",
     "mass": "one particle cannot become a single particle of another mass (a massive one cannot become one "
             "massless particle): energy and momentum are not both conserved",
 }
