@@ -201,31 +201,63 @@ class _TargetFields:
 _FAMILY_WORDS = {"pi": "pion", "K": "kaon", "p": "proton", "n": "neutron", "Lambda": "lambda", "Sigma": "sigma",
                  "Xi": "xi", "Omega": "omega", "Delta": "delta", "eta": "eta", "rho": "rho", "omega": "omega",
                  "phi": "phi", "J/psi": "psi", "psi": "psi", "Upsilon": "upsilon"}
-_CHARGE_WORDS = {"positive": 1, "negative": -1, "neutral": 0}
+#: Words a name may use for a family: the families' own, their symbols written out, and what
+#: is no hadron at all (a target printed 'Electron' names no hadron).
+_SAID = {**{w: w for w in _FAMILY_WORDS.values()}, "pi": "pion", "k": "kaon", "p": "proton", "n": "neutron",
+         **{w: "not a hadron" for w in ("electron", "positron", "muon", "tau", "neutrino", "quark", "photon",
+                                        "gluon", "boson", "lepton")}}
+#: Letters a name may print instead of writing the family out, and charge signs.
+_SPELLED = str.maketrans({"π": " pi", "Λ": " lambda", "Σ": " sigma", "Ξ": " xi", "Ω": " omega", "Δ": " delta",
+                          "η": " eta", "ρ": " rho", "φ": " phi", "ψ": " psi", "ω": " omega", "Υ": " upsilon",
+                          "⁺": "+", "⁻": "-", "⁰": "0", "−": "-", "\u0304": "~"})
+_CHARGE_WORDS = {"positive": 1, "positively": 1, "plus": 1, "negative": -1, "negatively": -1, "minus": -1,
+                 "neutral": 0, "zero": 0}
+#: A word with the charge signs written after it ('delta++', 'pi-', 'k0'), or a stated charge.
+_TOKEN = re.compile(r"([a-z]+)(~?)([+\-]+|0(?![0-9]))?")
+_STATED = re.compile(r"charge\s*:?\s*([+\-]?)\s*([0-9])")
 
 
-def _name_findings(game: Game, card: Card, name_field: str, ref) -> Iterator[Finding]:
-    """The name a target prints agrees with the particle it names: the family it says (a
-    'Sigma+ baryon' that is PDG's Λ), whether it is an antiparticle (a 'neutral antikaon' that
-    is K⁰, d s̄) and the charge it says (positive, negative, neutral). Only what the name says
-    is held to PDG: a name that says none of these passes."""
+def _name_findings(game: Game, card: Card, name_field: str, refs: list) -> Iterator[Finding]:
+    """The name a target prints agrees with what it names, in what the name says: the family
+    (a 'Sigma+ baryon' that is PDG's Λ; an 'Electron' that is a proton), the charge (positive,
+    minus, 'Delta0', 'π⁻', 'charge −1') and whether it is an antiparticle ('Neutral antikaon' for
+    K⁰, d s̄; 'Antihydrogen' of a proton and an electron). A name that says none of these
+    passes; an atom's name is held to the antiparticle part alone. The English name is read:
+    a translation is the translator's."""
     printed = card.fields.get(name_field)
     if not isinstance(printed, str):
         return
-    words = re.findall(r"[a-z]+", printed.lower().replace("j/psi", "psi"))
-    base = re.sub(r"\(.*?\)|[~+\-0*']", "", ref.name)
-    family = _FAMILY_WORDS.get(base)
-    said = [w.removeprefix("anti") for w in words if w.removeprefix("anti") in _FAMILY_WORDS.values()]
+    text = printed.translate(_SPELLED).lower().replace("j/psi", "psi")
+    tokens = [(m[1], m[2], m[3] or "") for m in _TOKEN.finditer(text)]
     problems = []
-    if family is not None and said and family not in said:
-        problems.append(f"says {said[0]}, but {ref.name} is a{'n' if family[0] in 'aeiou' else ''} {family}")
-    # (a name may leave an antiparticle unsaid: π⁻ is the negative pion)
-    if any(w.startswith("anti") for w in words) and int(ref.pdgid) > 0:
-        problems.append(f"says it is an antiparticle, but {ref.name} is not one")
-    charge = next((_CHARGE_WORDS[w] for w in words if w in _CHARGE_WORDS), None)
-    if charge is not None and (ref.charge > 0) - (ref.charge < 0) != charge:
-        problems.append(f"says {next(w for w in words if w in _CHARGE_WORDS)}, but {ref.name} has charge "
-                        f"{fmt_fraction(Fraction(ref.charge).limit_denominator(3))}")
+    anti = any(word.startswith("anti") or bar for word, bar, _ in tokens)
+    if anti and all(int(r.pdgid) > 0 for r in refs):   # (a name may leave it unsaid: π⁻ is the negative pion)
+        problems.append(f"says it is an antiparticle, but {' + '.join(r.name for r in refs)} "
+                        f"{'is not one' if len(refs) == 1 else 'are none'}")
+    if len(refs) == 1:
+        ref = refs[0]
+        family = _FAMILY_WORDS.get(re.sub(r"\(.*?\)|[~+\-0*']", "", ref.name))
+        said = [(word, _SAID[word.removeprefix("anti")]) for word, _, signs in tokens
+                if word.removeprefix("anti") in _SAID and (len(word.removeprefix("anti")) > 1 or signs)]
+        if family is not None and said and all(f != family for _, f in said):
+            problems.append(f"says {said[0][0]}, but {ref.name} is a{'n' if family[0] in 'aeiou' else ''} {family}")
+        charge = Fraction(ref.charge).limit_denominator(3)
+        stated = _STATED.search(text)
+        signed = next(((word, signs) for word, _, signs in tokens if signs and word.removeprefix("anti") in _SAID),
+                      None)
+        worded = next((word for word, _, _ in tokens if word in _CHARGE_WORDS), None)
+        if stated:
+            value = int(stated[2]) * (-1 if stated[1] == "-" else 1)
+            wrong, says = value != charge, f"charge {value:+d}" if value else "charge 0"
+        elif signed:
+            value = 0 if signed[1] == "0" else signed[1].count("+") - signed[1].count("-")
+            wrong, says = value != charge, "".join(signed)
+        elif worded is not None:
+            wrong, says = (charge > 0) - (charge < 0) != _CHARGE_WORDS[worded], worded
+        else:
+            wrong, says = False, ""
+        if wrong:
+            problems.append(f"says {says}, but {ref.name} has charge {fmt_fraction(charge)}")
     for problem in problems:
         yield Finding("targets", f"target '{card.id}' prints the name {printed!r}, which {problem}",
                       card.where(name_field), "correct the name, or the particle the target names and the "
@@ -295,8 +327,8 @@ def _identity_findings(game: Game, card: Card, fields: _TargetFields,
             yield Finding("targets", f"target '{card.id}' {problem[0]}", loc, problem[1], game.id)
         else:
             equal += 1
-    if fields.name and len(refs) == 1:
-        yield from _name_findings(game, card, fields.name, refs[0])
+    if fields.name:
+        yield from _name_findings(game, card, fields.name, refs)
     implied = _kind_of(refs)
     if implied is None:
         yield Finding("targets", f"target '{card.id}' is a {card.fields.get(fields.kind)} but names "
