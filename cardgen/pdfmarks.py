@@ -148,8 +148,9 @@ def back_footer_baseline(paper_h: float, art_top: float, art_bottom: float, dupl
     size = FOOTER_PT / K
     top, bottom = (paper_h - art_bottom, paper_h - art_top) if duplex == "short" else (art_top, art_bottom)
     top, bottom = top + offset_y, bottom + offset_y
-    # a text's whole size is kept clear on both sides of its baseline (accents, descenders)
-    if footer_y - size >= bottom + 0.5 or footer_y + size <= top - 0.5:
+    # clear of the backs as the fronts' footer is of the fronts (see footer_baseline): its
+    # ascent above the baseline, its descent below
+    if footer_y - 0.75 * size >= bottom + 0.5 or footer_y + 0.25 * size <= top - 0.5:
         return footer_y
     keep = max(getattr(footer_y, "margin", EDGE_KEEP_OUT), EDGE_KEEP_OUT)   # the printable area's edge
     above = top - 1.0 - size
@@ -366,23 +367,25 @@ CROP_TICK_REACH = 4.0
 """How far a tile's corner crop ticks reach out from its printed area, mm."""
 
 
-def draw_crop_ticks(canvas: Canvas, area: Rect) -> None:
-    """Corner ticks in the margin marking the printed area's edges (where to trim)."""
+def draw_crop_ticks(canvas: Canvas, area: Rect, margin: float = EDGE_KEEP_OUT) -> None:
+    """Corner ticks marking the printed area's edges (where to trim), kept inside the printable
+    area (``margin``): a tick in the strip a printer cannot print is not drawn rather than lost
+    (a tile that reaches the margin keeps the ticks on its other sides)."""
     segs = []
-    lo, reach = EDGE_KEEP_OUT, CROP_TICK_REACH
+    lo, reach = max(margin, EDGE_KEEP_OUT), CROP_TICK_REACH
     for x in (area.x, area.right):
         for y0, y1 in (
             (area.y - 1.0, max(area.y - reach, lo)),
             (area.bottom + 1.0, min(area.bottom + reach, canvas.h - lo)),
         ):
-            if abs(y1 - y0) >= 1.0:
+            if (y1 - y0) * (1 if y0 > area.y else -1) >= 1.0:   # outwards, at least 1 mm printable
                 segs.append((x, y0, x, y1))
     for y in (area.y, area.bottom):
         for x0, x1 in (
             (area.x - 1.0, max(area.x - reach, lo)),
             (area.right + 1.0, min(area.right + reach, canvas.w - lo)),
         ):
-            if abs(x1 - x0) >= 1.0:
+            if (x1 - x0) * (1 if x0 > area.x else -1) >= 1.0:
                 segs.append((x0, y, x1, y))
     canvas.lines(segs, MARK_WIDTH_PT)
 

@@ -310,7 +310,7 @@ def write_tiled(
                                    words=labels.glue)
                 for x, y in tile_crosshairs(tile, tiles.tiles):
                     draw_crosshair(canvas, x + shift[4], y + shift[5], 3.0)
-                draw_crop_ticks(canvas, area)
+                draw_crop_ticks(canvas, area, margin)
                 right = names.get((tile.row, tile.col + 1))
                 below = names.get((tile.row + 1, tile.col))
                 parts = [labels.prefix] if labels.prefix else []

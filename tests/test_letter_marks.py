@@ -40,10 +40,10 @@ class Recorder:
         return 0.6 * size_pt / K * len(text)   # wide enough: real glyphs average less
 
 
-def sheets_of(game_id: str, paper: str, margin: float = 5.0):
+def sheets_of(game_id: str, paper: str, margin: float = 5.0, bleed: float | None = None):
     """Each sheet layout of a game's build: (plans with the pieces each prints, whether shared)."""
     game = cardgen.load_game(game_id)
-    options = BuildOptions(paper=paper, margin=margin)
+    options = BuildOptions(paper=paper, margin=margin, bleed=bleed)
     sheet = options.sheet()
     for job in print_jobs(game, None, options):
         if job.members:
@@ -55,7 +55,7 @@ def sheets_of(game_id: str, paper: str, margin: float = 5.0):
         count = job.comp.total * options.sets
         try:
             plan = plan_sheet(sheet.width, sheet.height, card_geometry(job.comp), margin=margin,
-                              bleed=None, paper_label=sheet.label, count=count)
+                              bleed=bleed, paper_label=sheet.label, count=count)
         except ImpositionError:
             continue   # tiled (a game mat): crop ticks of their own
         yield job.id, [(plan, min(count, plan.per_sheet))] + (
@@ -128,3 +128,36 @@ def test_a4_poker_cards_keep_their_full_bleed_and_bottom_footer():
     assert plan.bleed == 3.0
     footer_y = footer_baseline(plan)
     assert not isinstance(footer_y, SideFooter) and footer_y > plan.block_bleed.bottom
+
+
+def test_a_tiles_crop_ticks_print_where_the_paper_lets_them():
+    """The mat's tiles reach the margin: their corner ticks ran 1–4 mm from the paper's edge,
+    where no printer prints. Ticks now stay inside the margin, on the sides that have room."""
+    from cardgen.imposition import Rect
+    from cardgen.pdfmarks import draw_crop_ticks
+
+    w, h, m = 297.0, 210.0, 5.0                      # A4 landscape, as Particle Builder's mat tiles print
+    area = Rect(5.0, 10.0, 285.0, 195.0)             # x 5–290, y 10–205: left and bottom on the margin
+    canvas = Recorder(w, h)
+    draw_crop_ticks(canvas, area, m)
+    check_inside(canvas, w, h, m, "mat tile")
+    vertical = [s for s in canvas.segments if s[0] == s[2]]
+    horizontal = [s for s in canvas.segments if s[1] == s[3]]
+    assert {s[0] for s in vertical} == {5.0, 290.0} and all(max(s[1], s[3]) <= 10.0 for s in vertical)
+    assert {s[1] for s in horizontal} == {10.0, 205.0} and all(min(s[0], s[2]) >= 290.0 for s in horizontal)
+
+
+@pytest.mark.parametrize("game_id", ["particle-builder", "particles-in-circle", "qcd"])
+def test_a_backs_page_gets_its_footer_where_the_fronts_page_does(game_id):
+    """US Letter without bleed: the fronts' footer fitted below the cards, and every backs page,
+    whose cards cover the same band, lost its footer (it kept a whole text size clear of them
+    where the fronts keep their ascent)."""
+    for job, bands in sheets_of(game_id, "letter", bleed=0.0):
+        plan = bands[0][0]
+        footer_y = footer_baseline(plan)
+        if footer_y is None:
+            continue
+        art = plan.block_bleed
+        for duplex in ("long", "short"):
+            back = back_footer_baseline(plan.paper_h, art.y, art.bottom, duplex, 0.0, footer_y)
+            assert back is not None, f"{game_id}/{job} ({duplex}): no footer on the backs"
