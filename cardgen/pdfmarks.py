@@ -95,11 +95,25 @@ class SideFooter(float):
         return spot
 
 
-def footer_baseline(plan: GridPlan) -> float | None:
+def footer_baseline(plan: GridPlan, printable: float | None = None) -> float | None:
     """Where the footer goes, always inside the printable area (``--margin``), or None if
     no room: below the bottom ticks when the bottom margin allows (they give way to it when
     the top ticks still mark every cut); else in the left margin, set vertically
-    (:class:`SideFooter`) beside the row ticks."""
+    (:class:`SideFooter`) beside the row ticks; else, where the layout's margin is wider than
+    the paper's printable margin (``printable``: it holds print-and-cut registration squares,
+    off the block's corners), in the band below the block between the two."""
+    found = _footer_in_margin(plan)
+    if found is not None or printable is None or printable >= plan.margin:
+        return found
+    size = FOOTER_PT / K
+    keep = max(printable, EDGE_KEEP_OUT)
+    baseline = plan.paper_h - keep - 0.25 * size
+    if baseline - 0.75 * size >= max(plan.block_bleed.bottom, plan.paper_h - plan.margin) + 0.5:
+        return FooterSpot(baseline, keep)
+    return None
+
+
+def _footer_in_margin(plan: GridPlan) -> float | None:
     size = FOOTER_PT / K
     margin = max(plan.margin, EDGE_KEEP_OUT)
     blk = plan.block_bleed

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 
-from .imposition import CardGeometry, Duplex, GridPlan, Placement, Rect, apply, plan_tiles, sheet_flip
+from .imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, Duplex, GridPlan, Placement, Rect, apply,
+                         plan_tiles, sheet_flip)
 from .pdfcontent import K, Canvas
 from .pdfdoc import Doc, Form, PdfWriteError, check_faces, deflate
 from .pdfmarks import (
@@ -91,7 +92,10 @@ def write_sheets(
         per = plan.per_sheet
         sheets = [placements[i : i + per] for i in range(0, len(placements), per)]
         reg_marks = plan.registration_marks() if registration else ()
-        footer_y = footer_baseline(plan) if footer is not None else None
+        # with registration squares the layout's margin holds them; the footer may use the paper
+        # printable beyond it (the squares sit off the block's corners, the footer under it)
+        printable = plan.margin - REGISTRATION_SIZE - REGISTRATION_GAP if registration else None
+        footer_y = footer_baseline(plan, printable) if footer is not None else None
         art = plan.block_bleed
         back_footer_y = back_footer_baseline(plan.paper_h, art.y, art.bottom, duplex, back_offset[1], footer_y)
 

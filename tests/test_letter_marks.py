@@ -161,3 +161,24 @@ def test_a_backs_page_gets_its_footer_where_the_fronts_page_does(game_id):
         for duplex in ("long", "short"):
             back = back_footer_baseline(plan.paper_h, art.y, art.bottom, duplex, 0.0, footer_y)
             assert back is not None, f"{game_id}/{job} ({duplex}): no footer on the backs"
+
+
+def test_print_and_cut_sheets_keep_their_footer_below_the_block():
+    """With --cut-file the layout's margin holds the registration squares, and Tutti Quantum's
+    lozenge sheets lost their footer on every page; it prints in the paper's printable band
+    below the block, clear of the squares (they sit off the block's corners)."""
+    from cardgen.imposition import REGISTRATION_GAP, REGISTRATION_SIZE
+
+    game = cardgen.load_game("tutti-quantum")
+    comp = game.components["particles"]
+    room = REGISTRATION_SIZE + REGISTRATION_GAP
+    plan = plan_sheet(210, 297, card_geometry(comp), margin=5 + room, bleed=None, paper_label="A4", count=44)
+    assert footer_baseline(plan) is None   # none inside the layout's own margin
+    footer_y = footer_baseline(plan, 5.0)
+    assert footer_y is not None
+    canvas = Recorder(210, 297)
+    draw_footer(canvas, "Tutti Quantum · Particle cards · en", footer_y, plan.block_bleed.x, 1, 3, "fronts")
+    check_inside(canvas, 210, 297, 5.0, "print and cut")
+    (x, y, size_pt, _text, _v), = canvas.texts
+    for square in plan.registration_marks():   # clear of every registration square
+        assert x > square.right or y - 0.75 * size_pt / K > square.bottom or y + 0.25 * size_pt / K < square.y
