@@ -122,6 +122,8 @@ def check_data_uri(uri: str, where: Location, what: str) -> None:
     if uri in _MADE:
         return
     head, comma, payload = uri.partition(",")
+    if comma and not payload.strip():   # no data: nothing is drawn, nothing to hold to a limit
+        return
     kind, _, encoding = head[len("data:"):].partition(";")
     kind = kind.strip().lower()
     fix = "place artwork with the image() helper (a PNG, JPEG or SVG file in the game folder)"

@@ -80,10 +80,10 @@ def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, 
     out, sheets = tmp_path / "out", ("rules", "answers")
     drawn: list[str] = []
     laid_out: list[str] = []
-    real, real_pages = draw.render_pdf, sheets_module.sheet_pages
+    real, real_layout = draw.render_pdf, sheets_module._laid_out   # where every sheet is laid out
     monkeypatch.setattr(draw, "render_pdf", lambda face: drawn.append(face.component) or real(face))
-    monkeypatch.setattr(sheets_module, "sheet_pages",
-                        lambda game, kind, *a: laid_out.append(kind) or real_pages(game, kind, *a))
+    monkeypatch.setattr(sheets_module, "_laid_out",
+                        lambda game, kind, *a: laid_out.append(kind) or real_layout(game, kind, *a))
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert sorted(set(c for c in drawn if c in sheets)) == ["answers", "rules"]
     edits = [("particles.yaml", "points: 5", "points: 6", set(), {"answers"}),
