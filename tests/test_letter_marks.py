@@ -15,7 +15,7 @@ from cardgen.build.options import BuildOptions
 from cardgen.build.plan import band_plan_of, card_geometry, print_jobs
 from cardgen.imposition import MARK_ROOM, ImpositionError, plan_sheet, stack_bands
 from cardgen.pdfcontent import K
-from cardgen.pdfmarks import (FOOTER_PT, MIN_MARK_GAP, MIN_PRINTED_TICK, SideFooter, back_footer_baseline,
+from cardgen.pdfmarks import (MIN_MARK_GAP, MIN_PRINTED_TICK, SideFooter, back_footer_baseline,
                               draw_footer, draw_ticks, footer_baseline, marks_missing)
 
 GAMES = ("qcd", "particle-builder", "particles-in-circle", "tutti-quantum")

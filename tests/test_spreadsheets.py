@@ -249,8 +249,8 @@ def test_a_sheet_damaged_inside_its_zip_is_a_clear_error(game_copy):
     assert "is not a readable XLSX file" in err.message and err.fix == "save it again from the spreadsheet program as .xlsx"
 
 
-def _xlsx_with(copy, change) -> InputError:
-    """The shipped QCD deck as an XLSX, ``change(sheet)`` applied before it is saved: the error loading it."""
+def _xlsx_changed(copy, change) -> None:
+    """The copy's cards as the shipped QCD deck in an XLSX, ``change(sheet)`` applied before it is saved."""
     book = openpyxl.Workbook()
     ws = book.active
     ws.title = "Cards"
@@ -260,6 +260,11 @@ def _xlsx_with(copy, change) -> InputError:
     change(ws)
     book.save(copy.path / "components" / "cards.xlsx")
     use_sheet(copy, "{from: cards.xlsx}")
+
+
+def _xlsx_with(copy, change) -> InputError:
+    """The error loading the shipped QCD deck as an XLSX changed by ``change`` (see _xlsx_changed)."""
+    _xlsx_changed(copy, change)
     return error_of(copy)
 
 
@@ -299,15 +304,7 @@ def test_a_hidden_or_merged_empty_row_or_column_is_no_error(game_copy):
         ws.column_dimensions["H"].hidden = True
         ws.merge_cells("G1:I1")     # an empty band beside the header
         ws.merge_cells("A40:D40")   # and below the cards: nothing is read from them
-    book = openpyxl.Workbook()
-    ws = book.active
-    ws.title = "Cards"
-    ws.append(QCD_HEADER)
-    for row in qcd_rows():
-        ws.append(row)
-    hide_unused(ws)
-    book.save(copy.path / "components" / "cards.xlsx")
-    use_sheet(copy, "{from: cards.xlsx}")
+    _xlsx_changed(copy, hide_unused)
     assert len(copy.load().components["cards"].cards) == len(qcd_rows())
 
 
