@@ -56,8 +56,18 @@ class GameBuild:
         self.untranslated.extend(missing)
 
     def settle(self) -> None:
-        """Each issue once, in the order met; untranslated strings sorted."""
-        self.issues = list(dict.fromkeys(self.issues))
+        """Each issue once, in the order met (an image printed too coarsely once for all the
+        cards that show it the same way); untranslated strings sorted."""
+        seen: set[tuple[str, str, str, str]] = set()
+        issues = []
+        for issue in dict.fromkeys(self.issues):
+            if issue.kind == "low-resolution":
+                key = (issue.component, issue.side, issue.text, issue.detail)
+                if key in seen:
+                    continue
+                seen.add(key)
+            issues.append(issue)
+        self.issues = issues
         self.untranslated = sorted(set(self.untranslated))
 
 
