@@ -13,7 +13,7 @@ import pytest
 import cardgen
 from cardgen.build.options import BuildOptions
 from cardgen.build.plan import band_plan_of, card_geometry, print_jobs
-from cardgen.imposition import MARK_ROOM, ImpositionError, plan_sheet, stack_bands
+from cardgen.imposition import MARK_ROOM, ImpositionError, plan_sheet, plan_tessellation, stack_bands
 from cardgen.pdfcontent import K
 from cardgen.pdfmarks import (MIN_MARK_GAP, MIN_PRINTED_TICK, SideFooter, back_footer_baseline,
                               draw_footer, draw_ticks, footer_baseline, marks_missing)
@@ -99,9 +99,9 @@ def test_every_tick_and_footer_lies_inside_the_printable_area(game_id, paper):
                                           footer_y)
             draw_footer(canvas, footer, back_y, art.x, 1, 1, "backs")
         check_inside(canvas, w, h, m, f"{game_id}/{job} on {paper}")
-    # Tutti Quantum's interlocking lozenges fill Letter's printable area: the one layout left
-    # without room for its footer (the tessellation planner reserves none yet)
-    assert no_room == (["particles"] if (game_id, paper) == ("tutti-quantum", "letter") else []), no_room
+    # every layout has room for its footer (Tutti Quantum's lozenges filled Letter's printable
+    # area: the planner now keeps a band below them when that costs no sheet)
+    assert no_room == [], no_room
 
 
 def test_column_cuts_on_letter_get_ticks_and_the_footer_moves_to_the_side():
@@ -172,7 +172,8 @@ def test_print_and_cut_sheets_keep_their_footer_below_the_block():
     game = cardgen.load_game("tutti-quantum")
     comp = game.components["particles"]
     room = REGISTRATION_SIZE + REGISTRATION_GAP
-    plan = plan_sheet(210, 297, card_geometry(comp), margin=5 + room, bleed=None, paper_label="A4", count=44)
+    # the rows as they fill the layout's margin (no band kept below them)
+    plan = plan_tessellation(210, 297, card_geometry(comp), margin=5 + room, bleed=None, paper_label="A4")
     assert footer_baseline(plan) is None   # none inside the layout's own margin
     footer_y = footer_baseline(plan, 5.0)
     assert footer_y is not None
@@ -182,3 +183,16 @@ def test_print_and_cut_sheets_keep_their_footer_below_the_block():
     (x, y, size_pt, _text, _v), = canvas.texts
     for square in plan.registration_marks():   # clear of every registration square
         assert x > square.right or y - 0.75 * size_pt / K > square.bottom or y + 0.25 * size_pt / K < square.y
+
+
+def test_interlocking_rows_keep_a_band_for_the_footer_when_it_costs_no_sheet():
+    """Tutti Quantum's 18 lozenges filled US Letter's printable area: every page printed without
+    its footer. The rows now leave a band below them, with the same 18 pieces a sheet."""
+    from cardgen.imposition import FOOTER_ROOM
+
+    comp = cardgen.load_game("tutti-quantum").components["particles"]
+    full = plan_tessellation(215.9, 279.4, card_geometry(comp), margin=5, bleed=None, paper_label="Letter")
+    kept = plan_sheet(215.9, 279.4, card_geometry(comp), margin=5, bleed=None, paper_label="Letter", count=44)
+    assert footer_baseline(full) is None and footer_baseline(kept) is not None
+    assert kept.per_sheet == full.per_sheet == 18
+    assert kept.paper_h - kept.margin - kept.block_bleed.bottom >= FOOTER_ROOM - TOL

@@ -20,12 +20,13 @@ from .bands import BAND_GAP, band_plan, plan_band, share_sheets, stack_bands
 from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Placement, Point, Polygon,
                        Rect, Segment, Slot, apply, compose, sheet_flip, transform_rect)
 from .grid import plan_grid
-from .plan import MARK_ROOM, REGISTRATION_GAP, REGISTRATION_SIZE, GridPlan
+from .plan import FOOTER_ROOM, MARK_ROOM, REGISTRATION_GAP, REGISTRATION_SIZE, GridPlan
 from .tessellation import plan_sheet, plan_tessellation
 from .tiling import Tile, TilePlan, plan_tiles
 
 __all__ = [
-    "BAND_GAP", "MARK_ROOM", "REGISTRATION_GAP", "REGISTRATION_SIZE", "Affine", "CardGeometry", "Duplex", "GridPlan",
+    "BAND_GAP", "FOOTER_ROOM", "MARK_ROOM", "REGISTRATION_GAP", "REGISTRATION_SIZE", "Affine", "CardGeometry",
+    "Duplex", "GridPlan",
     "ImpositionError", "LayoutKind", "Placement", "Point", "Polygon", "Rect", "Segment", "Slot", "Tile", "TilePlan",
     "apply", "band_plan", "compose", "plan_band", "plan_grid", "plan_sheet", "plan_tessellation", "plan_tiles",
     "share_sheets", "sheet_flip", "stack_bands", "transform_rect",

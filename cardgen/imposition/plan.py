@@ -21,6 +21,10 @@ REGISTRATION_SIZE = 5.0
 REGISTRATION_GAP = 2.0
 """Clearance between the card block's bleed edge and the registration squares, mm."""
 
+FOOTER_ROOM = 5.5
+"""Paper a sheet's footer needs below its block, mm: the room for cut ticks (:data:`MARK_ROOM`)
+and one 6 pt line of text (see :mod:`cardgen.pdfmarks`)."""
+
 MARK_ROOM = 2.5
 """Printable paper a cut mark needs beyond the block's printed edge, mm: the least gap kept
 from the artwork (0.5) and the least of a tick that guides a cut (2); see

@@ -8,7 +8,7 @@ import math
 from ..paper import fmt_mm, label_for_size
 from .geometry import CardGeometry, Point, Polygon, Rect, Slot, distinct, printed_bleed
 from .grid import plan_grid
-from .plan import GridPlan
+from .plan import FOOTER_ROOM, GridPlan
 
 
 def plan_sheet(
@@ -33,6 +33,15 @@ def plan_sheet(
     if tess is None:
         return grid
     n = count or 1
+    if tess.paper_h - margin - tess.block_bleed.bottom < FOOTER_ROOM and tess.block_bleed.x - margin < FOOTER_ROOM:
+        # interlocking rows that fill the printable area leave no room for the sheet's footer
+        # and its ticks below them: keep a band when that costs no sheet (and, for an unknown
+        # count, no piece)
+        kept = plan_tessellation(paper_w, paper_h, card, margin=margin, bleed=bleed, paper_label=paper_label,
+                                 reserve=FOOTER_ROOM)
+        if kept is not None and kept.paper_w == tess.paper_w and (
+                kept.per_sheet == tess.per_sheet or (count and -(-n // kept.per_sheet) == -(-n // tess.per_sheet))):
+            tess = kept
     if (-(-n // tess.per_sheet), -tess.per_sheet) <= (-(-n // grid.per_sheet), -grid.per_sheet):
         return tess
     return grid
@@ -46,8 +55,10 @@ def plan_tessellation(
     margin: float = 5.0,
     bleed: float | None = None,
     paper_label: str | None = None,
+    reserve: float = 0.0,
 ) -> GridPlan | None:
-    """Pack a parallelogram piece (a lozenge) edge to edge by its outline.
+    """Pack a parallelogram piece (a lozenge) edge to edge by its outline (``reserve``: mm kept
+    free above the bottom margin, for the footer).
 
     A parallelogram tiles the plane by translations along its own two edges, so pieces
     placed on that lattice share every inner edge and each line their edges lie on is one
@@ -61,7 +72,7 @@ def plan_tessellation(
         return None
     label = paper_label or label_for_size(paper_w, paper_h)
     b = printed_bleed(card, bleed)
-    best = _best_lattice(paper_w, paper_h, card, margin)
+    best = _best_lattice(paper_w, paper_h, card, margin, reserve)
     if best is None:
         return None
     sw, sh, rotated, outline, offsets = best
@@ -69,9 +80,9 @@ def plan_tessellation(
     xs = [ox for ox, _ in offsets]
     ys = [oy for _, oy in offsets]
     dx = (sw - (max(xs) + pw - min(xs))) / 2 - min(xs)
-    dy = (sh - (max(ys) + ph - min(ys))) / 2 - min(ys)
+    dy = (sh - reserve - (max(ys) + ph - min(ys))) / 2 - min(ys)
     placed = [(ox + dx, oy + dy) for ox, oy in offsets]
-    printable = Rect(margin, margin, sw - 2 * margin, sh - 2 * margin)
+    printable = Rect(margin, margin, sw - 2 * margin, sh - 2 * margin - reserve)
     slots = _slots(placed, outline, (pw, ph), rotated, b, printable)
     note = ""
     if b > 0:
@@ -84,8 +95,8 @@ def plan_tessellation(
     )
 
 
-def _best_lattice(paper_w: float, paper_h: float, card: CardGeometry,
-                  margin: float) -> tuple[float, float, bool, Polygon, list[Point]] | None:
+def _best_lattice(paper_w: float, paper_h: float, card: CardGeometry, margin: float,
+                  reserve: float = 0.0) -> tuple[float, float, bool, Polygon, list[Point]] | None:
     """Sheet size, card turn, outline and piece offsets of the lattice holding the most pieces
     (ties: cards upright, then the sheet as given); None when no piece fits."""
     assert card.outline is not None
@@ -93,7 +104,7 @@ def _best_lattice(paper_w: float, paper_h: float, card: CardGeometry,
     for turn_sheet, (sw, sh) in enumerate(((paper_w, paper_h), (paper_h, paper_w))):
         for rotated in (False, True):
             outline = _turned(card.outline, card.width) if rotated else tuple(card.outline)
-            offsets = _lattice_fit(outline, sw - 2 * margin, sh - 2 * margin)
+            offsets = _lattice_fit(outline, sw - 2 * margin, sh - 2 * margin - reserve)
             if not offsets:
                 continue
             rank = (len(offsets), not rotated, not turn_sheet)
