@@ -191,3 +191,25 @@ def test_raster_artwork_printed_below_150_dpi_is_a_warning_naming_the_size_it_ne
     res = run_cli("build", str(g.path), "--out", str(tmp_path / "out"))
     assert res.returncode == 0 and "fine.png" not in res.stderr, res.stderr
     assert res.stderr.count("low-resolution") == 1, res.stderr   # once, though 25 cards share the back
+
+
+def test_a_class_sets_marks_by_the_edge_are_no_finding_of_a_build(tmp_path, monkeypatch):
+    """The level and set marks sit in the safe margin on purpose: the build's gate found 34
+    'crosses the safe margin' warnings on Particle Builder's level 5 and 7 cards, and rendered
+    each face again to place them (a quarter of a second of every rebuild)."""
+    import cardgen
+    import cardgen.check
+    from cardgen.build import BuildOptions
+
+    seen, called = [], []
+    real = cardgen.check.measuring_findings
+
+    def measuring(game, faces):
+        called.append(len(faces))
+        found = real(game, faces)
+        seen.extend(found)
+        return found
+    monkeypatch.setattr(cardgen.check, "measuring_findings", measuring)
+    cardgen.build("particle-builder", BuildOptions(out=tmp_path / "out", sets=2, cache=False), jobs=1)
+    assert called, "the gate measured nothing"
+    assert not [f for f in seen if f.rule == "text-size"], seen

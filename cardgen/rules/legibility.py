@@ -29,6 +29,7 @@ from .. import schema as S
 from ..errors import Finding, InputError, Location
 from ..model import Game
 from ..proof import Choice, Proof
+from ..markroom import MARK_FIELDS
 from . import declared
 
 if TYPE_CHECKING:
@@ -198,8 +199,8 @@ def _outside_safe(game: Game, faces: list[FaceTexts]) -> Iterator[tuple[tuple, F
         # a glyph's ink may overhang its box by a little (a J's tail, an italic's slant): a text
         # set inside the safe area is not faulted for that, up to a tenth of its em
         overhang = 0.1 * max(t.size_pt for t in texts) * 25.4 / 72
-        if beyond <= _SLACK and beyond + comp.safe <= max(overhang, _SLACK):
-            continue
+        if beyond <= _SLACK and (beyond + comp.safe <= max(overhang, _SLACK) or texts[0].field in MARK_FIELDS):
+            continue   # (a class set's or level's mark sits by the edge on purpose: only past the trim is it wrong)
         first = texts[0]
         loc = _where(game, face, first)
         fix = (f"move it, or give it a box (width, height) inside the safe area, {comp.safe:g} mm inside the trim "
