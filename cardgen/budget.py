@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator
@@ -304,7 +304,7 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
             budget.check_time()
         result = SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
         if isinstance(owner, (str, list, tuple, bytes)):   # a string's or list's method: what it made
-            _made(result, len(owner), f"the result of {getattr(__obj, '__name__', '') or 'a method'}()")
+            _made(result, lambda: len(owner), f"the result of {getattr(__obj, '__name__', '') or 'a method'}()")
         return result
 
 
@@ -376,16 +376,17 @@ def _guarded_filter(name: str, fn: Any) -> Any:
             _check_length(len(text) + max(pad, 0) * (text.count("\n") + 1), "the result of the filter 'indent'")
         result = fn(*args, **kwargs)
         if len(args) >= skip:
-            _made(result, text_size(args[skip - 1]), f"the result of the filter '{name}'")
+            _made(result, lambda: text_size(args[skip - 1]), f"the result of the filter '{name}'")
         return result
     return guarded
 
 
-def _made(value: Any, given: int, what: str) -> None:
+def _made(value: Any, given: Callable[[], int], what: str) -> None:
     """Refuse a result that grew past what one string or list may hold from a value of
-    ``given`` characters (what could not be counted before it was made; a value passed on
-    unchanged or shortened — an artwork's data through ``safe`` — is not a growth)."""
-    if isinstance(value, (str, list, tuple)) and len(value) > given:
+    ``given()`` characters (what could not be counted before it was made; a value passed on
+    unchanged or shortened — an artwork's data through ``safe`` — is not a growth). The
+    value's size is counted only for a result past the limit: the rare case."""
+    if isinstance(value, (str, list, tuple)) and len(value) > MAX_STRING and len(value) > given():
         _check_length(len(value), what)
 
 
