@@ -93,7 +93,7 @@ def test_an_annihilation_into_a_z_and_a_gluon_suggests_no_virtual_w(game_copy):
     ("name: Neutral kaon,", "name: Neutral antikaon,", "which says it is an antiparticle, but K0 is not one"),
     ("name: Positive kaon,", "name: Negative kaon,", "which says negative, but K+ has charge 1"),
     ("name: Positive pion,", "name: Pion minus,", "which says minus, but pi+ has charge 1"),
-    ("name: Positive pion,", "name: Pi-minus meson,", "which says pi-, but pi+ has charge 1"),
+    ("name: Positive pion,", "name: Pi-minus meson,", "which says minus, but pi+ has charge 1"),
     ("name: Positive pion,", "name: π⁻ meson,", "which says pi-, but pi+ has charge 1"),
     ("name: Positive pion,", 'name: "Pion (charge −1)",', "which says charge -1, but pi+ has charge 1"),
     ("name: Delta++ baryon,", "name: Delta0 baryon,", "which says delta0, but Delta(1232)++ has charge 2"),
@@ -117,6 +117,7 @@ def test_names_that_say_less_or_the_usual_thing_pass(game_copy):
     g.edit("components/targets.yaml", "name: J/psi meson,", "name: Charmonium,")
     g.edit("components/targets.yaml", "name: Positive kaon,", "name: K+ meson,")
     g.edit("components/targets.yaml", "name: Neutral kaon,", "name: Neutral K meson,")
+    g.edit("components/targets.yaml", "name: Lambda baryon,", "name: Lambda-s baryon,")   # a hyphen is no charge
     assert not [f for f in g.findings("targets") if "prints the name" in f.message]
 
 

@@ -213,7 +213,7 @@ _SPELLED = str.maketrans({"π": " pi", "Λ": " lambda", "Σ": " sigma", "Ξ": " 
 _CHARGE_WORDS = {"positive": 1, "positively": 1, "plus": 1, "negative": -1, "negatively": -1, "minus": -1,
                  "neutral": 0, "zero": 0}
 #: A word with the charge signs written after it ('delta++', 'pi-', 'k0'), or a stated charge.
-_TOKEN = re.compile(r"([a-z]+)(~?)([+\-]+|0(?![0-9]))?")
+_TOKEN = re.compile(r"([a-z]+)(~?)([+\-]+|0)?(?![a-z0-9])")   # a hyphen joining words ('phi-s') is no sign
 _STATED = re.compile(r"charge\s*:?\s*([+\-]?)\s*([0-9])")
 
 
