@@ -73,3 +73,25 @@ def test_ctrl_c_at_any_moment_of_a_build_ends_it_cleanly(tmp_path):
         if p.returncode != 130 or "Traceback" in err or "Exception ignored" in err or "Process " in err or left:
             bad.append((n, p.returncode, err[:300], left[:3]))
     assert not bad, bad
+
+
+def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
+    """HarfBuzz calls the pen from C, which printed the KeyboardInterrupt ("Exception ignored
+    in 'uharfbuzz._harfbuzz._pen_quadratic_to_func'") and went on: a render interrupted while
+    drawing text ran to the end. It is raised once the glyph's drawing returns."""
+    from fontTools.pens.recordingPen import RecordingPen
+
+    from cardgen.text.fonts import BOLD_CHAIN, REGULAR_CHAIN, FontChain
+
+    face = FontChain({"regular": REGULAR_CHAIN, "bold": BOLD_CHAIN}).faces[0]
+    gid = face.hb_font.get_nominal_glyph(ord("B"))
+
+    class Interrupted(RecordingPen):
+        def lineTo(self, pt):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        face.draw_glyph(gid, Interrupted())
+    recorded = RecordingPen()
+    face.draw_glyph(gid, recorded)   # and the face draws as before afterwards
+    assert recorded.value and recorded.value[-1][0] == "closePath"

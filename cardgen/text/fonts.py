@@ -92,35 +92,63 @@ class _AsFontTools:
         self._pen = pen
         self._start: tuple[float, float] | None = None
         self._back_to_start = False   # a line to the start is held until we know what follows
+        #: What a call raised. HarfBuzz calls the pen from C, which cannot pass an exception
+        #: on: it was printed ("Exception ignored in ...") and lost, so a Ctrl-C that landed
+        #: while a glyph was drawn let the command run on. Kept here, raised once HarfBuzz is
+        #: done (see :meth:`FontFace.draw_glyph`); no call is made after it.
+        self.raised: BaseException | None = None
+
+    def _call(self, fn: Any, *args: Any) -> None:
+        if self.raised is not None:
+            return
+        try:
+            fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by draw_glyph, outside the C callback
+            self.raised = exc
 
     def _flush(self) -> None:
         if self._back_to_start:
             self._back_to_start = False
             self._pen.lineTo(self._start)
 
-    def moveTo(self, pt: tuple[float, float]) -> None:
+    def _move(self, pt: tuple[float, float]) -> None:
         self._flush()
         self._start = pt
         self._pen.moveTo(pt)
 
-    def lineTo(self, pt: tuple[float, float]) -> None:
+    def _line(self, pt: tuple[float, float]) -> None:
         self._flush()
         if pt == self._start:
             self._back_to_start = True
         else:
             self._pen.lineTo(pt)
 
-    def qCurveTo(self, *points: tuple[float, float]) -> None:
+    def _qcurve(self, *points: tuple[float, float]) -> None:
         self._flush()
         self._pen.qCurveTo(*points)
 
-    def curveTo(self, *points: tuple[float, float]) -> None:
+    def _curve(self, *points: tuple[float, float]) -> None:
         self._flush()
         self._pen.curveTo(*points)
 
-    def closePath(self) -> None:
+    def _close(self) -> None:
         self._back_to_start = False
         self._pen.closePath()
+
+    def moveTo(self, pt: tuple[float, float]) -> None:
+        self._call(self._move, pt)
+
+    def lineTo(self, pt: tuple[float, float]) -> None:
+        self._call(self._line, pt)
+
+    def qCurveTo(self, *points: tuple[float, float]) -> None:
+        self._call(self._qcurve, *points)
+
+    def curveTo(self, *points: tuple[float, float]) -> None:
+        self._call(self._curve, *points)
+
+    def closePath(self) -> None:
+        self._call(self._close)
 
 
 class Face:
@@ -287,7 +315,10 @@ class Face:
         if not 0 <= gid < self._metrics.glyph_count:
             raise TextEngineError(f"cannot read outline of glyph {gid}: the font has "
                                   f"{self._metrics.glyph_count} glyphs", self.path)
-        self.hb_font.draw_glyph_with_pen(gid, _AsFontTools(pen))
+        drawing = _AsFontTools(pen)
+        self.hb_font.draw_glyph_with_pen(gid, drawing)
+        if drawing.raised is not None:
+            raise drawing.raised
 
     def has_outline(self, gid: int) -> bool:
         """Whether glyph ``gid`` draws anything (a space does not), from HarfBuzz's extents:
