@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -35,6 +36,16 @@ def _terminated(signum: int, _frame: Any) -> None:
 
 
 _COMMAND_PID = 0
+#: Whether a Ctrl-C reached the command: one that lands inside a library's C code comes back as
+#: that library's own error (pikepdf, imported at that moment, raised "ImportError: ... failed
+#: to import"), which must end the command as the Ctrl-C it was, not as an internal error.
+_INTERRUPTED = False
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    global _INTERRUPTED
+    _INTERRUPTED = True
+    signal.default_int_handler(signum, frame)
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -44,9 +55,11 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         import signal
 
-        global _COMMAND_PID
-        _COMMAND_PID = os.getpid()
+        global _COMMAND_PID, _INTERRUPTED
+        _COMMAND_PID, _INTERRUPTED = os.getpid(), False
         signal.signal(signal.SIGTERM, _terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted)
         _working_folder_exists()
         try:
             return fn(*args, **kwargs)
@@ -69,6 +82,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             # (see cardgen.uptodate) needs none of them
             from .errors import CardgenError, each_error, file_system_error
 
+            if _INTERRUPTED:   # whatever the Ctrl-C became where it landed
+                _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
             if isinstance(exc, CardgenError):
                 _fail("\n".join(f"cardgen: {e}" for e in each_error(exc)), exc.exit_code)
             if os.environ.get("CARDGEN_DEBUG"):

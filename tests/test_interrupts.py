@@ -95,3 +95,27 @@ def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
     recorded = RecordingPen()
     face.draw_glyph(gid, recorded)   # and the face draws as before afterwards
     assert recorded.value and recorded.value[-1][0] == "closePath"
+
+
+def test_an_error_a_ctrl_c_turned_into_ends_the_command_as_an_interruption(capsys):
+    """A Ctrl-C that lands inside a library's C code comes back as that library's error:
+    pikepdf imported at that moment raised "ImportError: ... failed to import", and the build
+    ended in an internal error (exit 70) instead of as interrupted (130)."""
+    from cardgen.cli_common import handle_errors
+
+    @handle_errors
+    def command() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise ImportError("pikepdf's extension library (pikepdf._core) failed to import") from None
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as ended:
+            command()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert ended.value.code == 130
+    assert capsys.readouterr().err.strip() == "cardgen: interrupted; outputs from before this run are unchanged"
