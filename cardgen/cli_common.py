@@ -53,48 +53,60 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     and Ctrl-C end the command the same way: outputs from before it unchanged."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        import signal
-
-        global _COMMAND_PID, _INTERRUPTED
-        _COMMAND_PID, _INTERRUPTED = os.getpid(), False
-        signal.signal(signal.SIGTERM, _terminated)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        global _INTERRUPTED
+        _INTERRUPTED = False
+        # a Ctrl-C is noted as well as raised while the command runs (see _INTERRUPTED); the
+        # handler is Python's again after it, for a program that runs commands in-process
+        noting = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if noting:
             signal.signal(signal.SIGINT, _interrupted)
-        _working_folder_exists()
         try:
-            return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
-        except Terminated:
-            _fail("cardgen: terminated; outputs from before this run are unchanged", 143)
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
-        except BrokenPipeError as exc:
-            if exc.filename is not None:
-                raise
-            # the reader of our output went away (`cardgen build | head -1`): end quietly as a
-            # command killed by SIGPIPE does; what the command wrote to files is complete
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(141)
-        except Exception as exc:
-            # cardgen's errors are imported only when one is raised: a build with nothing to do
-            # (see cardgen.uptodate) needs none of them
-            from .errors import CardgenError, each_error, file_system_error
-
-            if _INTERRUPTED:   # whatever the Ctrl-C became where it landed
-                _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
-            if isinstance(exc, CardgenError):
-                _fail("\n".join(f"cardgen: {e}" for e in each_error(exc)), exc.exit_code)
-            if os.environ.get("CARDGEN_DEBUG"):
-                raise
-            if isinstance(exc, OSError):   # a file or folder the system refused (full disk, read-only folder)
-                err = file_system_error(exc)
-                _fail(f"cardgen: {err}", err.exit_code)
-            # a bug in cardgen itself, not in the user's input
-            _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
-                  f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
+            return _handled(fn, *args, **kwargs)
+        finally:
+            if noting and signal.getsignal(signal.SIGINT) is _interrupted:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
     return wrapper
+
+
+def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn`` run as a command: see :func:`handle_errors`."""
+    global _COMMAND_PID
+    _COMMAND_PID = os.getpid()
+    signal.signal(signal.SIGTERM, _terminated)
+    _working_folder_exists()
+    try:
+        return fn(*args, **kwargs)
+    except KeyboardInterrupt:
+        _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+    except Terminated:
+        _fail("cardgen: terminated; outputs from before this run are unchanged", 143)
+    except (click.exceptions.Exit, click.ClickException, SystemExit):
+        raise
+    except BrokenPipeError as exc:
+        if exc.filename is not None:
+            raise
+        # the reader of our output went away (`cardgen build | head -1`): end quietly as a
+        # command killed by SIGPIPE does; what the command wrote to files is complete
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)
+    except Exception as exc:
+        # cardgen's errors are imported only when one is raised: a build with nothing to do
+        # (see cardgen.uptodate) needs none of them
+        from .errors import CardgenError, each_error, file_system_error
+
+        if _INTERRUPTED:   # whatever the Ctrl-C became where it landed
+            _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+        if isinstance(exc, CardgenError):
+            _fail("\n".join(f"cardgen: {e}" for e in each_error(exc)), exc.exit_code)
+        if os.environ.get("CARDGEN_DEBUG"):
+            raise
+        if isinstance(exc, OSError):   # a file or folder the system refused (full disk, read-only folder)
+            err = file_system_error(exc)
+            _fail(f"cardgen: {err}", err.exit_code)
+        # a bug in cardgen itself, not in the user's input
+        _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
+              f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
 
 
 def _working_folder_exists() -> None:

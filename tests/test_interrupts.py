@@ -119,3 +119,13 @@ def test_an_error_a_ctrl_c_turned_into_ends_the_command_as_an_interruption(capsy
         signal.signal(signal.SIGINT, previous)
     assert ended.value.code == 130
     assert capsys.readouterr().err.strip() == "cardgen: interrupted; outputs from before this run are unchanged"
+
+
+def test_a_command_run_in_process_leaves_pythons_ctrl_c_handler_as_it_was():
+    from click.testing import CliRunner
+
+    from cardgen.cli import main
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert CliRunner().invoke(main, ["list"]).exit_code == 0
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
