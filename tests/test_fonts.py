@@ -165,3 +165,20 @@ def test_a_font_cut_short_is_refused_with_a_fix(korean_qcd, cli, tmp_path, cut):
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert "Cut.ttf: error[font]: the font file is cut short: its '" in res.stderr, res.stderr
         assert "Fix: use a complete TrueType (.ttf) or OpenType (.otf) font file" in res.stderr
+
+
+@pytest.mark.parametrize("font", sorted(p.name for p in (Path(cardgen.__file__).parent / "fonts").glob("*.[ot]tf")))
+def test_every_character_a_bundled_font_maps_it_draws(font):
+    """Coverage of the bundled fonts is taken from their character maps unread (a font a game
+    brings is read glyph by glyph, see cardgen.text.fonts.Face._inked): that holds only while
+    every character they map that prints ink has an outline."""
+    import uharfbuzz as hb
+
+    from cardgen.text.chars import needs_ink
+    from cardgen.text.fonts import FONT_DIR, _draws
+
+    face = hb.Face(hb.Blob.from_file_path(str(FONT_DIR / font)))
+    hb_font = hb.Font(face)
+    inked = [cp for cp in face.unicodes if needs_ink(chr(cp))]
+    assert inked
+    assert [hex(cp) for cp in inked if not _draws(hb_font, hb_font.get_nominal_glyph(cp), False)] == []

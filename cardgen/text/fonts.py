@@ -244,8 +244,8 @@ class Face:
         """The characters the face really draws: of those its character map has, a character
         drawn with ink counts only when its glyph has an outline (a font whose glyphs are empty,
         or only bitmaps, would print blank space). White space and default-ignorable characters
-        need no outline. The bundled fonts are known to draw every character they map
-        (``tests/test_fonts_coverage.py`` checks), so only fonts a game brings are read here."""
+        need no outline. The bundled fonts draw every character they map (``tests/test_fonts.py``
+        checks each one), so only fonts a game brings are read here."""
         self.blank = {}
         if self.path.parent == FONT_DIR:
             return mapped
@@ -326,8 +326,7 @@ class Face:
         :meth:`glyph_path` on every glyph of the bundled fonts)."""
         drawn = self._drawn.get(gid)
         if drawn is None:
-            extents = self.hb_font.get_glyph_extents(gid)
-            drawn = self._drawn[gid] = extents is not None and (extents.width != 0 or extents.height != 0)
+            drawn = self._drawn[gid] = _draws(self.hb_font, gid, bitmaps=False)
         return drawn
 
     def glyph_path(self, gid: int) -> str:
