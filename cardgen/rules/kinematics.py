@@ -123,8 +123,9 @@ def _virtual_hint(r: Reaction, candidates: tuple[Particle, ...], physics: Physic
             f"('virtual: [{', '.join(p.id for p in written)}]')")
 
 
-def _fix(kind: str, decay: bool, confined: bool, candidates: tuple[Particle, ...] = (),
-         r: Reaction | None = None, physics: PhysicsData | None = None) -> str:
+def _fix(kind: str, decay: bool, confined: bool, hint: str = "") -> str:
+    """What to do about a reaction energy forbids (``hint``: the virtual declaration that would
+    allow it, :func:`_virtual_hint`, or '')."""
     if confined and decay:   # no declaration makes a quark pair lighter than its meson
         return ("fix the products: a quark and an antiquark made together leave as a meson, so pick quarks whose "
                 "lightest meson fits")
@@ -133,7 +134,6 @@ def _fix(kind: str, decay: bool, confined: bool, candidates: tuple[Particle, ...
                 "energy comes from ('energy: reason')")
     if kind == "transformations":
         return "fix the particle it becomes, or say where the energy comes from ('energy: reason')"
-    hint = _virtual_hint(r, candidates, physics) if candidates and r is not None and physics is not None else ""
     if decay:   # a decaying particle has only its own mass to give
         return f"fix the products, or {hint}" if hint else "fix the products"
     if hint:
@@ -170,13 +170,14 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             continue
         if not allowed:
             candidates = could_be_virtual(r, before)
+            hint = _virtual_hint(r, candidates, game.physics) if candidates else ""
             if r.declared.energy and len(r.initial) == 1:
                 checked -= 1
-                hint = f"fix the products, or {_virtual_hint(r, candidates, game.physics)}," if candidates else "fix the products"
                 yield Finding("kinematics", f"{where}: a decay takes no energy from elsewhere: its real products "
                               f"({_masses(products)}) must be lighter than the parent ({_masses(r.initial)}), "
                               f"whatever 'energy' says{_confined(products)}", r.declared.at("energy", r.location),
-                              f"{hint} and remove 'energy'", game.id)
+                              f"fix the products, or {hint}, and remove 'energy'" if hint else
+                              "fix the products and remove 'energy'", game.id)
                 continue
             if r.declared.energy:
                 energy += 1
@@ -188,8 +189,7 @@ def kinematics(game: Game, params: S.Fields) -> Iterator[Finding | Proof | Choic
             yield Finding("kinematics", f"{where}: {these} ({_masses(products)}) "
                           f"{'are not lighter than the parent' if len(r.initial) == 1 else 'outweigh what goes in'} "
                           f"({_masses(incoming)}){_confined(products)}", r.location,
-                          _fix(table.kind, len(r.initial) == 1, bool(products.bound), candidates, r,
-                               game.physics), game.id)
+                          _fix(table.kind, len(r.initial) == 1, bool(products.bound), hint), game.id)
             continue
         if r.declared.energy:
             yield Finding("kinematics", f"{where} declares an energy source but needs none: its products "
