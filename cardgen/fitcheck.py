@@ -8,7 +8,7 @@ from typing import Iterable
 from . import i18n, sheets
 from .errors import Finding
 from .model import Game
-from .render import Renderer, TextIssue
+from .render import Renderer, TextIssue, said_once
 
 Wrap = tuple[str, str, str, str, int]
 
@@ -34,14 +34,7 @@ def rendering_findings(game: Game, lang: str, issues: Iterable[TextIssue], wraps
     ``english_wraps`` say English does), characters no bundled font covers and strings
     without translation."""
     findings: list[Finding] = list(_extra_wraps(game, lang, english_wraps, wraps))
-    artwork: set[tuple[str, str, str, str]] = set()   # an image drawn the same on many cards is said once
-    for issue in issues:
-        if issue.kind == "low-resolution":
-            seen = (issue.component, issue.side, issue.text, issue.detail)
-            if seen in artwork:
-                continue
-            artwork.add(seen)
-        findings.append(issue_finding(game, issue))
+    findings.extend(issue_finding(game, issue) for issue in said_once(issues))
     if tr is not None:
         locator = i18n.MessageLocator(game, lang)
         for msgid, context in sorted(tr.missing):

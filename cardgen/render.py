@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from types import CodeType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import jinja2
 from markupsafe import Markup, escape
@@ -128,6 +128,21 @@ class TextIssue:
     def __str__(self) -> str:
         return (f"{self.game}/{self.component}/{self.card} ({self.side}, {self.lang}) field '{self.field}': "
                 f"{self.kind}: {self.detail} — {self.text!r}")
+
+
+def said_once(issues: Iterable[TextIssue]) -> list[TextIssue]:
+    """Each issue once, in the order met; an image printed too coarsely once for every card
+    that shows it the same way (a back shared by a whole deck is one image to replace)."""
+    seen: set[tuple[str, str, str, str]] = set()
+    out = []
+    for issue in dict.fromkeys(issues):
+        if issue.kind == "low-resolution":
+            key = (issue.component, issue.side, issue.text, issue.detail)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(issue)
+    return out
 
 
 @dataclass(frozen=True)

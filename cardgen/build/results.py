@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..render import TextIssue
+from ..render import TextIssue, said_once
 
 
 @dataclass(frozen=True)
@@ -56,18 +56,8 @@ class GameBuild:
         self.untranslated.extend(missing)
 
     def settle(self) -> None:
-        """Each issue once, in the order met (an image printed too coarsely once for all the
-        cards that show it the same way); untranslated strings sorted."""
-        seen: set[tuple[str, str, str, str]] = set()
-        issues = []
-        for issue in dict.fromkeys(self.issues):
-            if issue.kind == "low-resolution":
-                key = (issue.component, issue.side, issue.text, issue.detail)
-                if key in seen:
-                    continue
-                seen.add(key)
-            issues.append(issue)
-        self.issues = issues
+        """Each issue once (:func:`cardgen.render.said_once`); untranslated strings sorted."""
+        self.issues = said_once(self.issues)
         self.untranslated = sorted(set(self.untranslated))
 
 
