@@ -195,10 +195,16 @@ def _translations_measured(game: Game, langs: list[str], found: list[Finding]) -
 def measuring_findings(game: Game, faces: list[FaceTexts]) -> list[Finding]:
     """What the game's rules that read faces' texts find on ``faces``, measured elsewhere (a
     build's workers, a check's translated faces), in the findings' stable order."""
+    return measuring_records(game, faces)[0]
+
+
+def measuring_records(game: Game, faces: list[FaceTexts]) -> tuple[list[Finding], list[Proof], list[Choice]]:
+    """The records of the game's rules that read faces' texts, run on ``faces`` (see
+    :func:`measuring_findings`; the preview shows their proofs too)."""
     from .legibility import measured
 
     with measured(game, faces), rendering(True):
-        return ordered_records(rule_records(game, only=MEASURING_RULES))[0]
+        return ordered_records(rule_records(game, only=MEASURING_RULES))
 
 
 def _checked(games: list[Game], render: bool, langs: list[str], strict: bool, cache: Path | None) -> Report:

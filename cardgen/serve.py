@@ -329,10 +329,9 @@ def _measure(report: Report, game: Game, faces: list[RenderResult]) -> None:
     run on the faces the preview just rendered: the rules alone leave them "not measured", and
     the preview said "pass" of a deck ``cardgen check`` fails. Each distinct face is measured
     once, as a check measures it."""
-    from .check import ordered_records, rule_records
-    from .legibility import FaceRef, FaceTally, measured, printed_texts
+    from .check import measuring_records
+    from .legibility import FaceRef, FaceTally, printed_texts
     from .model import MEASURING_RULES
-    from .rules.legibility import rendering
 
     def texts(face: Face) -> tuple:
         if face.key not in _MEASURED:   # measured once while the preview runs: an edit measures what it changed
@@ -344,8 +343,7 @@ def _measure(report: Report, game: Game, faces: list[RenderResult]) -> None:
     tally = FaceTally()
     for r in faces:
         tally.add(FaceRef.of(r.face), lambda face=r.face: texts(face))
-    with measured(game, tally.faces()), rendering(True):
-        findings, proofs, _choices = ordered_records(rule_records(game, only=MEASURING_RULES))
+    findings, proofs, _choices = measuring_records(game, tally.faces())
     report.proofs = [p for p in report.proofs if p.rule not in MEASURING_RULES] + proofs
     report.extend(findings)
 
