@@ -196,8 +196,7 @@ class Store:
         through it — a link to another program's database got cardgen's tables), a hard link
         (the same file under another name elsewhere), anything but a plain file. The cache is
         disposable; what the link pointed to is left untouched."""
-        for suffix in ("", "-wal", "-shm"):
-            path = Path(f"{self.path}{suffix}")
+        for path in self._files():
             try:
                 st = os.lstat(path)
             except FileNotFoundError:
@@ -208,8 +207,12 @@ class Store:
                 path.unlink()
 
     def _remove(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        for path in self._files():
+            path.unlink(missing_ok=True)
+
+    def _files(self) -> list[Path]:
+        """The database and the two files SQLite keeps beside it in WAL mode."""
+        return [Path(f"{self.path}{suffix}") for suffix in ("", "-wal", "-shm")]
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
