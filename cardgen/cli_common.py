@@ -38,7 +38,8 @@ def _terminated(signum: int, _frame: Any) -> None:
 _COMMAND_PID = 0
 #: Whether a Ctrl-C reached the command: one that lands inside a library's C code comes back as
 #: that library's own error (pikepdf, imported at that moment, raised "ImportError: ... failed
-#: to import"), which must end the command as the Ctrl-C it was, not as an internal error.
+#: to import"; it is imported with Ctrl-C held back now, see cardgen.pdflib, but other C code
+#: may do the same), which must end the command as the Ctrl-C it was, not as an internal error.
 _INTERRUPTED = False
 
 

@@ -337,8 +337,7 @@ def resolve_page(pdf: Any, page: Any, runs: list[Run], made: dict[str, Any]) -> 
 
 def form_stream(pdf: Any, form: GlyphForm) -> Any:
     """The glyph's form as a stream of the pikepdf document ``pdf``."""
-    import pikepdf
-    from pikepdf import Array, Dictionary, Name
+    from .pdflib import Array, Dictionary, Name, pikepdf
 
     return pikepdf.Stream(pdf, form.content, Dictionary(Type=Name.XObject, Subtype=Name.Form,
                                                         BBox=Array(list(form.box)), Resources=Dictionary()))
@@ -347,7 +346,7 @@ def form_stream(pdf: Any, form: GlyphForm) -> Any:
 def attach(pdf: Any, holder: Any, forms: Any, made: dict[str, Any]) -> None:
     """Add the glyph ``forms`` to the resources of ``holder`` (a page or form of the pikepdf
     document ``pdf``), each form made once per document (``made``: by name, filled as it goes)."""
-    from pikepdf import Dictionary
+    from .pdflib import Dictionary
 
     if "/Resources" not in holder:
         holder.Resources = Dictionary()
@@ -364,7 +363,7 @@ def standalone(data: bytes) -> bytes:
     """A face's PDF as a file of its own: drawn with marks, the marks resolved and the glyph
     forms in its page's resources (what the print stage does for each document, here for
     one face: for tests and for anyone who wants a face's PDF by itself)."""
-    import pikepdf
+    from .pdflib import pikepdf
 
     with pikepdf.open(io.BytesIO(data)) as pdf:
         runs = carried_runs(pdf)

@@ -26,23 +26,30 @@ from typing import Iterator
 
 
 @contextmanager
-def deferred() -> Iterator[None]:
-    """Run the block with Ctrl-C held back; one that came meanwhile is raised when the block
-    ends, in the process that entered it (a forked child never raises it here). Only the main
-    thread can change signal handlers: elsewhere the block runs as it is."""
+def deferred(*signums: int) -> Iterator[None]:
+    """Run the block with Ctrl-C (or the signals named) held back; one that came meanwhile is
+    raised when the block ends, in the process that entered it (a forked child never raises it
+    here). Only the main thread can change signal handlers, and only there does Python raise
+    them: elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
     pid = os.getpid()
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    held = signums or (signal.SIGINT,)
+    previous = {signum: signal.signal(signum, lambda got, _frame: caught.append(got)) for signum in held}
     try:
         yield
     finally:
         if os.getpid() == pid:
-            signal.signal(signal.SIGINT, previous)
-            if caught and callable(previous):
-                previous(signal.SIGINT, None)   # Python's default handler raises KeyboardInterrupt
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            for signum in dict.fromkeys(caught):   # each once, in the order they came
+                handler = previous[signum]
+                if callable(handler):
+                    handler(signum, None)   # Python's default handler raises KeyboardInterrupt
+                elif handler == signal.SIG_DFL:
+                    signal.raise_signal(signum)
 
 
 def child_ignores() -> None:

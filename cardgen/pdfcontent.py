@@ -13,11 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import pikepdf
-from pikepdf import Array, Dictionary, Name
-
 from .imposition import Affine, Polygon, Rect, compose
 from .paper import PT_PER_MM
+from .pdflib import Array, Dictionary, Name, pikepdf
 
 if TYPE_CHECKING:
     from .pdfdoc import Form

@@ -19,14 +19,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
-import pikepdf
-from pikepdf import Array, Dictionary, Name
-
 from . import facepdf, glyphforms
 from .glyphforms import GlyphForm
 from .imposition import Affine, CardGeometry, Duplex, Placement, apply
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
+from .pdflib import Array, Dictionary, Name, pikepdf
 from .pdfmarks import CUT_LINE_PT
 from .relocatable import DamagedRelocatable, Object, Relocatable, RelocatedFaces, objects_of, renumbered
 

@@ -24,10 +24,8 @@ import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import pikepdf
-from pikepdf import Dictionary, Name
-
 from .glyphforms import GlyphForm
+from .pdflib import Dictionary, Name, pikepdf
 
 #: One object: its PDF text (a stream's dictionary, with /Length), and a stream's data (None
 #: for an object that is no stream).

@@ -565,7 +565,7 @@ def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
 def _notes(source: Path | bytes) -> dict[str, Any] | None:
     """The notes a sheet cardgen wrote keeps in its document information (what rendering it
     reported, its content digest), from its file or bytes; None for any other PDF."""
-    import pikepdf
+    from .pdflib import pikepdf
 
     try:
         with pikepdf.open(io.BytesIO(source) if isinstance(source, bytes) else source) as pdf:

@@ -55,8 +55,7 @@ def text_runs(face: Face) -> list[TextRun]:
 def assemble(pages: list[bytes], runs: list[list[TextRun]], width: float, height: float, title: str,
              epoch: int | None, notes: str = "") -> bytes:
     """One PDF of the drawn pages, each with its invisible text layer, written deterministically."""
-    import pikepdf
-    from pikepdf import Dictionary, Name
+    from .pdflib import Dictionary, Name, pikepdf
 
     from .glyphforms import carried_runs, resolve_page
     from .pdfwrite import deflate
@@ -140,8 +139,7 @@ def _blank_font(glyphs: int) -> bytes:
 def _text_layer_font(pdf: Any, cid: dict[str, int]) -> Any:
     """A Type 0 font whose glyphs are all blank (the text is never painted) and whose
     ToUnicode map gives each code its character, so readers extract the sheet's text."""
-    import pikepdf
-    from pikepdf import Array, Dictionary, Name
+    from .pdflib import Array, Dictionary, Name, pikepdf
 
     lines = ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap",
              "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",

@@ -34,6 +34,19 @@ def test_a_block_without_ctrl_c_raises_nothing():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_sigterm_held_with_ctrl_c_is_handed_to_its_own_handler_when_the_block_ends():
+    got: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: got.append(signum))
+    try:
+        with interrupts.deferred(signal.SIGINT, signal.SIGTERM):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            assert got == []   # noted, not handled, inside the block
+        assert got == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_a_forked_child_is_not_hit_and_the_parent_is_after_the_fork():
     read, write = os.pipe()
     with pytest.raises(KeyboardInterrupt):
@@ -129,3 +142,80 @@ def test_a_command_run_in_process_leaves_pythons_ctrl_c_handler_as_it_was():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert CliRunner().invoke(main, ["list"]).exit_code == 0
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+#: Raises a Ctrl-C inside pikepdf's native module while it starts: nanobind calls Python's enum
+#: module to create its enumerations, and the first one it creates sends the signal, which
+#: Python then raises in that call, the moment a terminal's Ctrl-C landed in CI.
+_CTRL_C_INSIDE_PIKEPDFS_START = """
+import enum, importlib.abc, importlib.machinery, os, signal, sys
+
+real_call = enum.EnumType.__call__
+
+def first_enumeration_interrupted(cls, *args, **kwargs):
+    if args and isinstance(args[0], str) and cls in (enum.Enum, enum.IntEnum, enum.Flag, enum.IntFlag):
+        enum.EnumType.__call__ = real_call
+        os.kill(os.getpid(), signal.SIGINT)
+    return real_call(cls, *args, **kwargs)
+
+class NativeStart(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "pikepdf._core":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        real = spec.loader
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                enum.EnumType.__call__ = first_enumeration_interrupted
+                return real.create_module(spec)
+
+            def exec_module(self, module):
+                real.exec_module(module)
+
+        spec.loader = Loader()
+        return spec
+
+sys.meta_path.insert(0, NativeStart())
+try:
+    import {module}
+except KeyboardInterrupt:
+    print("interrupted after the import;", "whole" if hasattr(sys.modules.get("pikepdf"), "Pdf") else "broken")
+"""
+
+
+@pytest.mark.parametrize("module", ["cardgen.pdflib", "cardgen.pdfdoc", "cardgen.relocatable"])
+def test_a_ctrl_c_while_pikepdf_starts_is_raised_once_it_has_started(module):
+    """nanobind, which pikepdf's native module is built with, aborts the process when a Ctrl-C
+    is raised while it registers its types ("Critical nanobind error", exit 134: a CI run of the
+    test above, no clean-up, the lock left): cardgen imports pikepdf with the signal held back."""
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_INSIDE_PIKEPDFS_START.replace("{module}", module)],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "interrupted after the import; whole", "")
+
+
+def test_the_reproduction_above_does_reach_pikepdfs_start():
+    """The same signal, pikepdf imported as it is: the process is aborted (or the import broken),
+    so the test above exercises the moment it claims to."""
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_INSIDE_PIKEPDFS_START.replace("{module}", "pikepdf")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 or "broken" in done.stdout, (done.returncode, done.stdout, done.stderr[-300:])
+    assert "nanobind" in done.stderr or "broken" in done.stdout or "failed to import" in done.stderr
+
+
+def test_pikepdf_is_imported_only_through_cardgen_pdflib():
+    import ast
+    from pathlib import Path
+
+    package = Path(interrupts.__file__).parent
+    elsewhere = []
+    for source in sorted(package.rglob("*.py")):
+        if source.name == "pdflib.py":
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(name == "pikepdf" or name.startswith("pikepdf.") for name in names):
+                elsewhere.append(f"{source.relative_to(package)}:{node.lineno}")
+    assert not elsewhere

@@ -231,7 +231,7 @@ def _cut_svg(geometry: CardGeometry, plan: GridPlan, cards: int) -> bytes:
 
 def _written(path: Path) -> tuple[str, int]:
     """A staged PDF's sha256 and page count, read back from its file."""
-    import pikepdf
+    from ..pdflib import pikepdf
 
     target = staged_file(path)
     try:
