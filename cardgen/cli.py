@@ -402,7 +402,8 @@ def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: 
     """``cardgen render`` in one language: its faces, all or nothing, then what it wrote."""
     from .i18n import translator
     from .output import BuildLock
-    from .preview import publish, staged_run, write_faces
+    from .output import commit
+    from .preview import staged_run, write_faces
     from .progress import Progress
     from .render import Renderer
 
@@ -419,7 +420,7 @@ def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: 
             written = write_faces(renderer, chosen, set(card_ids) or None, svg_dir, pngs, dpi, staged,
                                   on_progress=step)
         sheets = _stage_contact_sheets(game, lang, pngs, written, staged)
-        publish(staged)
+        commit(staged)
     for cid, sheet in sheets.items():
         click.echo(f"{cid}: {len(written[cid])} face(s) → {svg_dir / cid}, contact sheet {sheet}")
     for issue in dict.fromkeys(i for faces in written.values() for f in faces for i in f.issues):

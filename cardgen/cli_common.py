@@ -75,12 +75,13 @@ def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     _COMMAND_PID = os.getpid()
     signal.signal(signal.SIGTERM, _terminated)
     _working_folder_exists()
+    swaps = _swaps()
     try:
         return fn(*args, **kwargs)
     except KeyboardInterrupt:
-        _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+        _stopped("interrupted", swaps, 130)
     except Terminated:
-        _fail("cardgen: terminated; outputs from before this run are unchanged", 143)
+        _stopped("terminated", swaps, 143)
     except (click.exceptions.Exit, click.ClickException, SystemExit):
         raise
     except BrokenPipeError as exc:
@@ -97,7 +98,7 @@ def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         from .errors import CardgenError, each_error, file_system_error
 
         if _INTERRUPTED:   # whatever the Ctrl-C became where it landed
-            _fail("cardgen: interrupted; outputs from before this run are unchanged", 130)
+            _stopped("interrupted", swaps, 130)
         if isinstance(exc, CardgenError):
             _fail("\n".join(f"cardgen: {e}" for e in each_error(exc)), exc.exit_code)
         if os.environ.get("CARDGEN_DEBUG"):
@@ -108,6 +109,24 @@ def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         # a bug in cardgen itself, not in the user's input
         _fail(f"cardgen: internal error: {type(exc).__name__}: {exc} "
               f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
+
+
+def _swaps() -> int:
+    """How many build folders this process has swapped in (:func:`cardgen.output.swaps`); none
+    if it has not loaded the module that swaps them (a command with nothing to write)."""
+    output = sys.modules.get("cardgen.output")
+    return output.swaps() if output is not None else 0
+
+
+def _stopped(how: str, swaps_before: int, code: int) -> None:
+    """End a command a signal stopped, saying truly what became of its outputs: a signal that
+    comes while a run's folders are swapped in is held back until they all are (see
+    :func:`cardgen.output.uninterrupted`), so each folder is whole, from before or from this run."""
+    swapped = _swaps() - swaps_before
+    if not swapped:
+        _fail(f"cardgen: {how}; outputs from before this run are unchanged", code)
+    _fail(f"cardgen: {how} once this run had written {swapped} output folder(s) in full; "
+          f"any others are unchanged", code)
 
 
 def _working_folder_exists() -> None:

@@ -15,17 +15,21 @@ import errno
 import hashlib
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from . import interrupts
 from .errors import InputError, Location, display_path, file_system_error
 
 #: Files a build writes into a folder; the rest (a render's faces/, a user's notes) is kept.
 BUILD_PRODUCTS = ("*.pdf", "*-cut.svg", "PRINTING.txt", "text-report.txt", "manifest.json")
 _NEXT, _OLD = ".next", ".old"
+#: How many build folders this process has swapped in (see :func:`swaps`).
+_SWAPS = 0
 
 
 def _umask() -> int:
@@ -82,16 +86,37 @@ def staging(path: Path) -> Iterator[BinaryIO]:
 def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
     """Swap in the next version of every folder a file was staged for. Each next version gets
     what it keeps of the current one — the files in ``keep`` (unchanged build products) and
-    everything that is not a build product — as hard links, then replaces it in one rename."""
+    everything that is not a build product — as hard links, then replaces it in one rename.
+    The folders are swapped :func:`uninterrupted`: all of them, or none if one fails."""
     staged, keep = set(staged), set(keep)
     folders = sorted({p.parent for p in staged})
     for folder in folders:
         _refuse_read_only(folder)
-    for folder in folders:
-        try:
-            _swap_in(folder, {p.name for p in staged if p.parent == folder}, {p.name for p in keep if p.parent == folder})
-        except OSError as exc:
-            raise file_system_error(exc, "write", folder) from None
+    global _SWAPS
+    with uninterrupted():
+        for folder in folders:
+            try:
+                _swap_in(folder, {p.name for p in staged if p.parent == folder},
+                         {p.name for p in keep if p.parent == folder})
+            except OSError as exc:
+                raise file_system_error(exc, "write", folder) from None
+            _SWAPS += 1
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Run the block with Ctrl-C and SIGTERM held back, raised once it ends: swapping in a
+    run's folders takes a rename per folder, and stopping between two would leave some
+    folders new and some old, under a message that says none changed."""
+    with interrupts.deferred(signal.SIGINT, signal.SIGTERM):
+        yield
+
+
+def swaps() -> int:
+    """How many build folders this process has swapped in so far: a command stopped after its
+    first tells the user its outputs are this run's, not those from before it (see
+    :mod:`cardgen.cli_common`)."""
+    return _SWAPS
 
 
 def _refuse_read_only(folder: Path) -> None:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import io
 import math
-import signal
 import sys
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .draw import render_png
 from .errors import InputError
 from .model import Component
-from .output import commit, discard, stage
+from .output import discard, stage
 from .render import Face, Renderer, TextIssue
 
 FONT = Path(__file__).resolve().parent / "fonts" / "NotoSans-Regular.ttf"
@@ -173,8 +171,8 @@ def draw_png(face: Face, dpi: float) -> bytes:
 @contextmanager
 def staged_run(folders: Iterable[Path]) -> Iterator[list[Path]]:
     """A run whose files are staged (:func:`cardgen.output.stage`) and collected in the list
-    this yields, for the block to swap in at its end (:func:`publish`): a block that fails or is
-    interrupted drops them, leaving every folder as it was. ``folders`` are those files may be
+    this yields, for the block to swap in at its end (:func:`cardgen.output.commit`): a block
+    that fails or is interrupted drops them, leaving every folder as it was. ``folders`` are those files may be
     staged for: what a killed run left staged there is dropped first, as it would otherwise be
     swapped in with this run's files (the build's own sweep only looks at build folders)."""
     folders = list(folders)
@@ -203,29 +201,6 @@ def _missing_folders(folders: list[Path]) -> list[Path]:
                 break
             missing.add(path)
     return sorted(missing, key=lambda p: len(p.parts), reverse=True)
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Run the block with Ctrl-C and SIGTERM ignored: swapping in a run's folders takes a rename
-    per folder, and stopping between two would leave some folders new and some old, under a
-    message that says none changed. Everything was written by then; the run ends as finished.
-    Only the main thread can change signal handlers: elsewhere the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler)
-
-
-def publish(staged: list[Path]) -> None:
-    """Swap in every folder a file was staged for, uninterrupted (see :func:`signals_held`)."""
-    with signals_held():
-        commit(staged)
 
 
 def contact_sheet(faces: list[RenderedFace], title: str, thumb_height: int = 260) -> bytes:

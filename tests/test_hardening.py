@@ -369,6 +369,52 @@ def test_a_build_killed_at_any_file_system_step_leaves_folders_that_agree_with_t
     assert papers == {"A4"}
 
 
+SIGNAL_AT_SWAP = """
+import os, signal, sys
+from cardgen import cli, output
+
+signum, at = int(sys.argv[1]), int(sys.argv[2])
+exchange, swaps = output.exchange, 0
+
+def signalled(*args, **kwargs):
+    global swaps
+    swaps += 1
+    if swaps == at:
+        os.kill(os.getpid(), signum)
+    return exchange(*args, **kwargs)
+
+output.exchange = signalled
+cli.main(sys.argv[3:])
+"""
+
+
+@pytest.mark.parametrize("signum, code, how", [(signal.SIGINT, 130, "interrupted"),
+                                               (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_the_folders_are_swapped_in_waits_for_all_of_them_and_says_so(tmp_path, signum, code, how):
+    """A build replaces one folder per game and language; a Ctrl-C or SIGTERM between two
+    swaps left some languages new and some old under a message that said none changed (a
+    stress run of Ctrl-C at random moments found the message wrong after the last swap)."""
+    out = tmp_path / "out"
+    args = ["build", "qcd", "--lang", "all", "--jobs", "1", "--out", str(out)]
+    assert subprocess.run([sys.executable, "-m", "cardgen", *args, "--paper", "a4"], cwd=ROOT,
+                          capture_output=True, timeout=300).returncode == 0
+    folders = sorted(p for p in (out / "qcd").iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert len(folders) > 2
+    for at in (1, len(folders)):
+        paper = "letter" if at == 1 else "a3"
+        for stamp in (out / ".cache").glob("uptodate-*.json"):
+            stamp.unlink()
+        done = subprocess.run([sys.executable, "-c", SIGNAL_AT_SWAP, str(int(signum)), str(at), *args,
+                               "--paper", paper], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == code, done.stderr
+        assert done.stderr.strip().endswith(f"cardgen: {how} once this run had written {len(folders)} output "
+                                            f"folder(s) in full; any others are unchanged")
+        assert folders_agree_with_manifests(out) == []
+        papers = {json.loads(m.read_text())["files"][0]["paper"] for m in out.glob("qcd/*/manifest.json")}
+        assert papers == {paper.upper() if paper != "letter" else "Letter"}
+        assert not list(out.glob("*/.*.next"))
+
+
 # --- errors cross processes; limits of one face --------------------------------------------------
 
 def all_subclasses(cls: type) -> list[type]:
