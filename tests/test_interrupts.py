@@ -92,6 +92,43 @@ def test_ctrl_c_at_any_moment_of_a_build_ends_it_cleanly(tmp_path):
     assert not bad, bad
 
 
+#: Sends a signal to the whole process group when the command's own process (not a child it
+#: forked) starts importing a module: a moment in the build that timing alone hits rarely.
+_SIGNAL_AT_IMPORT = """
+import importlib.abc, os, signal, sys
+
+module, signum, command = sys.argv[1], int(sys.argv[2]), os.getpid()
+
+class Signal(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == module and os.getpid() == command:
+            sys.meta_path.remove(self)
+            os.killpg(os.getpgid(0), signum)
+        return None
+
+sys.meta_path.insert(0, Signal())
+from cardgen import cli
+cli.main(sys.argv[3:])
+"""
+
+
+@pytest.mark.parametrize("signum, code, how", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("module", ["cardgen.rules.decks", "cardgen.draw"])
+def test_a_signal_while_the_build_imports_ends_it_at_once(tmp_path, signum, code, how, module):
+    """A SIGTERM that came while the build's process imported the rules ended in "unknown
+    rule 'deck-size'" (exit 2): the build waited for its check gate whatever stopped it, the
+    gate's child had ended by the same signal, and the build ran the rules itself, from a
+    rule library whose import the signal had cut short (found by a stress run of signals at
+    random moments)."""
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_AT_IMPORT, module, str(int(signum)), "build",
+                           "particle-builder", "--no-cache", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, start_new_session=True,
+                          env=dict(os.environ, CARDGEN_DAEMON="off"))
+    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; outputs from before this run are unchanged")
+    assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file() and ".cache" not in f.parts
+                and f.name != ".lock"]
+
+
 def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
     """HarfBuzz calls the pen from C, which printed the KeyboardInterrupt ("Exception ignored
     in 'uharfbuzz._harfbuzz._pen_quadratic_to_func'") and went on: a render interrupted while

@@ -189,9 +189,14 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, lock_fd
             measured = frozenset(g.id for g in games if gates.measures_faces(g))
             run = _Run(games, options, plan(games, options, jobs, cache, measured), gate, check, measured)
             run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate)
-        finally:
+        except Exception:
             if gate is not None:
                 gate.wait()   # the rules' verdict comes first, whatever else failed
+            raise
+        # (a Ctrl-C or SIGTERM is not waited on: the gate's child, stopped by the same signal,
+        # would leave the rules to this process, which would run them all before stopping)
+        if gate is not None:
+            gate.wait()
         results = [run.finish_game(g) for g in games]
         built = _Language(results, run.staged, run.kept_files())
         run.staged = []
