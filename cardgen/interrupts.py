@@ -1,19 +1,22 @@
-"""Ctrl-C while cardgen forks: held back until the fork is done, and the parent's alone.
+"""Ctrl-C and SIGTERM while cardgen forks: held back until the fork is done, and the parent's alone.
 
-A Ctrl-C reaches every process of the terminal's group at once, and Python raises it as
-``KeyboardInterrupt`` wherever the process happens to be. Around a fork that is nowhere good:
-raised in the parent inside an at-fork handler (the logging module's ``_releaseLock``),
-Python prints "Exception ignored" and drops it — the build then ran on to its end and exited 0;
-raised in a new worker before it has set itself up, it printed a traceback of the worker's
-start ("Exception in initializer"), and a check gate's child that failed that way made the
-parent run the rules again half-imported (an "unknown rule" error, exit 2, for a Ctrl-C).
+A Ctrl-C reaches every process of the terminal's group at once (as a SIGTERM does from a
+service manager stopping a group), and Python raises it wherever the process happens to be.
+Around a fork that is nowhere good: raised in the parent inside an at-fork handler (the
+logging module's ``_releaseLock``), Python prints "Exception ignored" and drops it — the build
+then ran on to its end and exited 0; raised in a new worker before it has set itself up, it
+printed a traceback of the worker's start ("Exception in initializer"), and a check gate's
+child that failed that way made the parent run the rules again half-imported (an "unknown
+rule" error, exit 2, for a Ctrl-C).
 
-So every fork cardgen makes runs inside :func:`deferred`: a Ctrl-C that comes meanwhile is
+So every fork cardgen makes runs inside :func:`deferred`: a signal that comes meanwhile is
 noted, not raised, and raised in the parent once the fork has returned (the child inherits the
-noting handler, so it cannot be hit either). A forked child then ignores Ctrl-C for good
-(:func:`child_ignores`): the parent, which got the same Ctrl-C, decides — it waits for running
+noting handler, so it cannot be hit either). A forked child then ignores both for good
+(:func:`child_ignores`): the parent, which got the same signal, decides — it waits for running
 work, discards what was staged and stops its children — so the command ends the one way a
-Ctrl-C ends it (exit 130, outputs from before unchanged), whichever process was where.
+Ctrl-C ends it (exit 130, or 143 for SIGTERM; outputs from before unchanged), whichever
+process was where. A worker that ended on SIGTERM by itself could end halfway through handing
+back a result, and the parent, waiting for the rest of it, waited for ever.
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from typing import Iterator
 
 @contextmanager
 def deferred(*signums: int) -> Iterator[None]:
-    """Run the block with Ctrl-C (or the signals named) held back; one that came meanwhile is
-    raised when the block ends, in the process that entered it (a forked child never raises it
+    """Run the block with Ctrl-C and SIGTERM (or the signals named) held back; one that came
+    meanwhile is raised when the block ends, in the process that entered it (a forked child never raises it
     here). Only the main thread can change signal handlers, and only there does Python raise
     them: elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
@@ -36,7 +39,7 @@ def deferred(*signums: int) -> Iterator[None]:
         return
     caught: list[int] = []
     pid = os.getpid()
-    held = signums or (signal.SIGINT,)
+    held = signums or (signal.SIGINT, signal.SIGTERM)
     previous = {signum: signal.signal(signum, lambda got, _frame: caught.append(got)) for signum in held}
     try:
         yield
@@ -53,5 +56,7 @@ def deferred(*signums: int) -> Iterator[None]:
 
 
 def child_ignores() -> None:
-    """In a process cardgen forked: Ctrl-C is left to the parent (see the module's docstring)."""
+    """In a process cardgen forked: Ctrl-C and SIGTERM are left to the parent (see the
+    module's docstring), which stops this process when it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -148,8 +148,13 @@ def _read_apart(read: Callable[[], Game], physics: PhysicsData, limit: int) -> G
         finally:
             os._exit(status)
     os.close(wfd)
-    with os.fdopen(rfd, "rb") as reply:
-        data = reply.read(limit + 1)
+    try:
+        with os.fdopen(rfd, "rb") as reply:
+            data = reply.read(limit + 1)
+    except BaseException:   # a Ctrl-C or SIGTERM, which the child leaves to this process
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     if len(data) > limit:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)

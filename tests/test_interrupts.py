@@ -129,6 +129,44 @@ def test_a_signal_while_the_build_imports_ends_it_at_once(tmp_path, signum, code
                 and f.name != ".lock"]
 
 
+#: Sends a signal to the whole process group the moment a build worker has written the
+#: header of a large result and not yet its body (a result of more than 16 KiB goes as two
+#: writes: a render task's faces and measured texts), then lets the worker go on.
+_SIGNAL_MID_RESULT = """
+import os, signal, struct, sys, time
+from multiprocessing import connection
+
+signum, once, command, real = int(sys.argv[1]), sys.argv[2], os.getpid(), connection.Connection._send
+
+def send(self, buf, *args):
+    real(self, buf, *args)
+    if os.getpid() != command and len(buf) == 4 and struct.unpack("!i", bytes(buf))[0] > 16384:
+        try:
+            os.close(os.open(once, os.O_CREAT | os.O_EXCL))   # one worker, once
+        except FileExistsError:
+            return
+        os.killpg(os.getpgid(0), signum)
+        time.sleep(0.2)   # the signal's handler runs here, if the worker has one
+
+connection.Connection._send = send
+from cardgen import cli
+cli.main(sys.argv[3:])
+"""
+
+
+@pytest.mark.parametrize("signum, code, how", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_while_a_worker_hands_back_a_result_ends_the_build(tmp_path, signum, code, how):
+    """A build worker ended on SIGTERM by itself, halfway through handing back a result: the
+    build's process waited for the rest of it for ever (a stress run of signals at random
+    moments hung). Workers leave SIGTERM, as Ctrl-C, to the build's process."""
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_MID_RESULT, str(int(signum)), str(tmp_path / "sent"),
+                           "build", "particle-builder",
+                           "--no-cache", "--jobs", "2", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, start_new_session=True,
+                          env=dict(os.environ, CARDGEN_DAEMON="off"))
+    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; outputs from before this run are unchanged")
+
+
 def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
     """HarfBuzz calls the pen from C, which printed the KeyboardInterrupt ("Exception ignored
     in 'uharfbuzz._harfbuzz._pen_quadratic_to_func'") and went on: a render interrupted while
