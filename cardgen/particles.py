@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from . import schema as S
 from .errors import InputError, Location, did_you_mean
@@ -165,6 +165,16 @@ class Particle:
 
 
 QUANTUM_NUMBERS = ("charge", "baryon_number", "lepton_e", "lepton_mu", "lepton_tau", "lepton_number")
+
+
+def quantum_total(particles: Iterable[Particle], name: str) -> Fraction:
+    """The sum of an additive quantum number over ``particles``, exact. Summed as integers over
+    the denominators' least common multiple: adding Fractions one by one reduces every partial
+    sum by a gcd, and the conservation rules add thousands of them for one game (about 5 % of
+    the check gate on Particle Builder)."""
+    values = [p.quantum_number(name) for p in particles]
+    common = math.lcm(*(v.denominator for v in values))
+    return Fraction(sum(v.numerator * (common // v.denominator) for v in values), common)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from .. import schema as S
 from ..errors import InputError, did_you_mean
 from ..format import written_figures
 from ..model import Card, Component, Game, Table
-from ..particles import MASS_UNITS, TIME_UNITS, Particle
+from ..particles import MASS_UNITS, TIME_UNITS, Particle, quantum_total
 
 
 def component_param(game: Game, params: S.Fields, key: str = "component") -> Component:
@@ -118,7 +118,7 @@ def card_key(card: Card, path: str) -> Any:
 
 
 def total(particles: Iterable[Particle], quantity: str) -> Fraction:
-    return sum((p.quantum_number(quantity) for p in particles), Fraction(0))
+    return quantum_total(particles, quantity)
 
 
 def fmt_fraction(f: Fraction) -> str:
