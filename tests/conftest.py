@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,11 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cardgen-test-cache-")
 # A daemon the developer started (cardgen daemon start) would run the commands the tests start:
 # they look for daemons in a folder of their own, where only tests/test_daemon.py starts any.
 os.environ["CARDGEN_DAEMON_DIR"] = tempfile.mkdtemp(prefix="cgd-")
+# The tests of Ctrl-C send SIGINT as a terminal does, to commands that take it as a terminal's
+# do: a shell that starts the tests in the background has them ignore it, and every process
+# they start would inherit that (it would then finish, exit 0, whatever the test sent).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # All go when this test process ends (each xdist worker made its own).
 for _folder in (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_CACHE_HOME"], os.environ["CARDGEN_DAEMON_DIR"]):
     atexit.register(shutil.rmtree, _folder, ignore_errors=True)
