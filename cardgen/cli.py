@@ -21,13 +21,12 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .cli_common import (EXIT_FINDINGS, CommandLine, _fail, font_dir_option, games_dir_option, handle_errors,
+                         languages_given, load_games)
 from .cli_help import FullHelpGroup
 
-from .cli_common import (EXIT_FINDINGS, _fail, font_dir_option, games_dir_option, handle_errors, languages_given,
-                         load_games)
 
-
-@click.group(cls=FullHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandLine, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cardgen")
 def main() -> None:
     """cardgen turns game data (YAML) and artwork templates (SVG) into print-ready decks.

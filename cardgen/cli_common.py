@@ -10,15 +10,18 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import click
+
+from .cli_help import FullHelpGroup
+from .interrupts import UNCHANGED
 
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
 
 
-def _fail(message: str, code: int = EXIT_INPUT) -> None:
+def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     click.echo(message, err=True)
     sys.exit(code)
 
@@ -111,6 +114,25 @@ def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
               f"(set CARDGEN_DEBUG=1 for details and please report it)", 70)
 
 
+class CommandLine(FullHelpGroup):
+    """The ``cardgen`` group: a Ctrl-C that comes before a command's own handler is in place
+    (:func:`handle_errors`) — while click reads the command line, or imports the module of
+    the command named — ends the run as one inside a command does (exit 130, one line), not
+    as click's "Aborted!" (exit 1) or a traceback from the import."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            _fail(f"cardgen: interrupted; {UNCHANGED}", 130)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _fail(f"cardgen: interrupted; {UNCHANGED}", 130)
+
+
 def _swaps() -> int:
     """How many build folders this process has swapped in (:func:`cardgen.output.swaps`); none
     if it has not loaded the module that swaps them (a command with nothing to write)."""
@@ -124,7 +146,7 @@ def _stopped(how: str, swaps_before: int, code: int) -> None:
     :func:`cardgen.output.uninterrupted`), so each folder is whole, from before or from this run."""
     swapped = _swaps() - swaps_before
     if not swapped:
-        _fail(f"cardgen: {how}; outputs from before this run are unchanged", code)
+        _fail(f"cardgen: {how}; {UNCHANGED}", code)
     _fail(f"cardgen: {how} once this run had written {swapped} output folder(s) in full; "
           f"any others are unchanged", code)
 

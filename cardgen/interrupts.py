@@ -55,6 +55,10 @@ def deferred(*signums: int) -> Iterator[None]:
                     signal.raise_signal(signum)
 
 
+#: What a command stopped by a signal before it swapped in any output says of its outputs.
+UNCHANGED = "outputs from before this run are unchanged"
+
+
 def child_ignores() -> None:
     """In a process cardgen forked: Ctrl-C and SIGTERM are left to the parent (see the
     module's docstring), which stops this process when it ends."""

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+import click
 import pytest
 
 from cardgen import interrupts
@@ -165,6 +166,40 @@ def test_a_signal_while_a_worker_hands_back_a_result_ends_the_build(tmp_path, si
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env=dict(os.environ, CARDGEN_DAEMON="off"))
     assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; outputs from before this run are unchanged")
+
+
+@pytest.mark.parametrize("module", ["cardgen.cli_export", "cardgen.cli_common", "click"])
+def test_a_ctrl_c_while_the_executable_starts_is_one_line(tmp_path, module):
+    """A Ctrl-C while ``cardgen`` imported its command line printed the import's traceback
+    (found by a stress run of signals at random moments)."""
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_AT_IMPORT.replace("from cardgen import cli\ncli.main(sys.argv[3:])",
+                                                                          "sys.argv[1:] = sys.argv[3:]\n"
+                                                                          "from cardgen.daemon.client import run\nrun()"),
+                           module, str(int(signal.SIGINT)), "list"], capture_output=True, text=True, timeout=60,
+                          start_new_session=True, env=dict(os.environ, CARDGEN_DAEMON="off"))
+    assert (done.returncode, done.stderr) == (130, "cardgen: interrupted; outputs from before this run are unchanged\n")
+
+
+def test_a_ctrl_c_while_click_reads_the_command_line_is_the_commands_interruption():
+    """Before a command's handler is in place click turns a Ctrl-C into "Aborted!", exit 1."""
+    from click.testing import CliRunner
+
+    from cardgen.cli_common import CommandLine
+
+    def stopped(_ctx, _param, value):
+        raise KeyboardInterrupt
+
+    @click.group(cls=CommandLine)
+    def group() -> None:
+        pass
+
+    @group.command()
+    @click.option("--lang", callback=stopped)
+    def build(lang) -> None:
+        pass
+
+    result = CliRunner().invoke(group, ["build", "--lang", "en"])
+    assert (result.exit_code, result.output) == (130, "cardgen: interrupted; outputs from before this run are unchanged\n")
 
 
 def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():

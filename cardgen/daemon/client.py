@@ -31,12 +31,20 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 def run() -> None:
-    """Run the command line through the daemon, or here."""
-    code = through_daemon(sys.argv)
-    if code is not None:
-        os._exit(code)   # nothing to flush: this process wrote nothing
-    from ..cli import run as run_here
+    """Run the command line through the daemon, or here. A Ctrl-C before either has started
+    the command (while this process connects, or imports cardgen's command line) ends it as
+    one inside a command does: exit 130 and one line, not a traceback of the import."""
+    try:
+        code = through_daemon(sys.argv)
+        if code is not None:
+            os._exit(code)   # nothing to flush: this process wrote nothing
+        from ..cli import run as run_here
+    except KeyboardInterrupt:
+        from ..interrupts import UNCHANGED
 
+        sys.stderr.write(f"cardgen: interrupted; {UNCHANGED}\n")
+        sys.stderr.flush()
+        os._exit(130)
     run_here()
 
 
