@@ -140,7 +140,7 @@ def _swaps() -> int:
     return output.swaps() if output is not None else 0
 
 
-def _stopped(how: str, swaps_before: int, code: int) -> None:
+def _stopped(how: str, swaps_before: int, code: int) -> NoReturn:
     """End a command a signal stopped, saying truly what became of its outputs: a signal that
     comes while a run's folders are swapped in is held back until they all are (see
     :func:`cardgen.output.uninterrupted`), so each folder is whole, from before or from this run."""

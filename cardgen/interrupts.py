@@ -31,9 +31,9 @@ from typing import Iterator
 @contextmanager
 def deferred(*signums: int) -> Iterator[None]:
     """Run the block with Ctrl-C and SIGTERM (or the signals named) held back; one that came
-    meanwhile is raised when the block ends, in the process that entered it (a forked child never raises it
-    here). Only the main thread can change signal handlers, and only there does Python raise
-    them: elsewhere the block runs as it is."""
+    meanwhile is raised when the block ends, in the process that entered it (a forked child
+    never raises it here). Only the main thread can change signal handlers, and only there
+    does Python raise them: elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

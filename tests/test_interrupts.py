@@ -16,8 +16,12 @@ import click
 import pytest
 
 from cardgen import interrupts
+from cardgen.interrupts import UNCHANGED
 
 from .test_hardening import folders_agree_with_manifests
+
+#: The signals that stop a command, with its exit code and the word its message says.
+STOPPING = [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
 
 
 def test_a_ctrl_c_inside_the_block_is_raised_when_it_ends():
@@ -113,7 +117,7 @@ cli.main(sys.argv[3:])
 """
 
 
-@pytest.mark.parametrize("signum, code, how", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("signum, code, how", STOPPING)
 @pytest.mark.parametrize("module", ["cardgen.rules.decks", "cardgen.draw"])
 def test_a_signal_while_the_build_imports_ends_it_at_once(tmp_path, signum, code, how, module):
     """A SIGTERM that came while the build's process imported the rules ended in "unknown
@@ -125,7 +129,7 @@ def test_a_signal_while_the_build_imports_ends_it_at_once(tmp_path, signum, code
                            "particle-builder", "--no-cache", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env=dict(os.environ, CARDGEN_DAEMON="off"))
-    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; outputs from before this run are unchanged")
+    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; {UNCHANGED}")
     assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file() and ".cache" not in f.parts
                 and f.name != ".lock"]
 
@@ -155,7 +159,7 @@ cli.main(sys.argv[3:])
 """
 
 
-@pytest.mark.parametrize("signum, code, how", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("signum, code, how", STOPPING)
 def test_a_signal_while_a_worker_hands_back_a_result_ends_the_build(tmp_path, signum, code, how):
     """A build worker ended on SIGTERM by itself, halfway through handing back a result: the
     build's process waited for the rest of it for ever (a stress run of signals at random
@@ -165,19 +169,19 @@ def test_a_signal_while_a_worker_hands_back_a_result_ends_the_build(tmp_path, si
                            "--no-cache", "--jobs", "2", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env=dict(os.environ, CARDGEN_DAEMON="off"))
-    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; outputs from before this run are unchanged")
+    assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; {UNCHANGED}")
 
 
 @pytest.mark.parametrize("module", ["cardgen.cli_export", "cardgen.cli_common", "click"])
 def test_a_ctrl_c_while_the_executable_starts_is_one_line(tmp_path, module):
     """A Ctrl-C while ``cardgen`` imported its command line printed the import's traceback
     (found by a stress run of signals at random moments)."""
-    done = subprocess.run([sys.executable, "-c", _SIGNAL_AT_IMPORT.replace("from cardgen import cli\ncli.main(sys.argv[3:])",
-                                                                          "sys.argv[1:] = sys.argv[3:]\n"
-                                                                          "from cardgen.daemon.client import run\nrun()"),
-                           module, str(int(signal.SIGINT)), "list"], capture_output=True, text=True, timeout=60,
-                          start_new_session=True, env=dict(os.environ, CARDGEN_DAEMON="off"))
-    assert (done.returncode, done.stderr) == (130, "cardgen: interrupted; outputs from before this run are unchanged\n")
+    executable = _SIGNAL_AT_IMPORT.replace("from cardgen import cli\ncli.main(sys.argv[3:])",
+                                           "sys.argv[1:] = sys.argv[3:]\nfrom cardgen.daemon.client import run\nrun()")
+    done = subprocess.run([sys.executable, "-c", executable, module, str(int(signal.SIGINT)), "list"],
+                          capture_output=True, text=True, timeout=60, start_new_session=True,
+                          env=dict(os.environ, CARDGEN_DAEMON="off"))
+    assert (done.returncode, done.stderr) == (130, f"cardgen: interrupted; {UNCHANGED}\n")
 
 
 def test_a_ctrl_c_while_click_reads_the_command_line_is_the_commands_interruption():
@@ -199,7 +203,7 @@ def test_a_ctrl_c_while_click_reads_the_command_line_is_the_commands_interruptio
         pass
 
     result = CliRunner().invoke(group, ["build", "--lang", "en"])
-    assert (result.exit_code, result.output) == (130, "cardgen: interrupted; outputs from before this run are unchanged\n")
+    assert (result.exit_code, result.output) == (130, f"cardgen: interrupted; {UNCHANGED}\n")
 
 
 def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
