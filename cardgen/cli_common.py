@@ -14,8 +14,9 @@ from typing import Any, Callable, NoReturn
 
 import click
 
+from . import interrupts
 from .cli_help import FullHelpGroup
-from .interrupts import UNCHANGED
+from .interrupts import UNCHANGED, Terminated
 
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
@@ -24,12 +25,6 @@ EXIT_INPUT = 2
 def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     click.echo(message, err=True)
     sys.exit(code)
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the command's own process so that it ends as Ctrl-C does: what it
-    had staged discarded, the output folder's lock released (not an Exception: no handler of
-    ordinary errors may take it for one)."""
 
 
 def _terminated(signum: int, _frame: Any) -> None:
@@ -65,7 +60,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         if noting:
             signal.signal(signal.SIGINT, _interrupted)
         try:
-            return _handled(fn, *args, **kwargs)
+            with interrupts.not_dropped():
+                return _handled(fn, *args, **kwargs)
         finally:
             if noting and signal.getsignal(signal.SIGINT) is _interrupted:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -80,7 +76,10 @@ def _handled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     _working_folder_exists()
     swaps = _swaps()
     try:
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        finally:   # however the command ended, a Ctrl-C Python dropped meanwhile ends it as one
+            interrupts.raise_dropped()
     except KeyboardInterrupt:
         _stopped("interrupted", swaps, 130)
     except Terminated:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 
 @contextmanager
@@ -53,6 +54,47 @@ def deferred(*signums: int) -> Iterator[None]:
                     handler(signum, None)   # Python's default handler raises KeyboardInterrupt
                 elif handler == signal.SIG_DFL:
                     signal.raise_signal(signum)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the command's own process so that it ends as Ctrl-C does: what it
+    had staged discarded, the output folder's lock released (not an Exception: no handler of
+    ordinary errors may take it for one)."""
+
+
+#: Ctrl-Cs and SIGTERMs Python could not raise where they landed, noted by :func:`not_dropped`.
+_DROPPED: list[BaseException] = []
+
+
+@contextmanager
+def not_dropped() -> Iterator[None]:
+    """Run the block (a command) keeping the Ctrl-C or SIGTERM that Python cannot raise where
+    it lands: in code Python calls from C without a caller to raise to — importlib's module
+    lock callback, a finaliser — it prints "Exception ignored" and drops it, and a build went
+    on to write everything and exit 0. Such a signal is noted instead of printed, and
+    :func:`raise_dropped` raises it where the command must not go on without it."""
+    previous = sys.unraisablehook
+
+    def note(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            _DROPPED.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    _DROPPED.clear()
+    sys.unraisablehook = note
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+        _DROPPED.clear()
+
+
+def raise_dropped() -> None:
+    """Raise the first Ctrl-C or SIGTERM :func:`not_dropped` kept, if any: before a build swaps
+    in its outputs, and when a command ends."""
+    if _DROPPED:
+        raise _DROPPED.pop(0).with_traceback(None)
 
 
 #: What a command stopped by a signal before it swapped in any output says of its outputs.

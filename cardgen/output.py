@@ -88,6 +88,7 @@ def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
     what it keeps of the current one — the files in ``keep`` (unchanged build products) and
     everything that is not a build product — as hard links, then replaces it in one rename.
     The folders are swapped :func:`uninterrupted`: all of them, or none if one fails."""
+    interrupts.raise_dropped()   # a Ctrl-C Python could not raise where it came stops the run here
     staged, keep = set(staged), set(keep)
     folders = sorted({p.parent for p in staged})
     for folder in folders:
