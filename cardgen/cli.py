@@ -400,8 +400,7 @@ def _render_language(game, lang: str, component_ids: tuple[str, ...], card_ids: 
                      png_dir: Path | None, dpi: float) -> None:
     """``cardgen render`` in one language: its faces, all or nothing, then what it wrote."""
     from .i18n import translator
-    from .output import BuildLock
-    from .output import commit
+    from .output import BuildLock, commit
     from .preview import staged_run, write_faces
     from .progress import Progress
     from .render import Renderer

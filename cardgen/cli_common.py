@@ -142,7 +142,7 @@ def _swaps() -> int:
 def _stopped(how: str, swaps_before: int, code: int) -> NoReturn:
     """End a command a signal stopped, saying truly what became of its outputs: a signal that
     comes while a run's folders are swapped in is held back until they all are (see
-    :func:`cardgen.output.uninterrupted`), so each folder is whole, from before or from this run."""
+    :func:`cardgen.output.commit`), so each folder is whole, from before or from this run."""
     swapped = _swaps() - swaps_before
     if not swapped:
         _fail(f"cardgen: {how}; {UNCHANGED}", code)

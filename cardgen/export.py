@@ -32,11 +32,12 @@ from typing import Any, Callable, Iterable
 
 from PIL import Image
 
+from . import interrupts
 from ._callable import make_callable
 from .errors import InputError, did_you_mean
 from .i18n import translator
 from .model import Card, Component, Game
-from .output import commit, stage, staged_file, uninterrupted
+from .output import commit, stage, staged_file
 from .preview import (MM_PER_INCH, RenderedFace, check_dpi, check_drawable, check_pixels, contact_sheet, draw_png,
                       face_px, png_with_dpi, staged_run)
 from .render import Face, Rendered, Renderer, TextIssue
@@ -157,7 +158,7 @@ def export_png(game: Game, lang: str, dpi: float, out: Path, components: Iterabl
     with BuildLock(out), staged_run(folders) as staged:
         for comp in comps:
             _stage_component(renderer, comp, dpi, root, staged, on_progress)
-        with uninterrupted():   # swapped in and cleaned up as one step
+        with interrupts.deferred():   # swapped in and cleaned up as one step
             commit(staged)
             for comp in comps:
                 _drop_stale(root, comp.id, staged)
@@ -320,7 +321,7 @@ def _export_tts(game: Game, lang: str, out: Path, dpi: float, components: Iterab
         staged.append(path)
         earlier = _tts_products(folder, game)
         staged.append(stage(folder / TTS_RECORD, "".join(f"{p.name}\n" for p in staged).encode("utf-8")))
-        with uninterrupted():   # swapped in and cleaned up as one step
+        with interrupts.deferred():   # swapped in and cleaned up as one step
             commit(staged)
             for name in earlier - {p.name for p in staged}:
                 (folder / name).unlink(missing_ok=True)

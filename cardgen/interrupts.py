@@ -1,4 +1,5 @@
-"""Ctrl-C and SIGTERM while cardgen forks: held back until the fork is done, and the parent's alone.
+"""Ctrl-C and SIGTERM: held back where one must not land (a fork, pikepdf's start, the swap of a
+run's folders), the parent's alone in forked children, and kept where Python would drop them.
 
 A Ctrl-C reaches every process of the terminal's group at once (as a SIGTERM does from a
 service manager stopping a group), and Python raises it wherever the process happens to be.
@@ -30,9 +31,8 @@ from typing import Any, Iterator
 
 
 @contextmanager
-def deferred(*signums: int) -> Iterator[None]:
-    """Run the block with Ctrl-C and SIGTERM (or the signals named) held back; one that came
-    meanwhile is raised when the block ends, in the process that entered it (a forked child
+def deferred() -> Iterator[None]:
+    """Run the block with Ctrl-C and SIGTERM held back; one that came meanwhile is raised when the block ends, in the process that entered it (a forked child
     never raises it here). Only the main thread can change signal handlers, and only there
     does Python raise them: elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
@@ -40,8 +40,8 @@ def deferred(*signums: int) -> Iterator[None]:
         return
     caught: list[int] = []
     pid = os.getpid()
-    held = signums or (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda got, _frame: caught.append(got)) for signum in held}
+    previous = {signum: signal.signal(signum, lambda got, _frame: caught.append(got))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:

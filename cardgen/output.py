@@ -15,7 +15,6 @@ import errno
 import hashlib
 import os
 import shutil
-import signal
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -87,14 +86,15 @@ def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
     """Swap in the next version of every folder a file was staged for. Each next version gets
     what it keeps of the current one — the files in ``keep`` (unchanged build products) and
     everything that is not a build product — as hard links, then replaces it in one rename.
-    The folders are swapped :func:`uninterrupted`: all of them, or none if one fails."""
+    The folders are swapped with Ctrl-C and SIGTERM held back (:func:`cardgen.interrupts.deferred`):
+    stopping between two would leave some new and some old, under a message that says none changed."""
     interrupts.raise_dropped()   # a Ctrl-C Python could not raise where it came stops the run here
     staged, keep = set(staged), set(keep)
     folders = sorted({p.parent for p in staged})
     for folder in folders:
         _refuse_read_only(folder)
     global _SWAPS
-    with uninterrupted():
+    with interrupts.deferred():
         for folder in folders:
             try:
                 _swap_in(folder, {p.name for p in staged if p.parent == folder},
@@ -102,15 +102,6 @@ def commit(staged: Iterable[Path], keep: Iterable[Path] = ()) -> None:
             except OSError as exc:
                 raise file_system_error(exc, "write", folder) from None
             _SWAPS += 1
-
-
-@contextmanager
-def uninterrupted() -> Iterator[None]:
-    """Run the block with Ctrl-C and SIGTERM held back, raised once it ends: swapping in a
-    run's folders takes a rename per folder, and stopping between two would leave some
-    folders new and some old, under a message that says none changed."""
-    with interrupts.deferred(signal.SIGINT, signal.SIGTERM):
-        yield
 
 
 def swaps() -> int:

@@ -11,11 +11,9 @@ Every module of cardgen takes pikepdf from here (a test keeps it so)."""
 
 from __future__ import annotations
 
-import signal
-
 from . import interrupts
 
-with interrupts.deferred(signal.SIGINT, signal.SIGTERM):
+with interrupts.deferred():
     import pikepdf
     from pikepdf import Array, Dictionary, Name
 
