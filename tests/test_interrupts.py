@@ -20,6 +20,11 @@ from cardgen.interrupts import UNCHANGED
 
 from .test_hardening import folders_agree_with_manifests
 
+def outputs_in(out):
+    """The files a command left in its output folder (not its cache or its lock)."""
+    return [f for f in out.rglob("*") if f.is_file() and ".cache" not in f.parts and f.name != ".lock"]
+
+
 #: The signals that stop a command, with its exit code and the word its message says.
 STOPPING = [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
 
@@ -87,7 +92,7 @@ def test_ctrl_c_at_any_moment_of_a_build_ends_it_cleanly(tmp_path):
         time.sleep(0.2 + 0.04 * n)
         os.killpg(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=120)
-        left = [f for f in out.rglob("*") if f.is_file() and ".cache" not in f.parts and f.name != ".lock"]
+        left = outputs_in(out)
         if p.returncode == 0 and not err:
             continue   # it had finished before the Ctrl-C
         if "in full; any others are unchanged" in err:   # it came as the folders were swapped in: each is whole
@@ -130,8 +135,7 @@ def test_a_signal_while_the_build_imports_ends_it_at_once(tmp_path, signum, code
                           capture_output=True, text=True, timeout=120, start_new_session=True,
                           env=dict(os.environ, CARDGEN_DAEMON="off"))
     assert (done.returncode, done.stderr.strip()) == (code, f"cardgen: {how}; {UNCHANGED}")
-    assert not [f for f in (tmp_path / "out").rglob("*") if f.is_file() and ".cache" not in f.parts
-                and f.name != ".lock"]
+    assert not outputs_in(tmp_path / "out")
 
 
 #: Sends a signal to the whole process group the moment a build worker has written the
@@ -245,7 +249,7 @@ def test_a_ctrl_c_python_drops_still_stops_the_command(tmp_path, kind, code, how
     done = subprocess.run([sys.executable, "-c", _DROPPED_AT_IMPORT, module, kind, *args], capture_output=True,
                           text=True, timeout=120, env=dict(os.environ, CARDGEN_DAEMON="off"))
     assert (done.returncode, done.stderr) == (code, f"cardgen: {how}; {UNCHANGED}\n")
-    assert not [f for f in out.rglob("*") if f.is_file() and ".cache" not in f.parts and f.name != ".lock"]
+    assert not outputs_in(out)
 
 
 def test_a_ctrl_c_while_harfbuzz_draws_a_glyph_reaches_the_command():
