@@ -22,7 +22,7 @@ import hashlib
 import io
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -507,9 +507,15 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
                 level: int | None = None) -> list[Rendered]:
     """Every page of one sheet rendered by ``renderer`` (its language and translator), each
     with its text issues as for cards (``cardgen check --lang`` uses this)."""
+    layout, pages = _laid_out(game, kind, renderer.lang, width, height, renderer.translate, level)
+    return _rendered_pages(game, kind, renderer, width, height, layout, pages)
+
+
+def _rendered_pages(game: Game, kind: str, renderer: Renderer, width: float, height: float, layout: Sheet,
+                    pages: list[list[dict]]) -> list[Rendered]:
+    """:func:`sheet_faces` once the sheet is laid out (``layout``, ``pages``)."""
     from dataclasses import replace
 
-    layout, pages = _laid_out(game, kind, renderer.lang, width, height, renderer.translate, level)
     comp = page_component(game, kind, width, height, pages)
     out = []
     for card, items in zip(comp.cards, pages):
@@ -528,15 +534,24 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
                  translate: Any, level: int | None, title: str, epoch: int | None,
                  bytecode_db: Path | None = None, previous: bytes | None = None, drawing: str = "") -> SheetResult:
     """Lay out, render, draw and assemble one sheet into a PDF. ``previous``: the same sheet as
-    the last build wrote it (checked intact): when every page comes out the same, those bytes
-    are the result, and no page is drawn (see :func:`content_digest`; ``drawing``: a digest
-    of what drawing depends on besides the pages, :func:`cardgen.cache.game_fingerprint`)."""
+    the last build wrote it (checked intact): when its laid-out pages are the same, those
+    bytes are the result, and no page is rendered (see :func:`pages_digest`); when every page
+    renders the same, they are too, and no page is drawn (see :func:`content_digest`).
+    ``drawing``: a digest of what rendering and drawing depend on besides the pages,
+    :func:`cardgen.cache.game_fingerprint` (the templates, catalogs, fonts, cardgen's code)."""
     from .draw import render_pdf
 
     if translate is not None:
         translate.missing.clear()
+    layout, pages = _laid_out(game, kind, lang, width, height, translate, level)
+    laid = pages_digest(drawing, pages, [kind, lang, width, height, title, epoch, game.id, game.name])
+    notes_before = _notes(previous) if previous is not None and laid is not None else None
+    kept = _reported(notes_before) if notes_before is not None and notes_before.get("pages") == laid else None
+    if kept is not None:
+        assert previous is not None
+        return SheetResult(kind, previous, len(pages), *kept)
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
-    results = sheet_faces(game, kind, renderer, width, height, level)
+    results = _rendered_pages(game, kind, renderer, width, height, layout, pages)
     faces = [r.face for r in results]
     missing = sorted(translate.missing) if translate is not None else []
     issues = list(dict.fromkeys(i for r in results for i in r.issues))
@@ -544,7 +559,8 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     content = content_digest(drawing, faces, [width, height, title, epoch, report])
     if previous is not None and _content_of(previous) == content:
         return SheetResult(kind, previous, len(faces), issues, missing)
-    notes = json.dumps({**report, "content": content}, ensure_ascii=False, sort_keys=True)
+    notes = json.dumps({**report, "content": content, **({"pages": laid} if laid is not None else {})},
+                       ensure_ascii=False, sort_keys=True)
     pdf = assemble([render_pdf(f) for f in faces], [text_runs(f) for f in faces], width, height, title, epoch, notes)
     return SheetResult(kind, pdf, len(faces), issues, missing)
 
@@ -560,6 +576,35 @@ def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
     for face in faces:
         h.update(b"\0" + face.key.encode())
     return h.hexdigest()
+
+
+def pages_digest(drawing: str, pages: list[list[dict]], settings: list[Any]) -> str | None:
+    """Everything a sheet's rendering reads, before it is rendered: its laid-out pages (the
+    items each page draws, with their places in mm: plain data, particle symbols and colour
+    charges, each value spelled out with its type's name), the
+    sheet's kind, language, size, title, date and the game's id and name (all its template
+    is shown of the game), and ``drawing`` (templates, catalogs, fonts, code). The same digest
+    renders to the same pages, with the same text issues and untranslated strings, so a sheet
+    whose pages come out of the layout the same is not rendered again. None when the pages
+    hold a value this digest cannot spell out (the sheet is then rendered)."""
+    def plain(value: Any) -> Any:
+        if is_dataclass(value) and not isinstance(value, type):
+            return {type(value).__name__: asdict(value)}
+        raise TypeError(type(value).__name__)
+
+    try:
+        data = json.dumps([settings, pages], ensure_ascii=False, default=plain, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(drawing.encode() + b"\0" + data.encode()).hexdigest()
+
+
+def _reported(notes: dict[str, Any]) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
+    """The text issues and untranslated strings a sheet's notes record (None if unreadable)."""
+    try:
+        return [TextIssue(**i) for i in notes["issues"]], [(m, c) for m, c in notes["missing"]]
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
 def _notes(source: Path | bytes) -> dict[str, Any] | None:
@@ -585,12 +630,7 @@ def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | No
     """The text issues and untranslated strings a sheet's rendering reported, from its PDF
     (None when the file is not a sheet cardgen wrote or cannot be read)."""
     notes = _notes(path)
-    if notes is None:
-        return None
-    try:
-        return [TextIssue(**i) for i in notes["issues"]], [(m, c) for m, c in notes["missing"]]
-    except (KeyError, ValueError, TypeError):
-        return None
+    return _reported(notes) if notes is not None else None
 
 
 def inputs_digest(game: Game, kind: str) -> str:

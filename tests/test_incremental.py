@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -42,7 +43,14 @@ def test_no_change_rebuild_renders_and_rewrites_nothing(tmp_path, count_renders)
     assert [pdf.stat().st_mtime_ns for pdf in pdfs] == stamps   # the PDFs were not even rewritten
 
 
-def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders):
+def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders, monkeypatch):
+    from cardgen import sheets
+
+    laid_out: list[str] = []
+    real_layout = sheets._laid_out
+    monkeypatch.setattr(sheets, "_laid_out",
+                        lambda game, kind, *a: laid_out.append(kind) or real_layout(game, kind, *a))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     g = game_copy("qcd")
     out = tmp_path / "out"
     build([g.load()], BuildOptions(out=out), jobs=1)
@@ -55,15 +63,22 @@ def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders
     assert {c for c, _card, _ in count_renders} == {"cards", "rules", "answers"}
     # a table edit changes every face of the game; isolate the card edit with a second round
     count_renders.clear()
+    laid_out.clear()
     g.edit("components/cards.yaml", "  - id: wild-w\n    particle: W-\n", "  - id: wild-w\n    particle: W+\n")
     build([g.load()], BuildOptions(out=out), jobs=1)
-    # of the cards only the edited one; the answer key derives from the deck, so it is rendered
-    # again; the rule sheet never reads the deck (test_rule_sheets.py::test_the_rule_sheet_never_
+    # of the cards only the edited one; the answer key derives from the deck, so it is laid
+    # out again, and, its pages the same (it prints no wild card's particle), not rendered;
+    # the rule sheet never reads the deck (test_rule_sheets.py::test_the_rule_sheet_never_
     # reads_the_cards) and is kept, as after the table edit it was rendered again
     assert {(c, card) for c, card, _ in count_renders if c == "cards"} == {("cards", "wild-w")}
-    assert {c for c, _card, _ in count_renders} == {"cards", "answers"}
+    assert {c for c, _card, _ in count_renders} == {"cards"}
+    assert laid_out == ["answers"]
     assert len(rendered) == 25
     assert (out / "qcd/en/cards.pdf").read_bytes() != before
+    fresh = tmp_path / "fresh"
+    build([g.load()], BuildOptions(out=fresh, cache=False), jobs=1)
+    for name in ("cards.pdf", "rules.pdf", "answers.pdf"):
+        assert (out / "qcd/en" / name).read_bytes() == (fresh / "qcd/en" / name).read_bytes()
 
 
 def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, monkeypatch):
@@ -105,6 +120,38 @@ def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, 
         for kind in sheets:
             name = f"particle-builder/en/{kind}.pdf"
             assert (out / name).read_bytes() == (fresh / name).read_bytes()
+
+
+def test_a_sheet_laid_out_the_same_is_not_rendered_and_reports_what_rendering_would(game_copy, tmp_path,
+                                                                                      monkeypatch, count_renders):
+    """A card edit the answer key does not print: the key is laid out, its pages found the
+    same as those its file was rendered from, and taken as it is, with the untranslated
+    strings and text issues its rendering reported then: the build says exactly what a build
+    without a cache says, and writes the same bytes."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    g = game_copy("particle-builder")
+    catalogs = g.path / "locale/de/LC_MESSAGES"
+    catalogs.mkdir(parents=True)
+    for name in ("common.po", "particle-builder.po"):
+        shutil.copy(Path(cardgen.__file__).parent.parent / "data/locale/de/LC_MESSAGES" / name, catalogs / name)
+    # a target name no catalog translates, and one too long for its answer-key cell
+    g.edit("components/targets.yaml", "name: Positive pion,", "name: Pion with a name no catalog has,")
+    g.edit("components/targets.yaml", "name: Neutral kaon,", f"name: {'Neutralkaon' * 12},")
+    out = tmp_path / "out"
+    options = BuildOptions(out=out, lang="de", allow_overflow=True)
+    first = cardgen.build(str(g.path), options, jobs=1)[0]
+    assert ("Pion with a name no catalog has", "targets.name") in first.untranslated
+    assert any(i.component == "answers" for i in first.issues)
+    count_renders.clear()
+    g.edit("components/particles.yaml", "points: 5", "points: 6")
+    kept = cardgen.build(str(g.path), options, jobs=1)[0]
+    assert "answers" not in {c for c, _card, _side in count_renders}
+    fresh = cardgen.build(str(g.path), BuildOptions(out=tmp_path / "fresh", lang="de", allow_overflow=True,
+                                                    cache=False), jobs=1)[0]
+    assert kept.untranslated == fresh.untranslated and kept.issues == fresh.issues
+    for name in ("answers.pdf", "rules.pdf", "particles.pdf"):
+        assert (out / "particle-builder/de" / name).read_bytes() == (tmp_path / "fresh/particle-builder/de" /
+                                                                     name).read_bytes()
 
 
 def test_no_cache_renders_everything_again(tmp_path, count_renders):
