@@ -301,7 +301,7 @@ def _recompressed(stream: _Stream) -> bool:
     return stream.head.get("/Filter") == "/FlateDecode" and "/DecodeParms" not in stream.head
 
 
-def _runs(pdf: _File) -> list[glyphforms.Run] | None:
+def _runs(pdf: _File) -> list[glyphforms.Carried] | None:
     """The glyph runs the face carries in its document information (see
     :func:`cardgen.glyphforms.runs_of`), None when it carries none."""
     info = pdf.get(pdf.trailer.get("/Info"), strings=True)

@@ -15,8 +15,8 @@ colour, on the page itself) is drawn as a path that paints nothing over the run'
 (:func:`append_sync_path`) — cairo writes for it the colour, opacity and clip the run's
 glyphs need, exactly as it would for their outlines — followed by an empty marked-content
 sequence (cairo's structure tag ``Span``, which nothing else in a face emits); the glyphs'
-device matrices are recorded (:class:`Run`) and carried in the face's PDF, in its document
-information (:func:`payload`). A face whose marks cairo did not write exactly as recorded
+device matrices are recorded (:class:`Run`), and the operators that draw their forms are
+carried in the face's PDF, in its document information (:func:`payload`). A face whose marks cairo did not write exactly as recorded
 (:func:`marks_intact`) is drawn again with outlines: never a missing glyph. The print stage
 (:mod:`cardgen.pdfdoc`, :mod:`cardgen.textlayer`), which reads every face it places anyway,
 replaces each path and mark by the glyphs' forms (:func:`resolve`) and adds each form to
@@ -238,45 +238,66 @@ def run_operators(run: Run, forms: dict[str, GlyphForm]) -> bytes:
     return " ".join(out).encode("ascii")
 
 
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """A marked run as a face's PDF carries it to the print stage: the operators that draw
+    its glyphs' forms (:func:`run_operators`, written when the face was drawn) and the glyphs
+    they draw, each once (font face, glyph id), filled even-odd or not."""
+
+    operators: bytes
+    glyphs: tuple[tuple[Any, int], ...]
+    evenodd: bool
+
+
 #: Where a face drawn with marks carries its runs: its document information's keywords, behind
-#: this prefix (JSON: the font files, then each run: whether even-odd, and its glyphs).
-PAYLOAD = "cardgen-glyph-runs/1 "
+#: this prefix (JSON: the font files, then each run: whether even-odd, its operators, and its
+#: distinct glyphs as font and glyph id). A face carries its runs' operators, not their
+#: glyphs' matrices: the process that draws a face works them out, in parallel with the
+#: others, where the one that writes a deck's document took 0.2 ms a face (a quarter of its
+#: work on each face, measured), and did it again for every face the cache held.
+PAYLOAD = "cardgen-glyph-runs/2 "
+#: What every version of the payload starts with (another version is not read: re-render).
+_PAYLOADS = "cardgen-glyph-runs/"
 _FLATE_STREAM = re.compile(rb"/Filter\s*/FlateDecode\s*>>\s*stream\r?\n")
 
 
 def payload(runs: list[Run]) -> str:
     """The runs as the face's PDF carries them to the print stage (see :func:`runs_of`):
-    each glyph's font file, glyph id and matrix, rounded as :func:`run_operators` writes it."""
+    each run's operators, from its glyphs' matrices rounded as :func:`run_operators` writes
+    them, and its glyphs' font files and ids."""
     fonts: dict[str, int] = {}
-    data = [[int(run.evenodd), [[fonts.setdefault(str(face.path), len(fonts)), gid, *_rounded(m)]
-                                for face, gid, m in run.glyphs]] for run in runs]
+    data = []
+    for run in runs:
+        ops = run_operators(Run(tuple((face, gid, _rounded(m)) for face, gid, m in run.glyphs), run.evenodd), {})
+        glyphs = dict.fromkeys((fonts.setdefault(str(face.path), len(fonts)), gid) for face, gid, _m in run.glyphs)
+        # without the line end every run's operators end with: a backslash (JSON's "\n") would
+        # make cairo write the keywords as UTF-16, which the print stage's reader does not take
+        data.append([int(run.evenodd), ops.removesuffix(b"\n").decode("ascii"), [list(g) for g in glyphs]])
     return PAYLOAD + json.dumps([list(fonts), data], ensure_ascii=True, separators=(",", ":"))
 
 
-def runs_of(keywords: str | None) -> list[Run] | None:
+def runs_of(keywords: str | None) -> list[Carried] | None:
     """The runs a face's PDF carries (``keywords``: its document information's), None when
-    it carries none; raises ValueError for a payload that cannot be read."""
-    if not keywords or not keywords.startswith(PAYLOAD):
+    it carries none; raises ValueError for a payload that cannot be read, or one another
+    version of cardgen wrote."""
+    if not keywords or not keywords.startswith(_PAYLOADS):
         return None
+    if not keywords.startswith(PAYLOAD):
+        raise ValueError("its glyph runs were written by another version of cardgen")
     try:
         fonts, data = json.loads(keywords[len(PAYLOAD):])
         faces = [_font(str(path)) for path in fonts]
-        return [Run(tuple((faces[g[0]], int(g[1]), _six(g[2:])) for g in glyphs), bool(evenodd))
-                for evenodd, glyphs in data]
+        return [Carried(ops.encode("ascii") + b"\n", tuple((faces[f], int(gid)) for f, gid in glyphs), bool(evenodd))
+                for evenodd, ops, glyphs in data]
     except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:
         raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
 
 
-def carried_runs(pdf: Any) -> list[Run] | None:
+def carried_runs(pdf: Any) -> list[Carried] | None:
     """The runs a face's PDF (opened with pikepdf) carries in its document information, None
     when it carries none (see :func:`runs_of`)."""
     info = pdf.trailer.get("/Info")
     return runs_of(str(info["/Keywords"]) if info is not None and "/Keywords" in info else None)
-
-
-def _six(values: list[float]) -> Matrix:
-    a, b, c, d, e, f = values
-    return float(a), float(b), float(c), float(d), float(e), float(f)
 
 
 def _rounded(m: Matrix) -> Matrix:
@@ -295,7 +316,7 @@ def _font(path: str) -> Any:
     return Face(0, Path(path))
 
 
-def marks_intact(data: bytes, runs: list[Run]) -> bool:
+def marks_intact(data: bytes, runs: list[Run] | list[Carried]) -> bool:
     """Whether cairo's PDF of a face drawn with marks holds exactly its runs' marks, each
     after its path, in one content stream, and no raster image (cairo may paint a region it
     cannot draw as vectors as an image, which the marks would not show in). Read without
@@ -313,21 +334,25 @@ def marks_intact(data: bytes, runs: list[Run]) -> bool:
     return len(marked) == 1 and _mark_spans(marked[0], len(runs)) is not None
 
 
-def resolve(content: bytes, runs: list[Run]) -> tuple[bytes, tuple[GlyphForm, ...]]:
+def resolve(content: bytes, runs: list[Carried]) -> tuple[bytes, tuple[GlyphForm, ...]]:
     """A marked face's drawing operators with each mark and the path before it replaced by
-    its run's glyph forms, and those forms (by name); ValueError when they do not match."""
+    its run's operators, and the glyph forms they draw (by name); ValueError when they do
+    not match."""
     spans = _mark_spans(content, len(runs))
     if spans is None:
         raise ValueError("its glyph marks do not match the runs it carries")
     forms: dict[str, GlyphForm] = {}
     body, at = [], 0
     for run, (start, end) in zip(runs, spans):
-        body += [content[at:start], run_operators(run, forms)]
+        body += [content[at:start], run.operators]
+        for face, gid in run.glyphs:
+            form = glyph_form(face, gid, run.evenodd)
+            forms[form.name] = form
         at = end
     return b"".join([*body, content[at:]]), tuple(forms[name] for name in sorted(forms))
 
 
-def resolve_page(pdf: Any, page: Any, runs: list[Run], made: dict[str, Any]) -> None:
+def resolve_page(pdf: Any, page: Any, runs: list[Carried], made: dict[str, Any]) -> None:
     """A page of the pikepdf document ``pdf`` drawn with marks: its content resolved and its
     glyph forms added to its resources, each made once per document (``made``, see :func:`attach`)."""
     content, forms = resolve(page.Contents.read_bytes(), runs)

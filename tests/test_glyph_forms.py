@@ -224,16 +224,22 @@ def test_a_glyph_form_leaves_a_margin_about_its_glyph(tmp_path):
     assert forms == 5
 
 
-@pytest.mark.parametrize("tamper", ["one run fewer", "not json"])
+@pytest.mark.parametrize("tamper", ["one run fewer", "not json", "another version", "not text"])
 def test_the_print_stage_refuses_a_face_whose_runs_do_not_match_its_marks(tmp_path, tamper):
-    """A face whose carried runs and marks disagree (damaged, or written by other code) is
-    refused with the face named, never printed with glyphs missing."""
+    """A face whose carried runs and marks disagree (damaged, written by other code, or by
+    another version of cardgen, which carried its runs another way) is refused with the face
+    named, never printed with glyphs missing."""
     face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }} {{ text("second run", 2, 30, size=6) }}')
     with pikepdf.open(io.BytesIO(render_pdf(face))) as pdf:
         keywords = str(pdf.docinfo.Keywords)
         fonts, runs = json.loads(keywords[len(glyphforms.PAYLOAD):])
-        pdf.docinfo.Keywords = (glyphforms.PAYLOAD + json.dumps([fonts, runs[:-1]]) if tamper == "one run fewer"
-                                else glyphforms.PAYLOAD + "{not json")
+        assert len(runs) == 2 and all(op.startswith("q ") and op.endswith(" Q") for _eo, op, _glyphs in runs)
+        pdf.docinfo.Keywords = {
+            "one run fewer": glyphforms.PAYLOAD + json.dumps([fonts, runs[:-1]]),
+            "not json": glyphforms.PAYLOAD + "{not json",
+            "another version": keywords.replace(glyphforms.PAYLOAD, "cardgen-glyph-runs/1 "),
+            "not text": glyphforms.PAYLOAD + json.dumps([fonts, [[eo, 7, glyphs] for eo, _op, glyphs in runs]]),
+        }[tamper]
         out = io.BytesIO()
         pdf.save(out)
     with pdfdoc.Doc("t", None) as doc, pytest.raises(pdfdoc.PdfWriteError, match="face 'f' cannot be printed"):
