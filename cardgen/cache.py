@@ -220,7 +220,7 @@ class CachedFace:
     issues: tuple[TextIssue, ...]
     missing: tuple[tuple[str, str], ...]
     #: (name the template gave, path, sha256) of each file the face read of its own accord
-    #: (see :attr:`Face.reads`)
+    #: (see :attr:`Face.reads`), and ("", path, sha256) of each font its text is drawn with
     reads: tuple[tuple[str, str, str], ...] = ()
     #: The face's template as messages show it, and its printed texts as the legibility rules
     #: measure them (plain data, see :func:`cardgen.legibility.texts_as_data`): a build's
@@ -239,11 +239,16 @@ def _reads_unchanged(reads: Iterable[tuple[str, str, str]], roots: tuple[Path, .
     """Whether each file a face read is as it was, and — given where the game looks for
     artwork now (``roots``) — still the file its name names: a file added to the game folder
     that shadows one of its templates folder, or the same game read from another folder,
-    names other bytes under the same name."""
+    names other bytes under the same name. A read without a name is a font the face is
+    drawn with, named by its path alone (see :func:`cardgen.build.faces._font_reads`)."""
     from . import images
     from .errors import InputError
 
     for name, path, digest in reads:
+        if not name:
+            if _stamp(Path(path)) != digest:
+                return False
+            continue
         if roots is not None:
             try:
                 if os.path.abspath(images.resolve(name, roots, "")) != os.path.abspath(path):
@@ -253,6 +258,12 @@ def _reads_unchanged(reads: Iterable[tuple[str, str, str]], roots: tuple[Path, .
         if file_digest(Path(path)) != digest:
             return False
     return True
+
+
+def font_read(path: Path) -> tuple[str, str, str]:
+    """A font a face is drawn with, as one of its reads (:attr:`CachedFace.reads`): no name,
+    its path and its stamp (a large font known by size and time, as in the keys)."""
+    return "", str(path), _stamp(path)
 
 
 class FaceCache:

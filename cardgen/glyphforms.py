@@ -278,15 +278,25 @@ def payload(runs: list[Run]) -> str:
 
 def runs_of(keywords: str | None) -> list[Carried] | None:
     """The runs a face's PDF carries (``keywords``: its document information's), None when
-    it carries none; raises ValueError for a payload that cannot be read, or one another
-    version of cardgen wrote."""
+    it carries none; raises ValueError for a payload that cannot be read, one another version
+    of cardgen wrote, or one naming a font file that cannot be read (moved or changed since
+    the face was drawn)."""
+    from .errors import CardgenError
+
     if not keywords or not keywords.startswith(_PAYLOADS):
         return None
     if not keywords.startswith(PAYLOAD):
         raise ValueError("its glyph runs were written by another version of cardgen")
     try:
         fonts, data = json.loads(keywords[len(PAYLOAD):])
-        faces = [_font(str(path)) for path in fonts]
+        paths = [str(path) for path in fonts]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
+    try:
+        faces = [_font(path) for path in paths]
+    except CardgenError as exc:
+        raise ValueError(f"a font its glyph runs are drawn with cannot be read ({exc.message})") from None
+    try:
         return [Carried(ops.encode("ascii") + b"\n", tuple((faces[f], int(gid)) for f, gid in glyphs), bool(evenodd))
                 for evenodd, ops, glyphs in data]
     except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:

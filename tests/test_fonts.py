@@ -87,6 +87,35 @@ def test_a_font_in_the_games_fonts_folder_draws_korean(korean_qcd, cli):
     assert "every character the game prints is covered" in res.stdout
 
 
+def test_a_game_moved_with_its_fonts_draws_again_the_faces_that_use_them(korean_qcd, tmp_path, monkeypatch):
+    """A face's PDF names the font files its text is drawn with, by path, for the process that
+    prints it. A game moved with its own fonts keeps its faces' keys (they name the game's
+    files within it): the faces its font draws are drawn again from where the font is now, and
+    the deck prints, the same bytes. (The build stopped with "cannot read font file" at the
+    font's old place.)"""
+    import shutil
+
+    from cardgen import glyphforms, render
+    from cardgen.build import BuildOptions, build
+
+    (korean_qcd.path / "fonts").mkdir()
+    make_font(korean_qcd.path / "fonts" / "hangul.ttf", WILD_KO.replace(" ", ""))
+    out = tmp_path / "out"
+    build([korean_qcd.load()], BuildOptions(out=out, lang="ko"), jobs=1)
+    first = (out / "qcd/ko/cards.pdf").read_bytes()
+    moved = tmp_path / "elsewhere" / "qcd"
+    shutil.move(korean_qcd.path, moved)
+    (out / "qcd/ko/cards.pdf").unlink()
+    drawn: list[tuple[str, str]] = []
+    real = render.Renderer.face
+    monkeypatch.setattr(render.Renderer, "face", lambda self, comp, card, side="front", mark=None:
+                        drawn.append((card.id, side)) or real(self, comp, card, side, mark))
+    glyphforms._font.cache_clear()   # as in a new process: no font read at its old place is in memory
+    build([cardgen.load_game(moved)], BuildOptions(out=out, lang="ko"), jobs=1)
+    assert (out / "qcd/ko/cards.pdf").read_bytes() == first
+    assert drawn == [("wild-w", "front")]   # the one face the game's font draws; the others are kept
+
+
 def test_font_dir_adds_fonts_for_every_command_and_changes_the_cache_key(korean_qcd, cli, tmp_path):
     folder = tmp_path / "fonts"
     folder.mkdir()

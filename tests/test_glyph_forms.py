@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageChops
 
 import cardgen
-from cardgen import glyphforms, pdfdoc
+from cardgen import facepdf, glyphforms, pdfdoc
 from cardgen.draw import render_pdf
 from cardgen.build import BuildOptions, build
 
@@ -224,7 +224,7 @@ def test_a_glyph_form_leaves_a_margin_about_its_glyph(tmp_path):
     assert forms == 5
 
 
-@pytest.mark.parametrize("tamper", ["one run fewer", "not json", "another version", "not text"])
+@pytest.mark.parametrize("tamper", ["one run fewer", "not json", "another version", "not text", "font gone"])
 def test_the_print_stage_refuses_a_face_whose_runs_do_not_match_its_marks(tmp_path, tamper):
     """A face whose carried runs and marks disagree (damaged, written by other code, or by
     another version of cardgen, which carried its runs another way) is refused with the face
@@ -239,8 +239,10 @@ def test_the_print_stage_refuses_a_face_whose_runs_do_not_match_its_marks(tmp_pa
             "not json": glyphforms.PAYLOAD + "{not json",
             "another version": keywords.replace(glyphforms.PAYLOAD, "cardgen-glyph-runs/1 "),
             "not text": glyphforms.PAYLOAD + json.dumps([fonts, [[eo, 7, glyphs] for eo, _op, glyphs in runs]]),
+            "font gone": glyphforms.PAYLOAD + json.dumps([[str(tmp_path / "gone.ttf") for _ in fonts], runs]),
         }[tamper]
         out = io.BytesIO()
         pdf.save(out)
     with pdfdoc.Doc("t", None) as doc, pytest.raises(pdfdoc.PdfWriteError, match="face 'f' cannot be printed"):
         doc.prepare([("f", 54.0, 74.0)], {"f": out.getvalue()})
+    assert facepdf.relocatable(out.getvalue(), pdfdoc.deflate) is None   # left to pikepdf, which refuses it

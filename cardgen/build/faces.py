@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cache import CachedFace, FaceCache, face_scope, file_digest
+from ..cache import CachedFace, FaceCache, face_scope, file_digest, font_read
 from ..errors import CardgenError
 from ..model import Component
 from ..render import Face, TemplateError, TextIssue
@@ -132,7 +132,7 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
     comp = game.components[comp_id]
     result = renderer.face(comp, comp.card(card_id), side, mark)
     face = result.face
-    reads = tuple((name, str(p), file_digest(p)) for name, p in face.reads)
+    reads = tuple((name, str(p), file_digest(p)) for name, p in face.reads) + _font_reads(face)
     if face.key in spool.places:   # spooled by this task, measured if it measures (see render_chunk)
         template, texts = measured[face.key]
         return CachedFace(face.key, spool.read(face.key), result.issues, result.missing, reads, template, texts)
@@ -142,6 +142,15 @@ def _render(game_ref: str, lang: str, comp_id: str, card_id: str, side: str, mar
         uncovered(comp, card_id, side, mark, printed, lang)
     texts = tuple(texts_as_data(printed)) if measure else None
     return CachedFace(face.key, pdf, result.issues, result.missing, reads, face.template, texts)
+
+
+def _font_reads(face: Face) -> tuple[tuple[str, str, str], ...]:
+    """The font files the face's text is drawn with, as reads of the face without a name
+    (see :attr:`cardgen.cache.CachedFace.reads`): its PDF names them by path for the process
+    that prints it (:mod:`cardgen.glyphforms`), so a face is taken from the cache only while
+    each path still holds the same font. The face's key names a game's fonts within the game:
+    a game moved with its own fonts, or cardgen installed in another folder, keeps its keys."""
+    return tuple(font_read(p) for p in sorted({g.face.path for placed in face.texts for g in placed.glyphs}))
 
 
 def _drawn(face: Face, comp: Component, side: str) -> bytes:
