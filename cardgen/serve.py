@@ -720,8 +720,8 @@ def serve(games_dirs: Iterable[Path], game: str | None, port: int, lang: str,
     if game is not None and (Path(game) / "game.yaml").is_file():
         games_dirs, game = (*games_dirs, Path(game)), Path(game).resolve().name
     server = PreviewServer(games_dirs=games_dirs, game=game, port=port, lang=lang, log=echo).start()
-    echo(f"cardgen: preview at {server.url}  (Ctrl-C stops)")
-    try:
+    try:   # from the moment it serves: a Ctrl-C while the address is being printed stops it too
+        echo(f"cardgen: preview at {server.url}  (Ctrl-C stops)")
         server.wait()
     except KeyboardInterrupt:
         echo("cardgen: stopped")

@@ -239,6 +239,28 @@ def test_cli_serves_on_a_free_port_and_stops_on_ctrl_c(qcd):
     assert "Traceback" not in err
 
 
+def test_a_ctrl_c_while_the_address_is_printed_stops_the_preview_as_any_other(qcd):
+    """The preview serves from the moment it says where: a Ctrl-C that lands while the line
+    is still being printed (on a busy machine a browser, or a test, can have its page by then)
+    stops it as one while it waits does ("stopped", exit 0), not as a command interrupted."""
+    from cardgen.serve import serve
+
+    said: list[str] = []
+    urls: list[str] = []
+
+    def echo(line: str) -> None:
+        said.append(line)
+        if "preview at" in line:
+            urls.append(line.split()[line.split().index("at") + 1])
+            assert "QCD the Game" in get(urls[0])[1]   # already serving
+            raise KeyboardInterrupt
+
+    serve([qcd.games_dir], "qcd", 0, "en", echo=echo)
+    assert said[-1] == "cardgen: stopped"
+    with pytest.raises(OSError):   # and it stopped serving
+        urllib.request.urlopen(urls[0], timeout=5)
+
+
 def test_browser_page_updates_the_changed_card_by_itself(server, qcd):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} not found: install Debian's browser with 'apt-get install -y chromium'")
