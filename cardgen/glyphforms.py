@@ -16,11 +16,12 @@ colour, on the page itself) is drawn as a path that paints nothing over the run'
 glyphs need, exactly as it would for their outlines — followed by an empty marked-content
 sequence (cairo's structure tag ``Span``, which nothing else in a face emits); the glyphs'
 device matrices are recorded (:class:`Run`), and the operators that draw their forms are
-carried in the face's PDF, in its document information (:func:`payload`). A face whose marks cairo did not write exactly as recorded
-(:func:`marks_intact`) is drawn again with outlines: never a missing glyph. The print stage
-(:mod:`cardgen.pdfdoc`, :mod:`cardgen.textlayer`), which reads every face it places anyway,
-replaces each path and mark by the glyphs' forms (:func:`resolve`) and adds each form to
-its document once; :func:`standalone` does the same for one face, as a file of its own.
+carried in the face's PDF, in its document information (:func:`payload`). A face whose
+marks cairo did not write exactly as recorded (:func:`marks_intact`) is drawn again with
+outlines: never a missing glyph. The print stage (:mod:`cardgen.pdfdoc`,
+:mod:`cardgen.textlayer`), which reads every face it places anyway, replaces each path and
+mark by the glyphs' forms (:func:`resolve`) and adds each form to its document once;
+:func:`standalone` does the same for one face, as a file of its own.
 
 What it costs: nothing, measured — cairo writes no outlines (a QCD card face: 2.22 ms to
 draw with outlines, 1.08 ms with marks), and the print stage's substitution is a few string
@@ -289,16 +290,11 @@ def runs_of(keywords: str | None) -> list[Carried] | None:
         raise ValueError("its glyph runs were written by another version of cardgen")
     try:
         fonts, data = json.loads(keywords[len(PAYLOAD):])
-        paths = [str(path) for path in fonts]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
-    try:
-        faces = [_font(path) for path in paths]
-    except CardgenError as exc:
-        raise ValueError(f"a font its glyph runs are drawn with cannot be read ({exc.message})") from None
-    try:
+        faces = [_font(str(path)) for path in fonts]
         return [Carried(ops.encode("ascii") + b"\n", tuple((faces[f], int(gid)) for f, gid in glyphs), bool(evenodd))
                 for evenodd, ops, glyphs in data]
+    except CardgenError as exc:   # the font's file moved or changed since the face was drawn
+        raise ValueError(f"a font its glyph runs are drawn with cannot be read ({exc.message})") from None
     except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:
         raise ValueError(f"the glyph runs it carries cannot be read ({type(exc).__name__})") from None
 

@@ -32,9 +32,10 @@ from typing import Any, Iterator
 
 @contextmanager
 def deferred() -> Iterator[None]:
-    """Run the block with Ctrl-C and SIGTERM held back; one that came meanwhile is raised when the block ends, in the process that entered it (a forked child
-    never raises it here). Only the main thread can change signal handlers, and only there
-    does Python raise them: elsewhere the block runs as it is."""
+    """Run the block with Ctrl-C and SIGTERM held back; one that came meanwhile is raised when
+    the block ends, in the process that entered it (a forked child never raises it here).
+    Only the main thread can change signal handlers, and only there does Python raise them:
+    elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

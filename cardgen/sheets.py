@@ -545,10 +545,9 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
         translate.missing.clear()
     layout, pages = _laid_out(game, kind, lang, width, height, translate, level)
     laid = pages_digest(drawing, pages, [kind, lang, width, height, title, epoch, game.id, game.name])
-    notes_before = _notes(previous) if previous is not None and laid is not None else None
-    kept = _reported(notes_before) if notes_before is not None and notes_before.get("pages") == laid else None
-    if kept is not None:
-        assert previous is not None
+    before = (_notes(previous) or {}) if previous is not None else {}   # what the last build's file records
+    kept = _reported(before) if laid is not None and before.get("pages") == laid else None
+    if kept is not None and previous is not None:
         return SheetResult(kind, previous, len(pages), *kept)
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
     results = _rendered_pages(game, kind, renderer, width, height, layout, pages)
@@ -557,7 +556,7 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
     issues = list(dict.fromkeys(i for r in results for i in r.issues))
     report = {"issues": [asdict(i) for i in issues], "missing": missing}
     content = content_digest(drawing, faces, [width, height, title, epoch, report])
-    if previous is not None and _content_of(previous) == content:
+    if previous is not None and before.get("content") == content:
         return SheetResult(kind, previous, len(faces), issues, missing)
     notes = json.dumps({**report, "content": content, **({"pages": laid} if laid is not None else {})},
                        ensure_ascii=False, sort_keys=True)
@@ -581,9 +580,9 @@ def content_digest(drawing: str, faces: list[Face], settings: list[Any]) -> str:
 def pages_digest(drawing: str, pages: list[list[dict]], settings: list[Any]) -> str | None:
     """Everything a sheet's rendering reads, before it is rendered: its laid-out pages (the
     items each page draws, with their places in mm: plain data, particle symbols and colour
-    charges, each value spelled out with its type's name), the
-    sheet's kind, language, size, title, date and the game's id and name (all its template
-    is shown of the game), and ``drawing`` (templates, catalogs, fonts, code). The same digest
+    charges, each value spelled out with its type's name), the sheet's kind, language, size,
+    title, date and the game's id and name (all its template is shown of the game), and
+    ``drawing`` (templates, catalogs, fonts, code). The same digest
     renders to the same pages, with the same text issues and untranslated strings, so a sheet
     whose pages come out of the layout the same is not rendered again. None when the pages
     hold a value this digest cannot spell out (the sheet is then rendered)."""
@@ -618,12 +617,6 @@ def _notes(source: Path | bytes) -> dict[str, Any] | None:
     except (OSError, KeyError, ValueError, TypeError, pikepdf.PdfError):
         return None
     return notes if isinstance(notes, dict) else None
-
-
-def _content_of(data: bytes) -> str | None:
-    """The content digest a sheet cardgen wrote records (None for any other PDF)."""
-    notes = _notes(data)
-    return str(notes["content"]) if notes is not None and "content" in notes else None
 
 
 def read_notes(path: Path) -> tuple[list[TextIssue], list[tuple[str, str]]] | None:
