@@ -146,6 +146,7 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check --lang all               # and every translation fits
       cardgen check games/my-game --json     # for scripts and CI
     """
+    from . import yamlcache
     from .check import check
     from .errors import CardgenError, InputError, InputErrors, each_error, raise_all
     from .loader import load_each
@@ -158,7 +159,8 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
             raise InputError("--lang renders the faces in that language, but rendering is off (--no-render)", None,
                              "drop --no-render, or the --lang options")
         loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
-        games, unread = load_each(game_ids, games_dirs, font_dirs)
+        with yamlcache.switch(not no_cache):
+            games, unread = load_each(game_ids, games_dirs, font_dirs)
         if not games:
             raise_all(unread)
         report = check(games, render=not no_render, langs=langs, strict=strict,
@@ -266,7 +268,7 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
       cardgen build qcd --lang de --sets 8           # eight marked class sets in German
       cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
     """
-    from . import uptodate
+    from . import uptodate, yamlcache
 
     wanted = dict(lang=",".join(langs), paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin, marks=marks,
                   back_offset=None if back_offset is None else _parse_offset(back_offset), mode=mode, level=level,
@@ -293,7 +295,8 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
         said.append((True, f"note: no rule sheet or answer key on {base.sheet().label} paper, too small for them; "
                            f"build them with --paper a4 (or letter)"))
         click.echo(said[-1][1], err=True)
-    games = load_games(game_ids, games_dirs, font_dirs)
+    with yamlcache.switch(not no_cache):
+        games = load_games(game_ids, games_dirs, font_dirs)
     stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results, bleed),
                               back_offset_saved=back_offset is None)
     steps = _build_steps(games, base.lang)

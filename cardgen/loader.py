@@ -35,7 +35,8 @@ from .places import parse_card_places, parse_layout, validate as validate_places
 from .shapes import SHAPE_TYPES, Shape
 from .spreadsheets import read_sheet, rows_as_cards
 from .tables import DEVIATION_KEY, TABLE_KINDS, deviations, parse_rows
-from .yamlsrc import YMap, YSeq, load_yaml
+from .yamlcache import load_yaml
+from .yamlsrc import YMap, YSeq
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"

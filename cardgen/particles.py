@@ -15,7 +15,8 @@ from typing import Iterable, Iterator, Mapping
 
 from . import schema as S
 from .errors import InputError, Location, did_you_mean
-from .yamlsrc import YMap, load_yaml
+from .yamlcache import load_yaml
+from .yamlsrc import YMap
 
 KINDS = ("quark", "lepton", "gauge boson", "scalar")
 MASS_UNITS = {"eV": 1e-6, "keV": 1e-3, "MeV": 1.0, "GeV": 1e3, "TeV": 1e6}

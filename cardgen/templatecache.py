@@ -29,20 +29,17 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import marshal
-import os
 import sys
-import tempfile
 from pathlib import Path
 from types import CodeType
 
 import jinja2
 
+from .machinefiles import TaggedFiles, cache_folder
+
 #: The folder's size bound in bytes; the shipped games' templates take about 1 MB.
 LIMIT = 32 * 1024 * 1024
-#: The HMAC tag heading each file.
-_TAG = 32
 #: The modules whose code decides what a template compiles to: the environment's options and
 #: its sandbox (render, budget) and the parse (templatetrees).
 _COMPILER_MODULES = ("render.py", "budget.py", "templatetrees.py")
@@ -50,9 +47,7 @@ _COMPILER_MODULES = ("render.py", "budget.py", "templatetrees.py")
 
 def default_folder() -> Path:
     """Where this user's compiled templates are kept (the platform's cache folder)."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / "templates"
+    return cache_folder("templates")
 
 
 @functools.cache
@@ -72,6 +67,7 @@ class MachineTemplates:
     def __init__(self, folder: Path | None = None, limit: int = LIMIT) -> None:
         self.folder = folder or default_folder()
         self.limit = limit
+        self._files = TaggedFiles(self.folder, limit, (".code", ".facts"))
 
     def _path(self, key: str, checksum: str) -> Path:
         name = hashlib.sha256(f"{key}\0{checksum}\0{compiler_digest()}".encode()).hexdigest()[:40]
@@ -83,13 +79,11 @@ class MachineTemplates:
 
     @staticmethod
     def _tag(name: str, data: bytes) -> bytes:
-        from .userkey import user_key
-
-        return hmac.new(user_key(), name.encode() + b"\0" + data, hashlib.sha256).digest()
+        return TaggedFiles.tag(name, data)
 
     def get(self, key: str, checksum: str) -> CodeType | None:
         """The code compiled for this template source, or None (absent, damaged or foreign)."""
-        data = self._read(self._path(key, checksum))
+        data = self._files.read(self._path(key, checksum))
         if data is None:
             return None
         try:
@@ -100,65 +94,13 @@ class MachineTemplates:
 
     def put(self, key: str, checksum: str, code: CodeType) -> bool:
         """Keep ``code``; False when it could not be written (the folder is read-only...)."""
-        return self._write(self._path(key, checksum), marshal.dumps(code))
+        return self._files.write(self._path(key, checksum), marshal.dumps(code))
 
     def facts(self, key: str) -> bytes | None:
         """What the checker's scan found in a template source, kept under ``key`` (a digest of
         the source and of the scan), or None (absent, damaged or foreign)."""
-        return self._read(self._facts_path(key))
+        return self._files.read(self._facts_path(key))
 
     def keep_facts(self, key: str, data: bytes) -> bool:
         """Keep a scan's findings under ``key``; False when they could not be written."""
-        return self._write(self._facts_path(key), data)
-
-    def _read(self, path: Path) -> bytes | None:
-        """A file's data when its tag verifies (the file is then recently used: evicted last)."""
-        try:
-            blob = path.read_bytes()
-        except OSError:
-            return None
-        tag, data = blob[:_TAG], blob[_TAG:]
-        if len(tag) != _TAG or not hmac.compare_digest(tag, self._tag(path.name, data)):
-            return None
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-        return data
-
-    def _write(self, path: Path, data: bytes) -> bool:
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".part")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(self._tag(path.name, data) + data)
-                os.replace(tmp, path)   # whole or not at all: a reader never sees half a file
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            return False
-        self._bound()
-        return True
-
-    def _bound(self) -> None:
-        """Remove the least recently used files while the folder holds more than the limit."""
-        files = []
-        try:
-            with os.scandir(self.folder) as entries:
-                for entry in entries:
-                    if entry.name.endswith((".code", ".facts")):
-                        st = entry.stat()
-                        files.append((st.st_mtime_ns, st.st_size, entry.path))
-        except OSError:
-            return
-        total = sum(size for _t, size, _p in files)
-        for _mtime, size, name in sorted(files):
-            if total <= self.limit:
-                break
-            try:
-                os.unlink(name)
-            except OSError:
-                continue
-            total -= size
+        return self._files.write(self._facts_path(key), data)

@@ -44,9 +44,9 @@ RACY_NS = 2_000_000_000
 
 def default_folder() -> Path:
     """Where this user's passes are kept (the platform's cache folder)."""
-    import platformdirs
+    from .machinefiles import cache_folder
 
-    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / "verdicts"
+    return cache_folder("verdicts")
 
 
 def game_digests(games: Iterable[Game], loaded_ns: int, kind: str = GATE) -> list[str | None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -400,8 +400,10 @@ def _wide_encoding(data: bytes) -> tuple[str, str] | None:
     return None
 
 
-def load_yaml(path: Path) -> Any:
-    """Read and parse a YAML file, turning OS and encoding problems into InputErrors."""
+def load_yaml(path: Path, parse: Callable[[str, str], Any] = parse_yaml) -> Any:
+    """Read and parse a YAML file, turning OS and encoding problems into InputErrors
+    (``parse``: the text and the name it is shown by to what it holds; the loaders pass
+    :func:`cardgen.yamlcache.parsed`'s, which takes what the machine parsed before)."""
     shown = display_path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
         # a named pipe or device would block or never end
@@ -432,4 +434,4 @@ def load_yaml(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError("file is not valid UTF-8", Location.of_byte(shown, data, exc.start),
                          "save the file with UTF-8 encoding") from None
-    return parse_yaml(text, shown)
+    return parse(text, shown)

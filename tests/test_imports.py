@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cardgen"
 #: listed are shared utilities any stage may use, as long as they import no stage.
 STAGES = ["load", "check", "render", "draw", "layout", "write", "cli"]
 STAGE_OF = {
-    "loader": "load", "loadapart": "load", "yamlsrc": "load", "schema": "load", "model": "load", "spreadsheets": "load",
+    "loader": "load", "loadapart": "load", "yamlsrc": "load", "yamlcache": "load", "schema": "load", "model": "load", "spreadsheets": "load",
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
     "checkfaces": "check", "legibility": "check", "facegeometry": "check", "verdicts": "check",
     "render": "render", "text": "render", "budget": "render", "images": "render",

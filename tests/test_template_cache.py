@@ -199,14 +199,17 @@ def test_a_build_without_cache_keeps_and_takes_nothing_from_the_machine(monkeypa
     from cardgen.cli import main
     from cardgen.verdicts import default_folder as verdicts_folder
 
-    game = cardgen.load_game("particles-in-circle")
+    game = cardgen.load_game("particles-in-circle")   # its data files parsed, and kept (cardgen.yamlcache)
+    kept = _machine_files()
+    assert kept and all(p.parent.name == "yaml" for p in kept)
     scanned = _Scans(monkeypatch, tmp_path)
     done = CliRunner().invoke(main, ["build", game.id, "--no-cache", "--out", str(tmp_path / "cli")])
     assert done.exit_code == 0, done.output
-    assert scanned.names() and not [p for p in default_folder().parent.rglob("*") if p.is_file()]   # as --help says
+    assert scanned.names() and _machine_files() == kept   # as --help says: not even read (it would be touched)
     scanned = _Scans(monkeypatch, tmp_path)
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "a", cache=False))
     assert scanned.names() and not list(default_folder().glob("*")) and not verdicts_folder().exists()
+    assert _machine_files() == kept
     _Scans(monkeypatch, tmp_path)   # as a new process
     cardgen.build(game.id, cardgen.BuildOptions(out=tmp_path / "b"))
     assert list(default_folder().glob("*.facts")) and list(verdicts_folder().glob("*"))
@@ -226,3 +229,8 @@ def test_a_build_of_games_handed_over_loaded_takes_the_scans_from_the_machine(mo
     scanned = _Scans(monkeypatch, tmp_path)   # as a new process
     cardgen.build([cardgen.load_game("particles-in-circle")], cardgen.BuildOptions(out=tmp_path / "b"))
     assert scanned.names() == []
+
+
+def _machine_files() -> dict[Path, tuple[int, int]]:
+    """Every file in this user's cache folder, with its size and when it was last used."""
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in default_folder().parent.rglob("*") if p.is_file()}

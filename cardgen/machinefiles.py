@@ -1,0 +1,97 @@
+"""A folder of files kept once per machine, each signed with this user's key and the folder
+bounded in size: what the compiled templates (:mod:`cardgen.templatecache`) and the parsed
+data files (:mod:`cardgen.yamlcache`) are kept in.
+
+What such a file holds is believed only when its tag verifies: an HMAC of its name and data
+with this user's key (:func:`cardgen.userkey.user_key`). A file damaged, truncated, or written
+by anyone else is a miss, and its content is made afresh, never read. The folder is bounded
+(the least recently used files go first: reading a file marks it used) and disposable: a read
+that fails is a miss, a write that fails is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import tempfile
+from pathlib import Path
+
+#: The HMAC tag heading each file.
+TAG = 32
+
+
+def cache_folder(name: str) -> Path:
+    """``name``'s folder in this user's cache folder (the platform's, e.g. ``~/.cache/cardgen``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / name
+
+
+class TaggedFiles:
+    """Signed files in ``folder``, those ending in one of ``suffixes`` counted against
+    ``limit`` bytes."""
+
+    def __init__(self, folder: Path, limit: int, suffixes: tuple[str, ...]) -> None:
+        self.folder = folder
+        self.limit = limit
+        self.suffixes = suffixes
+
+    @staticmethod
+    def tag(name: str, data: bytes) -> bytes:
+        from .userkey import user_key
+
+        return hmac.new(user_key(), name.encode() + b"\0" + data, hashlib.sha256).digest()
+
+    def read(self, path: Path) -> bytes | None:
+        """A file's data when its tag verifies (the file is then recently used: evicted last)."""
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            return None
+        tag, data = blob[:TAG], blob[TAG:]
+        if len(tag) != TAG or not hmac.compare_digest(tag, self.tag(path.name, data)):
+            return None
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+        return data
+
+    def write(self, path: Path, data: bytes) -> bool:
+        """Keep ``data`` as ``path``, signed; False when it could not be written."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".part")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(self.tag(path.name, data) + data)
+                os.replace(tmp, path)   # whole or not at all: a reader never sees half a file
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        self._bound()
+        return True
+
+    def _bound(self) -> None:
+        """Remove the least recently used files while the folder holds more than the limit."""
+        files = []
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(self.suffixes):
+                        st = entry.stat()
+                        files.append((st.st_mtime_ns, st.st_size, entry.path))
+        except OSError:
+            return
+        total = sum(size for _t, size, _p in files)
+        for _mtime, size, name in sorted(files):
+            if total <= self.limit:
+                break
+            try:
+                os.unlink(name)
+            except OSError:
+                continue
+            total -= size
