@@ -268,7 +268,7 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
       cardgen build qcd --lang de --sets 8           # eight marked class sets in German
       cardgen build tutti-quantum --duplex short --back-offset 0.5,-1
     """
-    from . import uptodate, yamlcache
+    from . import uptodate
 
     wanted = dict(lang=",".join(langs), paper=paper, duplex=duplex, bleed=bleed, gutter=gutter, margin=margin, marks=marks,
                   back_offset=None if back_offset is None else _parse_offset(back_offset), mode=mode, level=level,
@@ -280,6 +280,7 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
         for err, line in lines:   # what the build printed, the last time it ran with these inputs
             click.echo(line, err=err)
         return
+    from . import yamlcache
     from .build import BuildOptions, RuleFindingsError, build
     from .progress import Progress
 
