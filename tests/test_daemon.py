@@ -264,6 +264,37 @@ def test_the_daemon_imports_what_a_build_and_a_check_import(tmp_path: Path) -> N
     assert late == []
 
 
+def test_a_command_of_the_daemon_hashes_none_of_cardgens_files_again(tmp_path: Path) -> None:
+    """The daemon hashes cardgen's files and the shared templates once: a build forked from it
+    reads no byte of them to fingerprint a game, and still sees one that changed."""
+    script = (
+        "import json, os\n"
+        "from pathlib import Path\n"
+        "from cardgen.daemon.server import _preload\n"
+        "_preload()\n"
+        "import cardgen, cardgen.cache as cache\n"
+        "hashed = []\n"
+        "real = cache.sha256_file\n"
+        "cache.sha256_file = lambda path: hashed.append(str(path)) or real(path)\n"
+        f"out = Path({str(tmp_path / 'out')!r})\n"
+        "cardgen.build('qcd', cardgen.BuildOptions(out=out), jobs=1)\n"
+        "first = list(hashed)\n"
+        "shared = cache.SHARED_TEMPLATES / 'base.svg.j2'\n"
+        "st = shared.stat()\n"
+        "os.utime(shared, ns=(st.st_atime_ns, st.st_mtime_ns + 1))\n"
+        "try:\n"
+        "    cache.software_digest(); cache.file_digest(shared)\n"
+        "finally:\n"
+        "    os.utime(shared, ns=(st.st_atime_ns, st.st_mtime_ns))\n"
+        "print(json.dumps([first, hashed[len(first):]]))\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    first, after_touch = json.loads(res.stdout.splitlines()[-1])
+    ours = (str(ROOT / "cardgen"), str(ROOT / "templates" / "_shared"))
+    assert first and not [p for p in first if p.startswith(ours)]   # the game's own files only
+    assert after_touch == [str(ROOT / "templates" / "_shared" / "base.svg.j2")]
+
+
 def test_messages_survive_any_split_and_refuse_what_is_too_big() -> None:
     a, b = socket.socketpair()
     with a, b:

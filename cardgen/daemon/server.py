@@ -359,8 +359,9 @@ def _same_user(conn: socket.socket) -> bool:
 
 def _preload() -> None:
     """Import what commands use, read the particle table the check gate reads and the physics
-    data every game reads (read again by a command when its files have changed), and keep
-    it all out of the garbage collector's way (a command's collections never walk it)."""
+    data every game reads (read again by a command when its files have changed), hash the
+    files every game's fingerprint reads (:func:`_digest_shared_files`), and keep it all out
+    of the garbage collector's way (a command's collections never walk it)."""
     for name in PRELOAD:
         importlib.import_module(name)
     from fontTools.ttLib import getTableModule
@@ -375,8 +376,22 @@ def _preload() -> None:
         loader.shipped_physics()
     except (CardgenError, OSError):   # a broken file: each command reports it, as without the daemon
         pass
+    _digest_shared_files()
     gc.collect()
     gc.freeze()
+
+
+def _digest_shared_files() -> None:
+    """Hash what every build's fingerprints read besides a game's own files: cardgen's files
+    (code, fonts, declarations), the shared templates, the installed libraries and cairo's
+    version. A digest is kept per process while the file's size, time and inode stay the same
+    (:func:`cardgen.cache.file_digest`), so each command forked from here only looks at them:
+    6 ms less before its first face, measured after a one-card edit."""
+    from .. import cache
+
+    cache.software_digest()
+    for path in cache.files_under(cache.SHARED_TEMPLATES):
+        cache.file_digest(path)
 
 
 def watched_files() -> list[str]:
