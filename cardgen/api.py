@@ -32,7 +32,7 @@ def build(games: Game | str | Path | Iterable[Game | str | Path], options: Any =
     changed since the last build of the same request, its results are returned without
     loading a game (see :mod:`cardgen.uptodate`; ``options.cache=False`` builds anyway).
     Loaded games may differ from their files, so they are always built."""
-    from . import uptodate, yamlcache
+    from . import machinefiles, uptodate
     from .build import BuildOptions, build as build_stage
 
     options = options or BuildOptions()
@@ -48,7 +48,7 @@ def build(games: Game | str | Path | Iterable[Game | str | Path], options: Any =
                     on_done(result)
             return results
         stamp = uptodate.Recorder(verdict, back_offset_saved=options.back_offset is None)
-    with yamlcache.switch(options.cache):
+    with machinefiles.switch(options.cache):
         games_built = _games(named, options.games_dirs)
     return build_stage(games_built, options, jobs, on_done, on_wait, check=check, stamp=stamp)
 

@@ -146,7 +146,7 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
       cardgen check --lang all               # and every translation fits
       cardgen check games/my-game --json     # for scripts and CI
     """
-    from . import yamlcache
+    from . import machinefiles
     from .check import check
     from .errors import CardgenError, InputError, InputErrors, each_error, raise_all
     from .loader import load_each
@@ -159,12 +159,12 @@ def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: 
             raise InputError("--lang renders the faces in that language, but rendering is off (--no-render)", None,
                              "drop --no-render, or the --lang options")
         loaded = time.time_ns()   # the games are read from their files after this: a pass is kept for them
-        with yamlcache.switch(not no_cache):
+        with machinefiles.switch(not no_cache):   # nothing taken from the machine's cache folder, or kept there
             games, unread = load_each(game_ids, games_dirs, font_dirs)
-        if not games:
-            raise_all(unread)
-        report = check(games, render=not no_render, langs=langs, strict=strict,
-                       cache=None if no_cache else out / ".cache", loaded_ns=None if no_cache else loaded)
+            if not games:
+                raise_all(unread)
+            report = check(games, render=not no_render, langs=langs, strict=strict,
+                           cache=None if no_cache else out / ".cache", loaded_ns=None if no_cache else loaded)
     except CardgenError as exc:
         failed = InputErrors([*unread, exc]) if games and unread else exc   # (no game read: exc holds them)
         if as_json:
@@ -280,7 +280,7 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
         for err, line in lines:   # what the build printed, the last time it ran with these inputs
             click.echo(line, err=err)
         return
-    from . import yamlcache
+    from . import machinefiles
     from .build import BuildOptions, RuleFindingsError, build
     from .progress import Progress
 
@@ -296,7 +296,7 @@ def build_cmd(game_ids: tuple[str, ...], langs: tuple[str, ...], strict: bool, p
         said.append((True, f"note: no rule sheet or answer key on {base.sheet().label} paper, too small for them; "
                            f"build them with --paper a4 (or letter)"))
         click.echo(said[-1][1], err=True)
-    with yamlcache.switch(not no_cache):
+    with machinefiles.switch(not no_cache):   # the build itself switches as its options say
         games = load_games(game_ids, games_dirs, font_dirs)
     stamp = uptodate.Recorder(verdict, report=lambda results: said + _report_lines(games, results, bleed),
                               back_offset_saved=back_offset is None)

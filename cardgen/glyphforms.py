@@ -42,6 +42,8 @@ from typing import Any
 
 from fontTools.pens.basePen import BasePen
 
+from . import outlinecache
+
 #: The structure tag marking where a run's glyphs go (see the module docstring).
 TAG = b"Span"
 #: A mark as cairo writes it.
@@ -132,16 +134,29 @@ class _FormPen(BasePen):
 
 @functools.lru_cache(maxsize=8192)
 def glyph_form(face: Any, gid: int, evenodd: bool) -> GlyphForm:
-    """The form of one glyph (once per process), named by its content: the same outline is
-    the same form in every face and document."""
-    pen = _FormPen()
-    face.draw_glyph(gid, pen)
-    content = (" ".join(pen.ops) + (" f*" if evenodd else " f")).encode("ascii")
-    bbox = (min(pen.xs, default=0), min(pen.ys, default=0), max(pen.xs, default=0), max(pen.ys, default=0))
+    """The form of one glyph (once per process, its outline once per machine: see
+    :mod:`cardgen.outlinecache`), named by its content: the same outline is the same form in
+    every face and document."""
+    content, bbox = outlinecache.kept(face.path, ("form", gid, evenodd), lambda: _outline(face, gid, evenodd),
+                                      _is_outline)
     pad = max(1, round(BOX_MARGIN * face.upem))
     box = (bbox[0] - pad, bbox[1] - pad, bbox[2] + pad, bbox[3] + pad)
     name = "/cg" + hashlib.sha256(content + repr(box).encode()).hexdigest()[:12]
     return GlyphForm(name, content, bbox, box)
+
+
+def _outline(face: Any, gid: int, evenodd: bool) -> tuple[bytes, tuple[int, int, int, int]]:
+    """A glyph's form content (its outline, filled) and the outline's bounds, in font units."""
+    pen = _FormPen()
+    face.draw_glyph(gid, pen)
+    content = (" ".join(pen.ops) + (" f*" if evenodd else " f")).encode("ascii")
+    return content, (min(pen.xs, default=0), min(pen.ys, default=0), max(pen.xs, default=0), max(pen.ys, default=0))
+
+
+def _is_outline(value: Any) -> bool:
+    """Whether a kept value is what :func:`_outline` makes."""
+    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes)
+            and isinstance(value[1], tuple) and len(value[1]) == 4 and all(type(v) is int for v in value[1]))
 
 
 def run_box(ctx: Any, glyphs: list[tuple[Any, int, float, float, float]],

@@ -6,19 +6,43 @@ What such a file holds is believed only when its tag verifies: an HMAC of its na
 with this user's key (:func:`cardgen.userkey.user_key`). A file damaged, truncated, or written
 by anyone else is a miss, and its content is made afresh, never read. The folder is bounded
 (the least recently used files go first: reading a file marks it used) and disposable: a read
-that fails is a miss, a write that fails is skipped.
+that fails is a miss, a write that fails is skipped. ``--no-cache`` takes and keeps nothing
+(:func:`switch`; the compiled templates have a switch of their own, see
+:func:`cardgen.checkfaces.keeps_on_machine`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import hmac
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 #: The HMAC tag heading each file.
 TAG = 32
+
+_ON: contextvars.ContextVar[bool] = contextvars.ContextVar("cardgen_machine_files", default=True)
+
+
+@contextlib.contextmanager
+def switch(on: bool) -> Iterator[None]:
+    """Within: what is kept on the machine is taken and kept when ``on``; else everything
+    is made afresh, and nothing is kept (``--no-cache``). A process forked within (a build's
+    workers) starts with the same setting."""
+    token = _ON.set(on)
+    try:
+        yield
+    finally:
+        _ON.reset(token)
+
+
+def enabled() -> bool:
+    """Whether what is kept on the machine may be taken and kept here and now (:func:`switch`)."""
+    return _ON.get()
 
 
 def cache_folder(name: str) -> Path:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import outlinecache
 from .imposition import Affine, Polygon, Rect, compose
 from .paper import PT_PER_MM
 from .pdflib import Array, Dictionary, Name, pikepdf
@@ -206,11 +207,20 @@ class GlyphFonts:
 
 
 def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyped-def]
-    """A Type 3 glyph procedure: the glyph's outline in 1/1000 em, filled in the current colour."""
+    """A Type 3 glyph procedure: the glyph's outline in 1/1000 em, filled in the current colour
+    (the outline once per machine: see :mod:`cardgen.outlinecache`)."""
+    outline = outlinecache.kept(face.path, ("type3", gid), lambda: _type3_outline(face, gid),
+                                lambda v: isinstance(v, bytes))
+    return f"{num(width)} 0 d0".encode("ascii") + (b" " + outline if outline else b"")
+
+
+def _type3_outline(face, gid: int) -> bytes:  # type: ignore[no-untyped-def]
+    """A glyph's outline in 1/1000 em, filled, as a Type 3 procedure draws it (nothing for a
+    glyph without one: a space is still a glyph, so text keeps its spaces)."""
     from fontTools.pens.basePen import BasePen
 
     scale = 1000.0 / face.upem
-    ops = [f"{num(width)} 0 d0"]
+    ops: list[str] = []
 
     class Pen(BasePen):
         def _pt(self, p: tuple[float, float]) -> str:
@@ -228,9 +238,10 @@ def _glyph_proc(face, gid: int, width: float) -> bytes:  # type: ignore[no-untyp
         def _closePath(self) -> None:
             ops.append("h")
 
-    if face.has_outline(gid):   # a space has none: it is still a glyph, so text keeps its spaces
-        face.draw_glyph(gid, Pen(None))   # composite glyphs come resolved
-        ops.append("f")
+    if not face.has_outline(gid):
+        return b""
+    face.draw_glyph(gid, Pen(None))   # composite glyphs come resolved
+    ops.append("f")
     return " ".join(ops).encode("ascii")
 
 

@@ -13,26 +13,24 @@ a later load of the same text builds the same objects from it: 7 ms instead of 3
 Only documents that parsed are kept: a file with a mistake is parsed again, to report it.
 A document holding a value marshal cannot write (a date) is not kept. The files are signed
 and the folder bounded (:mod:`cardgen.machinefiles`): an entry damaged or written by anyone
-else is parsed afresh, never believed. ``--no-cache`` (:func:`switch`) takes and keeps
-nothing. :func:`cardgen.yamlsrc.parse_yaml` stays the reference; ``tests/test_yamlcache.py``
+else is parsed afresh, never believed. ``--no-cache`` (:func:`cardgen.machinefiles.switch`)
+takes and keeps nothing. :func:`cardgen.yamlsrc.parse_yaml` stays the reference; ``tests/test_yamlcache.py``
 checks that every shipped data file and the fuzz corpus come back from here exactly as they
 parse, positions and scalars' text included.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import hashlib
 import marshal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .errors import Location
-from .machinefiles import TaggedFiles, cache_folder
+from .machinefiles import TaggedFiles, cache_folder, enabled
 from . import yamlsrc
 from .yamlsrc import YMap, YSeq
 
@@ -44,20 +42,6 @@ SUFFIX = ".doc"
 _MAP, _SEQ = 0, 1
 #: The types a scalar may be kept as.
 _PLAIN = (str, int, float, bool, type(None))
-
-_ON: contextvars.ContextVar[bool] = contextvars.ContextVar("cardgen_yaml_cache", default=True)
-
-
-@contextlib.contextmanager
-def switch(on: bool) -> Iterator[None]:
-    """Within: parsed files taken and kept when ``on``; else every file parsed, and nothing
-    kept (``--no-cache``)."""
-    token = _ON.set(on)
-    try:
-        yield
-    finally:
-        _ON.reset(token)
-
 
 def default_folder() -> Path:
     """Where this user's parsed files are kept (the platform's cache folder)."""
@@ -84,7 +68,7 @@ def load_yaml(path: Path) -> Any:
 
 def parsed(text: str, file: str, parse: Callable[[str, str], Any], folder: Path | None = None) -> Any:
     """``parse(text, file)``, or what it gave for the same text and name before."""
-    if not _ON.get():
+    if not enabled():
         return parse(text, file)
     files = TaggedFiles(folder or default_folder(), LIMIT, (SUFFIX,))
     key = hashlib.sha256(f"{parser_digest()}\0{file}\0".encode() + text.encode("utf-8", "surrogatepass"))

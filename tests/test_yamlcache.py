@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from cardgen import yamlcache, yamlsrc
+from cardgen import machinefiles, yamlcache, yamlsrc
 from cardgen.errors import CardgenError, InputError
 from cardgen.machinefiles import TaggedFiles
 from cardgen.yamlcache import load_yaml
@@ -136,11 +136,11 @@ def test_a_file_with_a_mistake_is_reported_each_time_and_not_kept(tmp_path):
 
 
 def test_nothing_is_taken_or_kept_when_switched_off(tmp_path):
-    with yamlcache.switch(False):
+    with machinefiles.switch(False):
         yamlcache.parsed("a: 1\n", "a.yaml", parse_yaml, tmp_path)
     assert not _entries(tmp_path)
     yamlcache.parsed("a: 1\n", "a.yaml", parse_yaml, tmp_path)
-    with yamlcache.switch(False):
+    with machinefiles.switch(False):
         assert yamlcache.parsed("a: 1\n", "a.yaml", lambda _t, _f: "parsed", tmp_path) == "parsed"
 
 

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .. import i18n
+from .. import i18n, machinefiles
 from .._callable import make_callable
 from ..cache import FaceCache, file_digest, game_files
 from ..errors import InputError, Location, display_path
@@ -91,6 +91,12 @@ def build(games: Iterable[Game], options: BuildOptions, jobs: int | None = None,
     under the lock once everything is in place.
     """
     options, games = options.validated(), list(games)
+    with machinefiles.switch(options.cache):   # --no-cache: nothing taken from the machine's cache folder either
+        return _build(games, options, jobs, on_done, on_wait, check, stamp)
+
+
+def _build(games: list[Game], options: BuildOptions, jobs: int | None, on_done: Callable[[GameBuild], None] | None,
+           on_wait: Callable[[], None] | None, check: bool, stamp: Recorder | None) -> list[GameBuild]:
     if stamp:
         stamp.forget()
     # the check gate alongside the rendering (for the games whose files changed since the
