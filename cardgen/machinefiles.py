@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import hmac
 import os
@@ -47,9 +48,21 @@ def enabled() -> bool:
 
 def cache_folder(name: str) -> Path:
     """``name``'s folder in this user's cache folder (the platform's, e.g. ``~/.cache/cardgen``)."""
+    return _cache_root(*(os.environ.get(v) for v in _WHERE)) / name
+
+
+#: The environment that decides where the platform's cache folder is.
+_WHERE = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_root(*where: str | None) -> Path:
+    """This user's cache folder for cardgen, found once per process for each setting of
+    :data:`_WHERE` (a glyph's outline is looked up there: asking platformdirs each time was a
+    twentieth of writing a deck, measured)."""
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False)) / name
+    return Path(platformdirs.user_cache_dir("cardgen", appauthor=False))
 
 
 class TaggedFiles:
