@@ -218,6 +218,16 @@ class _ContainedLoader(jinja2.FileSystemLoader):
     :data:`MAX_TEMPLATE_BYTES` and text that is not UTF-8 (at its line and column). Jinja's
     own lookup, otherwise: the first search path holding a regular file of that name."""
 
+    def __init__(self, searchpath: list[str]) -> None:
+        super().__init__(searchpath)
+        self._resolved: list[Path] | None = None
+
+    def _roots(self) -> list[Path]:
+        """The template folders, each resolved once (every template load checks against them)."""
+        if self._resolved is None:
+            self._resolved = [Path(p).resolve() for p in self.searchpath]
+        return self._resolved
+
     def get_source(self, environment: jinja2.Environment, template: str):  # type: ignore[override]
         pieces = jinja2.loaders.split_template_path(template)
         for searchpath in self.searchpath:
@@ -227,15 +237,14 @@ class _ContainedLoader(jinja2.FileSystemLoader):
         else:
             raise jinja2.TemplateNotFound(template)
         real = Path(filename).resolve()
-        roots = [Path(p).resolve() for p in self.searchpath]
-        where = Location(display_path(filename))
-        if not any(real == r or r in real.parents for r in roots):
+        if not any(real == r or r in real.parents for r in self._roots()):
             raise TemplateError(f"template '{template}' leaves the template folder (through a symbolic link)",
-                                where, "copy the template into the game's templates folder")
+                                Location(display_path(filename)), "copy the template into the game's templates folder")
         with open(filename, "rb") as fh:
             data = fh.read(MAX_TEMPLATE_BYTES + 1)
         if len(data) > MAX_TEMPLATE_BYTES:
-            raise TemplateError(f"template '{template}' is larger than {MAX_TEMPLATE_BYTES >> 20} MiB", where,
+            raise TemplateError(f"template '{template}' is larger than {MAX_TEMPLATE_BYTES >> 20} MiB",
+                                Location(display_path(filename)),
                                 "a template draws one face: move long content into the game's data files")
         try:
             source = data.decode("utf-8")
