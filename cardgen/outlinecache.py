@@ -14,8 +14,8 @@ its path, size, time and inode, as the face cache knows a font, and by that code
 libraries' versions): plain data (bytes and numbers, written with :mod:`marshal`), read once
 per process.
 
-A process adds what it worked out to its font's file when a task ends (:func:`keep`), merged
-with what other processes added meanwhile. The files are signed and the folder bounded
+A process adds what it worked out to its font's file when a build task ends (:func:`task`,
+:func:`keep`), merged with what other processes added meanwhile. The files are signed and the folder bounded
 (:mod:`cardgen.machinefiles`): an entry damaged or written by anyone else is worked out
 afresh, never printed. ``--no-cache`` takes and keeps nothing. ``tests/test_outline_cache.py``
 checks that documents printed from kept outlines are byte for byte those printed without.
@@ -23,16 +23,18 @@ checks that documents printed from kept outlines are byte for byte those printed
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .machinefiles import TaggedFiles, cache_folder, enabled
+from .machinefiles import TaggedFiles, cache_folder, enabled, switch
 
 #: The folder's size bound in bytes; the shipped games' glyphs take about 0.3 MB.
 LIMIT = 32 * 1024 * 1024
@@ -138,6 +140,18 @@ def keep(folder: Path | None = None) -> None:
         _files(folder).write(font.path, data)
         font.entries.update(merged)
         font.new.clear()
+
+
+@contextlib.contextmanager
+def task(cache: bool) -> Iterator[None]:
+    """A build task's work: what is kept on the machine taken and kept as ``cache`` says
+    (``--no-cache``: nothing, see :func:`cardgen.machinefiles.switch`), and the outlines it
+    worked out for the first time kept when it ends, for every later process."""
+    with switch(cache):
+        try:
+            yield
+        finally:
+            keep()
 
 
 def _forget_new_in_child() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .. import machinefiles, outlinecache
+from .. import outlinecache
 from ..cache import CachedFace, FaceCache, face_scope, file_digest, font_read
 from ..errors import CardgenError
 from ..model import Component
@@ -58,11 +58,8 @@ def render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys
     ``cached``: the keys the cache held when the build looked (None: look each one up); the
     others are not looked for again. ``measure``: the texts each face prints are measured
     (a face the cache holds unmeasured is rendered again)."""
-    with machinefiles.switch(cache_root is not None):
-        try:
-            return _render_chunk(game_ref, lang, comp_id, cards, cache_root, spool_dir, cached, relocate, measure)
-        finally:
-            outlinecache.keep()   # the glyphs this process drew for the first time, for later ones
+    with outlinecache.task(cache_root is not None):
+        return _render_chunk(game_ref, lang, comp_id, cards, cache_root, spool_dir, cached, relocate, measure)
 
 
 def _render_chunk(game_ref: str, lang: str, comp_id: str, cards: tuple[MarkedKeys, ...], cache_root: Path | None,

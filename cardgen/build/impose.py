@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .. import i18n, machinefiles, outlinecache
+from .. import i18n, outlinecache
 from ..errors import InputError, file_system_error
 from ..imposition import (REGISTRATION_GAP, REGISTRATION_SIZE, CardGeometry, Duplex, GridPlan, ImpositionError, Placement,
                           plan_sheet, plan_tiles, stack_bands)
@@ -61,14 +61,11 @@ def write_job(game_ref: str, job_id: str, chunks: list[FaceChunk], options: Buil
             placements.extend([Placement(front, back)] * count)
             by_component.setdefault(chunk.component, []).extend([Placement(front, back)] * count)
     try:
-        with machinefiles.switch(options.cache), \
+        with outlinecache.task(options.cache), \
                 SpooledFaces((chunk.spool, chunk.places, chunk.relocated) for chunk in chunks) as faces:
-            try:
-                if job.members:
-                    return _write_shared(game, job, by_component, faces, options, inputs)
-                return _write_one(game, job, placements, faces, options, inputs)
-            finally:
-                outlinecache.keep()   # the glyphs this process wrote out for the first time, for later ones
+            if job.members:
+                return _write_shared(game, job, by_component, faces, options, inputs)
+            return _write_one(game, job, placements, faces, options, inputs)
     finally:
         spool.remove(chunk.spool for chunk in chunks)
 

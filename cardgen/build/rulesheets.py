@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import i18n, machinefiles, outlinecache
+from .. import i18n, outlinecache
 from ..cache import FaceCache, cache_file, inputs_digest
 from ..errors import InputError
 from ..model import Game
@@ -110,13 +110,10 @@ def render_sheet_file(game_ref: str, kind: str, options: BuildOptions, digest: s
     path = options.out / game.id / options.lang / f"{kind}.pdf"
     title = f"{game.name} – {kind} ({options.lang})"
     same = _ours(previous, options) if previous is not None else None
-    with machinefiles.switch(options.cache):
-        try:
-            sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
-                                        i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
-                                        options.cache_root and cache_file(options.cache_root), same, game_fp)
-        finally:
-            outlinecache.keep()   # the glyphs this process wrote out for the first time, for later ones
+    with outlinecache.task(options.cache):
+        sheet = sheets.render_sheet(game, kind, options.lang, paper.width, paper.height,
+                                    i18n.translator(game, options.lang), options.level, title, source_date_epoch(),
+                                    options.cache_root and cache_file(options.cache_root), same, game_fp)
     built = BuiltFile(str(path.relative_to(options.out)), kind, paper.label, f"{paper.label} pages, single-sided",
                       sheet.pages, 0, 0, sheet.pages, hashlib.sha256(sheet.pdf).hexdigest(), digest,
                       sheets=sheet.pages)
