@@ -15,9 +15,9 @@ libraries' versions): plain data (bytes and numbers, written with :mod:`marshal`
 per process.
 
 A process adds what it worked out to its font's file when a build task ends (:func:`task`,
-:func:`keep`), merged with what other processes added meanwhile. The files are signed and the folder bounded
-(:mod:`cardgen.machinefiles`): an entry damaged or written by anyone else is worked out
-afresh, never printed. ``--no-cache`` takes and keeps nothing. ``tests/test_outline_cache.py``
+:func:`keep`), merged with what other processes added meanwhile. The files are signed and
+the folder bounded (:mod:`cardgen.machinefiles`): an entry damaged or written by anyone else
+is worked out afresh, never printed. ``--no-cache`` takes and keeps nothing. ``tests/test_outline_cache.py``
 checks that documents printed from kept outlines are byte for byte those printed without.
 """
 
@@ -67,9 +67,11 @@ def writer_digest() -> str:
 
 @dataclass
 class _Font:
-    """One font file's kept outlines: what its file held when first read, what this process
-    added, and what it added since it last kept them (``new``)."""
+    """One font file's kept outlines: its file in the folder (``path``, among ``files``),
+    what that held when first read, what this process added, and what it added since it last
+    kept them (``new``)."""
 
+    files: TaggedFiles
     path: Path
     entries: dict[Any, Any]
     new: dict[Any, Any] = field(default_factory=dict)
@@ -77,10 +79,6 @@ class _Font:
 
 #: This process's fonts, by the font file's path and stat (and the folder they are kept in).
 _FONTS: dict[tuple[str, int, int, int, str], _Font] = {}
-
-
-def _files(folder: Path | None = None) -> TaggedFiles:
-    return TaggedFiles(folder or default_folder(), LIMIT, (SUFFIX,))
 
 
 def kept(font_path: Path, key: Any, make: Callable[[], T], valid: Callable[[Any], bool],
@@ -104,18 +102,19 @@ def _font(font_path: Path, folder: Path | None) -> _Font | None:
     except OSError:
         return None
     ident = (str(font_path), st.st_size, st.st_mtime_ns, st.st_ino)
-    files = _files(folder)
-    font = _FONTS.get((*ident, str(files.folder)))
+    root = folder or default_folder()
+    font = _FONTS.get((*ident, str(root)))
     if font is None:
+        files = TaggedFiles(root, LIMIT, (SUFFIX,))
         name = hashlib.sha256(f"{writer_digest()}\0{ident}".encode()).hexdigest()[:40]
-        path = files.folder / f"{name}{SUFFIX}"
-        font = _FONTS[(*ident, str(files.folder))] = _Font(path, _read(path, folder))
+        path = root / f"{name}{SUFFIX}"
+        font = _FONTS[(*ident, str(root))] = _Font(files, path, _read(files, path))
     return font
 
 
-def _read(path: Path, folder: Path | None) -> dict[Any, Any]:
+def _read(files: TaggedFiles, path: Path) -> dict[Any, Any]:
     """A font's file as this module writes it (a dict), or nothing."""
-    data = _files(folder).read(path)
+    data = files.read(path)
     if data is None:
         return {}
     try:
@@ -125,19 +124,19 @@ def _read(path: Path, folder: Path | None) -> dict[Any, Any]:
     return entries if isinstance(entries, dict) else {}
 
 
-def keep(folder: Path | None = None) -> None:
+def keep() -> None:
     """Add what this process worked out to each font's file (with what other processes
     added to it meanwhile). Nothing new: nothing is read or written."""
     for font in _FONTS.values():
         if not font.new or not enabled():
             continue
-        merged = {**_read(font.path, folder), **font.new}
+        merged = {**_read(font.files, font.path), **font.new}
         try:
             data = marshal.dumps(merged)
         except ValueError:   # not plain data: a caller's mistake, kept nowhere
             font.new.clear()
             continue
-        _files(folder).write(font.path, data)
+        font.files.write(font.path, data)
         font.entries.update(merged)
         font.new.clear()
 

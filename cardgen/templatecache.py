@@ -66,7 +66,6 @@ class MachineTemplates:
 
     def __init__(self, folder: Path | None = None, limit: int = LIMIT) -> None:
         self.folder = folder or default_folder()
-        self.limit = limit
         self._files = TaggedFiles(self.folder, limit, (".code", ".facts"))
 
     def _path(self, key: str, checksum: str) -> Path:
@@ -76,10 +75,6 @@ class MachineTemplates:
     def _facts_path(self, key: str) -> Path:
         name = hashlib.sha256(f"facts\0{key}\0{compiler_digest()}".encode()).hexdigest()[:40]
         return self.folder / f"{name}.facts"
-
-    @staticmethod
-    def _tag(name: str, data: bytes) -> bytes:
-        return TaggedFiles.tag(name, data)
 
     def get(self, key: str, checksum: str) -> CodeType | None:
         """The code compiled for this template source, or None (absent, damaged or foreign)."""

@@ -16,6 +16,7 @@ import cardgen
 from cardgen import render, store, templatecache
 from cardgen.build import BuildOptions, build
 from cardgen.render import Renderer
+from cardgen.machinefiles import TaggedFiles
 from cardgen.templatecache import MachineTemplates, default_folder
 
 
@@ -76,7 +77,7 @@ def test_damaged_or_foreign_files_are_ignored_never_run(tmp_path, monkeypatch):
         assert cache.get("k", "c") is None
     # code signed with the right key but not code: not handed to Jinja
     data = marshal.dumps(42)
-    path.write_bytes(cache._tag(path.name, data) + data)
+    path.write_bytes(TaggedFiles.tag(path.name, data) + data)
     assert cache.get("k", "c") is None
     # Mallory's code, signed with her key, in Ann's folder: not run
     marker = tmp_path / "marker"
