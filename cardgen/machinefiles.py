@@ -1,6 +1,7 @@
 """A folder of files kept once per machine, each signed with this user's key and the folder
-bounded in size: what the compiled templates (:mod:`cardgen.templatecache`) and the parsed
-data files (:mod:`cardgen.yamlcache`) are kept in.
+bounded in size: what the compiled templates (:mod:`cardgen.templatecache`), the parsed
+data files (:mod:`cardgen.yamlcache`) and the glyph outlines (:mod:`cardgen.outlinecache`)
+are kept in.
 
 What such a file holds is believed only when its tag verifies: an HMAC of its name and data
 with this user's key (:func:`cardgen.userkey.user_key`). A file damaged, truncated, or written

@@ -1,22 +1,22 @@
 """Parsed data files kept once per machine, so that loading a game parses only the files
 that changed since any command of this user last read them.
 
-Loading Particle Builder parses 18 YAML files: 33 ms of the 0.06 s a command spends
+Loading Particle Builder parses 18 YAML files: 30 ms of the 45 ms a command spends
 loading it, on the path of every build after an edit (the edited file is one of the 18).
 What parsing a file gives (:func:`cardgen.yamlsrc.parse_yaml`: mappings and lists that
 know where each key and value stands, the text of each scalar) depends only on the file's
 text, the name it is shown by, the code that parses it and the PyYAML release. So the
 result is kept in the user's cache folder (``~/.cache/cardgen/yaml``) under a digest of
 all of those, as plain data — tuples, strings and numbers written with :mod:`marshal` — and
-a later load of the same text builds the same objects from it: 7 ms instead of 33.
+a later load of the same text builds the same objects from it: 10 ms instead of 30.
 
 Only documents that parsed are kept: a file with a mistake is parsed again, to report it.
 A document holding a value marshal cannot write (a date) is not kept. The files are signed
 and the folder bounded (:mod:`cardgen.machinefiles`): an entry damaged or written by anyone
 else is parsed afresh, never believed. ``--no-cache`` (:func:`cardgen.machinefiles.switch`)
-takes and keeps nothing. :func:`cardgen.yamlsrc.parse_yaml` stays the reference; ``tests/test_yamlcache.py``
-checks that every shipped data file and the fuzz corpus come back from here exactly as they
-parse, positions and scalars' text included.
+takes and keeps nothing. :func:`cardgen.yamlsrc.parse_yaml` stays the reference:
+``tests/test_yamlcache.py`` checks that every shipped data file and the fuzz corpus come back
+from here exactly as they parse, positions and scalars' text included.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ SUFFIX = ".doc"
 _MAP, _SEQ = 0, 1
 #: The types a scalar may be kept as.
 _PLAIN = (str, int, float, bool, type(None))
+
 
 def default_folder() -> Path:
     """Where this user's parsed files are kept (the platform's cache folder)."""
@@ -92,7 +93,8 @@ def _kept(value: Any) -> Any:
     its items and theirs; a scalar as itself."""
     if isinstance(value, YMap):
         keys = tuple(value)
-        places = tuple(n for k in keys for loc in (value.key_locs[k], value.value_locs[k]) for n in (loc.line, loc.column))
+        places = tuple(n for k in keys for loc in (value.key_locs[k], value.value_locs[k])
+                       for n in (loc.line, loc.column))
         return (_MAP, value.loc.line, value.loc.column, keys, tuple(_kept(value[k]) for k in keys), places,
                 tuple(value.raw.get(k) for k in keys))
     if isinstance(value, YSeq):
