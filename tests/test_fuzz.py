@@ -359,17 +359,22 @@ def test_parse_yaml_slow(text: str) -> None:
 
 # --- libyaml against the pure-Python parser -------------------------------------------------
 
+def described(v: Any) -> Any:
+    """All a parsed value says: its type and text, its positions, each scalar's raw text, and
+    those of everything in it (tests/test_yamlcache.py compares kept parses with it too)."""
+    if isinstance(v, YMap):
+        return ("map", v.loc, [(k, v.key_locs[k], v.value_locs[k], v.raw.get(k), described(x)) for k, x in v.items()],
+                sorted(v.raw))
+    if isinstance(v, YSeq):
+        assert len(v.item_locs) == len(v.raw) == len(v)
+        return ("seq", v.loc, [(loc, raw, described(x)) for loc, raw, x in zip(v.item_locs, v.raw, v)])
+    return (type(v).__name__, repr(v))
+
+
 def _seen(text: str) -> Any:
-    """All that parse_yaml answers: every value with its type, raw text and position, or the
-    error's one line."""
-    def plain(v: Any) -> Any:
-        if isinstance(v, YMap):
-            return ("map", v.loc, [(k, v.key_locs[k], v.value_locs[k], v.raw.get(k), plain(x)) for k, x in v.items()])
-        if isinstance(v, YSeq):
-            return ("seq", v.loc, [(loc, raw, plain(x)) for loc, raw, x in zip(v.item_locs, v.raw, v)])
-        return (type(v).__name__, repr(v))
+    """All that parse_yaml answers (see :func:`described`), or the error's one line."""
     try:
-        return plain(parse_yaml(text, "f.yaml"))
+        return described(parse_yaml(text, "f.yaml"))
     except CardgenError as err:
         return str(err)
 

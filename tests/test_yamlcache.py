@@ -7,7 +7,6 @@ bounded. (--no-cache, which takes and keeps nothing: tests/test_template_cache.p
 from __future__ import annotations
 
 import marshal
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,25 +17,12 @@ from cardgen import machinefiles, yamlcache, yamlsrc
 from cardgen.errors import CardgenError, InputError
 from cardgen.machinefiles import TaggedFiles
 from cardgen.yamlcache import load_yaml
-from cardgen.yamlsrc import YMap, YSeq, parse_yaml
+from cardgen.yamlsrc import parse_yaml
 
 from .conftest import ROOT
-from .test_fuzz import COMMON, mutated_text, yaml_text
+from .test_fuzz import COMMON, described, mutated_text, yaml_text
 
 SHIPPED = sorted((ROOT / "data").rglob("*.yaml"))
-
-
-def _plain(v: Any) -> Any:
-    """All a parsed value says: its type, text, positions and those of everything in it."""
-    if isinstance(v, YMap):
-        return ("map", v.loc, [(k, v.key_locs[k], v.value_locs[k], v.raw.get(k), _plain(x)) for k, x in v.items()],
-                sorted(v.raw))
-    if isinstance(v, YSeq):
-        assert len(v.item_locs) == len(v.raw) == len(v)
-        return ("seq", v.loc, [(loc, raw, _plain(x)) for loc, raw, x in zip(v.item_locs, v.raw, v)])
-    if isinstance(v, float) and math.isnan(v):
-        return ("float", "nan")
-    return (type(v).__name__, repr(v))
 
 
 def _never(text: str, file: str) -> Any:
@@ -57,10 +43,10 @@ def _round_trip(text: str, file: str, folder: Path) -> None:
         assert str(again.value) == str(err) and not _entries(folder)
         return
     first = yamlcache.parsed(text, file, parse_yaml, folder)
-    assert _plain(first) == _plain(fresh)
+    assert described(first) == described(fresh)
     if not _entries(folder):   # a value kept as no plain data: parsed each time
         return
-    assert _plain(yamlcache.parsed(text, file, _never, folder)) == _plain(fresh)
+    assert described(yamlcache.parsed(text, file, _never, folder)) == described(fresh)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
@@ -103,7 +89,7 @@ def test_the_name_a_file_is_shown_by_is_part_of_what_is_kept(tmp_path):
 
 def test_damaged_or_foreign_entries_are_parsed_afresh_never_believed(tmp_path):
     text = "a: [1, {b: x}]\n"
-    fresh = _plain(parse_yaml(text, "a.yaml"))
+    fresh = described(parse_yaml(text, "a.yaml"))
     yamlcache.parsed(text, "a.yaml", parse_yaml, tmp_path)
     (path,) = _entries(tmp_path)
     genuine = path.read_bytes()
@@ -118,7 +104,7 @@ def test_damaged_or_foreign_entries_are_parsed_afresh_never_believed(tmp_path):
                 signed(path.name, marshal.dumps((1, 1, 1, (1, 2), (1, 1), ("1",)))) + marshal.dumps((1, 1, 1, (1, 2), (1, 1), ("1",))),
                 signed(path.name, marshal.dumps({1, 2})) + marshal.dumps({1, 2})):
         path.write_bytes(bad)
-        assert _plain(yamlcache.parsed(text, "a.yaml", parse_yaml, tmp_path)) == fresh
+        assert described(yamlcache.parsed(text, "a.yaml", parse_yaml, tmp_path)) == fresh
         assert path.read_bytes() == genuine   # kept again, as parsed
 
 
