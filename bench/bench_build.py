@@ -11,7 +11,9 @@ machine's neighbours add falls on all of them alike:
 
 * whole command: ``cardgen build`` (all four games, English, A4), everything it writes;
 * cards, boards and tokens: the same build with the rule sheets and answer keys left out
-  (``cardgen.sheets.SHEETS`` emptied in the child process): issue #18's cold-build figure;
+  (``cardgen.sheets.SHEETS`` emptied in the child process), the games named as the command
+  names them (so its check gate, too, takes a game this machine has seen pass as proved):
+  issue #18's cold-build figure;
 * rule sheets and answer keys: the eight sheets alone, rendered and assembled one after
   another in one process (``cardgen.sheets.render_sheet``), their own line;
 * floors: cairosvg alone drawing the same distinct face SVGs (complete documents, glyph
@@ -134,8 +136,12 @@ def child(what: str, out: str, *games: str) -> None:
     from cardgen import sheets
 
     if what == "cards":
+        from cardgen.loader import discover_games
+
         sheets.SHEETS = ()   # the build then stages no rule sheet or answer key
-        cardgen.build(cardgen.load_games(games), cardgen.BuildOptions(out=Path(out)))
+        # named, not loaded here: the build then reads the games and runs its check gate as
+        # the command does (a game whose files this machine saw pass is not proved again)
+        cardgen.build(list(games) or list(discover_games()), cardgen.BuildOptions(out=Path(out)))
         return
     from cardgen import i18n
 
