@@ -121,15 +121,24 @@ def _no_link_loop(path: Path, what: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _physics(data_dir: Path, digest: str) -> PhysicsData:
+def _physics(data_dir: Path, digest: str, cwd: str) -> PhysicsData:
     return load_physics(data_dir)
 
 
 def shipped_physics() -> PhysicsData:
     """The shared particle and colour data, which every game reads: parsed once per process
     and again only when its files' bytes change, so that a process that lives on (``cardgen
-    serve``, the daemon, a program) sees an edit at once and pays for parsing only then."""
-    return _physics(DATA_DIR, _physics_digest(DATA_DIR))
+    serve``, the daemon, a program) sees an edit at once and pays for parsing only then.
+
+    Also again in another working folder: where each entry was written is shown relative to
+    it (see :func:`cardgen.errors.display_path`), and a command the daemon runs in the
+    user's folder must say ``data/particles.yaml:12:3`` as it would run alone, not the path
+    from the folder the daemon started in (4 ms, the parse taken from the machine's cache)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:   # the working folder was removed: paths are shown whole
+        cwd = ""
+    return _physics(DATA_DIR, _physics_digest(DATA_DIR), cwd)
 
 
 def _physics_digest(data_dir: Path) -> str:

@@ -22,13 +22,14 @@ import hashlib
 import io
 import json
 import math
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from . import answers as A
 from . import sheetlayout, textlayer
+from .errors import Location
 from .model import Card, Component, Game, Table
 from .particles import Particle
 from .render import Face, Rendered, Renderer, TextIssue
@@ -585,10 +586,16 @@ def pages_digest(drawing: str, pages: list[list[dict]], settings: list[Any]) -> 
     ``drawing`` (templates, catalogs, fonts, code). The same digest
     renders to the same pages, with the same text issues and untranslated strings, so a sheet
     whose pages come out of the layout the same is not rendered again. None when the pages
-    hold a value this digest cannot spell out (the sheet is then rendered)."""
+    hold a value this digest cannot spell out (the sheet is then rendered).
+
+    Where a value was written (a :class:`~cardgen.errors.Location`, at any depth: a colour's
+    entry, the lines of its cues) is left out: it is shown relative to the working folder,
+    and a sheet built from another folder, or by the daemon, must be the same bytes."""
     def plain(value: Any) -> Any:
+        if isinstance(value, Location):
+            return None
         if is_dataclass(value) and not isinstance(value, type):
-            return {type(value).__name__: asdict(value)}
+            return {type(value).__name__: {f.name: getattr(value, f.name) for f in fields(value)}}
         raise TypeError(type(value).__name__)
 
     try:

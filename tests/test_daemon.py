@@ -72,6 +72,24 @@ def test_a_build_through_the_daemon_writes_prints_and_exits_as_one_run_here(daem
     assert made_here and made_here == made_there   # the same bytes: the epoch came from the environment sent
 
 
+def test_a_command_run_from_the_repository_says_where_shipped_data_is_as_one_run_here(daemon: Path,
+                                                                                        tmp_path: Path) -> None:
+    """The daemon reads the shared physics data in the folder it starts in: a command that
+    took it from there showed each entry's place from that folder (the whole path of
+    data/particles.yaml in a check's report) and wrote other bytes for the rule sheets that
+    print colour charges. From the repository's folder, where those places are short, the
+    daemon's command must read and write as one run here."""
+    check = ("check", "particle-builder", "--json")
+    there, here = cardgen(*check), cardgen(*check, env={"CARDGEN_DAEMON": "off"})
+    assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+    assert '"file": "data/particles.yaml"' in there.stdout   # a choice PDG's data made, where it is written
+    for out, env in (("there", EPOCH), ("here", {**EPOCH, "CARDGEN_DAEMON": "off"})):
+        assert cardgen("build", "qcd", "--out", str(tmp_path / out), "--no-cache", env=env).returncode == 0
+    assert commands_run() == 2
+    made = pdfs(tmp_path / "there")
+    assert "qcd/en/rules.pdf" in made and made == pdfs(tmp_path / "here")
+
+
 def test_errors_and_usage_read_as_here_for_the_executable_and_python_m(daemon: Path, tmp_path: Path) -> None:
     executable = shutil.which("cardgen", path=str(Path(sys.executable).parent))
     assert executable is not None

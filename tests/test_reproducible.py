@@ -89,6 +89,25 @@ def test_the_same_game_built_from_anywhere_writes_the_same_bytes(tmp_path, cli):
     assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
 
 
+def test_a_shipped_game_built_from_the_repository_or_from_elsewhere_writes_the_same_bytes(tmp_path, cli):
+    """Where the shared physics data's entries were written is shown relative to the working
+    folder: from the repository's folder QCD's and Particles in Circle's rule sheets (their
+    colour wheels' charges) recorded a different layout digest than from anywhere else, so
+    the same inputs wrote other bytes. (The build from elsewhere shows every path whole.)"""
+    import os
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "CARDGEN_DAEMON": "off"}
+    (tmp_path / "elsewhere").mkdir()
+    for cwd, out in ((ROOT, "here"), (tmp_path / "elsewhere", "there")):
+        res = cli("build", "qcd", "particles-in-circle", "--out", str(tmp_path / out), "--no-cache", cwd=cwd, env=env)
+        assert res.returncode == 0, res.stderr
+    here, there = _outputs(tmp_path / "here"), _outputs(tmp_path / "there")
+    assert any(name.endswith("rules.pdf") for name in here)
+    assert here == there
+
+
 def test_a_source_date_epoch_that_is_no_date_is_an_input_error(cli, tmp_path):
     """A year past 9999 was 'internal error: ValueError: year 31690708 is out of range'."""
     import os
