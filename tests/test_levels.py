@@ -65,10 +65,10 @@ def test_adding_what_the_game_does_not_have_is_an_input_error(game_copy):
 
 
 def test_what_a_level_adds_is_not_printed_on_the_rule_sheet(tmp_path):
-    import pdfplumber
+    from tests.sheettext import open_text
 
     cardgen.build("particle-builder", cardgen.BuildOptions(out=tmp_path))
-    with pdfplumber.open(tmp_path / "particle-builder/en/rules.pdf") as pdf:
+    with open_text(tmp_path / "particle-builder/en/rules.pdf") as pdf:
         text = "\n".join(page.extract_text() or "" for page in pdf.pages)
     assert "Levels of play" in text and "colour-tokens" not in text and "level5-extra" not in text
 

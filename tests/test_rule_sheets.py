@@ -20,6 +20,7 @@ import cardgen
 from cardgen import answers as A
 from cardgen import i18n, sheets
 from cardgen.tables import walk_outcomes
+from tests.sheettext import open_text, without_drawing
 
 GAMES = ("particle-builder", "tutti-quantum", "qcd", "particles-in-circle")
 
@@ -35,13 +36,34 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _text(path: Path) -> str:
-    with pdfplumber.open(path) as pdf:
+    with open_text(path) as pdf:
         text = "\n".join(page.extract_text() or "" for page in pdf.pages)
     return re.sub(r"[ \t]+", " ", text)
 
 
 def _syms(particles) -> str:
     return " ".join(p.symbol.unicode() for p in particles)
+
+
+@pytest.mark.parametrize(("game_id", "lang", "kind"), [("qcd", "en", "rules"), ("particles-in-circle", "ar", "rules"),
+                                                   ("particle-builder", "de", "answers")])
+def test_the_text_layer_reads_the_same_without_the_drawing(game_id: str, lang: str, kind: str) -> None:
+    """What the sheet tests read through tests/sheettext.py (the sheet with its drawn forms
+    emptied) is what pdfplumber reads of the whole sheet: every character with its font and
+    size, every word at its place, the extracted text (left to right, and right to left)."""
+    game = cardgen.load_game(game_id)
+    pdf = sheets.render_sheet(game, kind, lang, 210, 297, i18n.translator(game, lang), None, "t", None).pdf
+
+    def read(data: bytes) -> list:
+        with pdfplumber.open(io.BytesIO(data)) as doc:
+            return [(page.extract_text(), page.extract_text(use_text_flow=True),
+                     [(w["text"], round(w["x0"], 2), round(w["top"], 2)) for w in page.extract_words()],
+                     [(c["text"], c["fontname"], round(c["size"], 2), round(c["x0"], 2)) for c in page.chars])
+                    for page in doc.pages]
+
+    whole, text_only = read(pdf), read(without_drawing(pdf))
+    assert sum(len(page[3]) for page in whole) > 300
+    assert text_only == whole
 
 
 def test_build_writes_both_sheets_for_every_game(built: Path) -> None:
@@ -174,7 +196,7 @@ def test_german_sheet_has_translated_headings(tmp_path: Path) -> None:
     game = cardgen.load_game("particle-builder")
     tr = i18n.translator(game, "de")
     result = sheets.render_sheet(game, "rules", "de", 210, 297, tr, None, "t", None)
-    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+    with open_text(result.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     assert "Regelübersicht" in text and "Spielstufen" in text and "wird zu" in text
     assert "Rule sheet" not in text and "becomes" not in text
@@ -202,7 +224,7 @@ def test_a_rule_sheet_lists_the_levels_played_and_no_later_one(level: int) -> No
     table ('table below') the sheet leaves out."""
     game = cardgen.load_game("particle-builder")
     result = sheets.render_sheet(game, "rules", "en", 210, 297, None, level, "t", None)
-    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+    with open_text(result.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     names = {row.values["level"]: row.values["name"] for row in game.tables["levels"].rows}
     for n, name in names.items():
@@ -239,7 +261,7 @@ def test_sheet_follows_the_paper_and_level() -> None:
     with pdfplumber.open(io.BytesIO(letter.pdf)) as pdf:
         assert abs(pdf.pages[0].width - 612) < 0.5 and abs(pdf.pages[0].height - 792) < 0.5
     level4 = sheets.render_sheet(game, "rules", "en", 210, 297, None, 4, "t", None)
-    with pdfplumber.open(io.BytesIO(level4.pdf)) as pdf:
+    with open_text(level4.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     assert "Levels of play" in text and "Transformations (Level 5)" not in text and "Decays (Level 7)" not in text
 
@@ -383,14 +405,14 @@ def test_a_column_header_writes_its_unit_as_physics_does_or_takes_the_fields_lab
     assert sheets.column_header("mass_gev") == "mass (GeV)" and sheets.column_header("mev") == "mev"
     game = cardgen.load_game("qcd")
     result = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
-    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+    with open_text(result.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     assert "energy (MeV)" in text and "rulebook (MeV)" in text and "mev" not in text
     g = game_copy("qcd")
     g.edit("tables/flavours.yaml", "rulebook_mev: {type: int, min: 0,",
            "rulebook_mev: {type: int, min: 0, label: \"The rulebook's value (MeV)\",")
     result = sheets.render_sheet(g.load(), "rules", "en", 210, 297, None, None, "t", None)
-    with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+    with open_text(result.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     assert "The rulebook's value (MeV)" in text and "rulebook (MeV)" not in text
 
@@ -403,10 +425,10 @@ def test_vertex_lines_print_as_the_cards_do_and_line_styles_in_words() -> None:
         tr = i18n.translator(game, lang)
         rules = sheets.render_sheet(game, "rules", lang, 210, 297, tr, None, "t", None)
         answers = sheets.render_sheet(game, "answers", lang, 210, 297, tr, None, "t", None)
-        with pdfplumber.open(io.BytesIO(rules.pdf)) as pdf:
+        with open_text(rules.pdf) as pdf:
             text = " ".join(p.extract_text() for p in pdf.pages)
         assert all(w in text for w in words) and "fermion" not in text.replace("Fermion", ""), text
-        with pdfplumber.open(io.BytesIO(answers.pdf)) as pdf:
+        with open_text(answers.pdf) as pdf:
             text = " ".join(p.extract_text() for p in pdf.pages)
         assert "gamma" not in text and "γ" in text
 
@@ -450,7 +472,7 @@ def test_every_assumption_the_data_declares_is_printed_on_the_rule_sheet(game_id
     for lang in ("en", "de"):
         tr = i18n.translator(game, lang)
         result = sheets.render_sheet(game, "rules", lang, 210, 297, tr, None, "t", None)
-        with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        with open_text(result.pdf) as pdf:
             flat = " ".join(" ".join(p.extract_text() for p in pdf.pages).split())
         for a in game.assumptions:
             text = tr(a.text, "assumption") if tr else a.text
@@ -461,7 +483,7 @@ def test_below_level_5_the_answer_key_has_no_empty_transform_column() -> None:
     game = cardgen.load_game("particle-builder")
     for level, shown in ((1, False), (4, False), (5, True), (None, True)):
         result = sheets.render_sheet(game, "answers", "en", 210, 297, None, level, "t", None)
-        with pdfplumber.open(io.BytesIO(result.pdf)) as pdf:
+        with open_text(result.pdf) as pdf:
             text = " ".join(p.extract_text() for p in pdf.pages)
         assert ("or transform (Level 5)" in text) == shown, level
         assert "deck cards (copies)" in text
@@ -485,7 +507,7 @@ def test_the_qcd_sheet_names_each_anti_colour_as_its_card_prints_it() -> None:
     anti-colour, derived from the colour data, in every shipped language."""
     game = cardgen.load_game("qcd")
     en = sheets.render_sheet(game, "rules", "en", 210, 297, None, None, "t", None)
-    with pdfplumber.open(io.BytesIO(en.pdf)) as pdf:
+    with open_text(en.pdf) as pdf:
         text = " ".join(p.extract_text() for p in pdf.pages)
     for ink, anti in (("cyan", "anti-red"), ("magenta", "anti-green"), ("yellow", "anti-blue")):
         assert text.count(anti) >= 3 and text.count(anti) == text.count(f"{ink} ({anti})"), (ink, anti)

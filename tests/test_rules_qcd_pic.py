@@ -13,13 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pdfplumber
 import pytest
 import yaml
 from babel.messages.pofile import read_po
 
 import cardgen
 from cardgen import sheets
+from tests.sheettext import open_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "data" / "games"
@@ -83,7 +83,7 @@ def rules_text(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str]
     found = {}
     for game in RULE_TABLES:
         for lang in LANGS:
-            with pdfplumber.open(out / game / lang / "rules.pdf") as pdf:
+            with open_text(out / game / lang / "rules.pdf") as pdf:
                 found[game, lang] = _flat(" ".join(p.extract_text(use_text_flow=True) or "" for p in pdf.pages))
     return found
 

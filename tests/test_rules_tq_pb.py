@@ -10,18 +10,17 @@ off the sheet."""
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pdfplumber
 import pytest
 
 import cardgen
 from cardgen import i18n, sheets
+from tests.sheettext import open_text
 
 TQ_TABLES = ("placement", "scoring", "competitive", "cooperative", "coop-results")
 PB_TABLES = ("setup", "turn", "compare", "placing", "end", "level-rules")
@@ -101,8 +100,7 @@ def _words(text: str) -> str:
 
 
 def _pdf_text(data: bytes | Path) -> str:
-    src = io.BytesIO(data) if isinstance(data, bytes) else data
-    with pdfplumber.open(src) as pdf:
+    with open_text(data) as pdf:
         return _words(" ".join(page.extract_text() or "" for page in pdf.pages))
 
 
