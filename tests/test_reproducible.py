@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import cardgen
@@ -106,6 +107,36 @@ def test_a_shipped_game_built_from_the_repository_or_from_elsewhere_writes_the_s
     here, there = _outputs(tmp_path / "here"), _outputs(tmp_path / "there")
     assert any(name.endswith("rules.pdf") for name in here)
     assert here == there
+
+
+def test_two_installations_of_the_same_cardgen_write_the_same_bytes(tmp_path, cli):
+    """cardgen's own files are part of every game's fingerprint, which the manifests and the
+    rule sheets carry; its large files (the Chinese fonts) were known by their modification
+    time, so a second clone of the same commit wrote other manifests and rule sheets."""
+    import os
+
+    from tests.conftest import ROOT
+
+    outputs = []
+    for n, when in enumerate((1_600_000_000, 1_700_000_000)):
+        src = tmp_path / f"install-{n}"
+        shutil.copytree(ROOT / "cardgen", src / "cardgen", ignore=shutil.ignore_patterns("__pycache__"))
+        for shared in ("data", "templates"):
+            (src / shared).symlink_to(ROOT / shared)
+        large = [f for f in (src / "cardgen" / "fonts").iterdir() if f.stat().st_size > 1 << 20]
+        assert large
+        for font in large:
+            os.utime(font, (when, when))
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "CARDGEN_DAEMON": "off", "PYTHONPATH": str(src)}
+        out = tmp_path / f"out-{n}"
+        res = cli("build", "qcd", "--out", str(out), "--no-cache", cwd=tmp_path, env=env)
+        assert res.returncode == 0, res.stderr
+        ran = subprocess.run([sys.executable, "-c", "import cardgen; print(cardgen.__file__)"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, check=True)
+        assert ran.stdout.startswith(str(src))   # this installation's cardgen built it
+        outputs.append(_outputs(out))
+    assert "qcd/en/rules.pdf" in outputs[0] and "qcd/en/manifest.json" in outputs[0]
+    assert outputs[0] == outputs[1]
 
 
 def test_a_source_date_epoch_that_is_no_date_is_an_input_error(cli, tmp_path):
