@@ -121,7 +121,7 @@ def _no_link_loop(path: Path, what: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _physics(data_dir: Path, digest: str, cwd: str) -> PhysicsData:
+def _physics(data_dir: Path, digest: str, shown: str) -> PhysicsData:
     return load_physics(data_dir)
 
 
@@ -130,15 +130,13 @@ def shipped_physics() -> PhysicsData:
     and again only when its files' bytes change, so that a process that lives on (``cardgen
     serve``, the daemon, a program) sees an edit at once and pays for parsing only then.
 
-    Also again in another working folder: where each entry was written is shown relative to
-    it (see :func:`cardgen.errors.display_path`), and a command the daemon runs in the
-    user's folder must say ``data/particles.yaml:12:3`` as it would run alone, not the path
-    from the folder the daemon started in (4 ms, the parse taken from the machine's cache)."""
-    try:
-        cwd = os.getcwd()
-    except OSError:   # the working folder was removed: paths are shown whole
-        cwd = ""
-    return _physics(DATA_DIR, _physics_digest(DATA_DIR), cwd)
+    Also again when its folder is shown otherwise from the working folder: where each entry
+    was written is shown relative to it (see :func:`cardgen.errors.display_path`), and a
+    command the daemon runs in the repository's folder must say ``data/particles.yaml:12:3``
+    as it would run alone, not the whole path the daemon's own folder shows (4 ms, the parse
+    taken from the machine's cache). From any folder outside the data's, the paths are whole,
+    and the daemon's parse serves."""
+    return _physics(DATA_DIR, _physics_digest(DATA_DIR), display_path(DATA_DIR))
 
 
 def _physics_digest(data_dir: Path) -> str:

@@ -90,6 +90,24 @@ def test_a_command_run_from_the_repository_says_where_shipped_data_is_as_one_run
     assert "qcd/en/rules.pdf" in made and made == pdfs(tmp_path / "here")
 
 
+def test_shipped_data_is_parsed_again_only_where_its_places_are_shown_otherwise(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon's parse of the shared physics data (whole paths, from its own folder) serves
+    a command in any folder outside the data's; in the repository's folder it is parsed again
+    and each entry shows its short path."""
+    from cardgen import loader
+
+    monkeypatch.chdir(tmp_path)
+    outside = loader.shipped_physics()
+    (tmp_path / "deeper").mkdir()
+    monkeypatch.chdir(tmp_path / "deeper")
+    assert loader.shipped_physics() is outside
+    assert outside.particles["u"].location.file == str(ROOT / "data" / "particles.yaml")
+    monkeypatch.chdir(ROOT)
+    here = loader.shipped_physics()
+    assert here is not outside and here.particles["u"].location.file == "data/particles.yaml"
+
+
 def test_errors_and_usage_read_as_here_for_the_executable_and_python_m(daemon: Path, tmp_path: Path) -> None:
     executable = shutil.which("cardgen", path=str(Path(sys.executable).parent))
     assert executable is not None

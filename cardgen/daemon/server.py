@@ -359,9 +359,9 @@ def _same_user(conn: socket.socket) -> bool:
 
 def _preload() -> None:
     """Import what commands use, read the particle table the check gate reads and the physics
-    data every game reads (its files' parse is then in the machine's cache; a command parses
-    them again in its own working folder, which the places of their entries are shown from:
-    see :func:`cardgen.loader.shipped_physics`), hash the files every game's fingerprint reads
+    data every game reads (a command in a working folder that shows their places otherwise,
+    such as the repository's, parses them again, from the machine's cache: see
+    :func:`cardgen.loader.shipped_physics`), hash the files every game's fingerprint reads
     (:func:`_digest_shared_files`), and keep it all out of the garbage collector's way (a
     command's collections never walk it)."""
     for name in PRELOAD:
