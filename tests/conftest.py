@@ -44,6 +44,16 @@ GAMES = ROOT / "data" / "games"
 TEMPLATES = ROOT / "templates"
 
 
+def installation_copy(dest: Path) -> Path:
+    """An installation of cardgen of its own in ``dest`` (first on ``PYTHONPATH`` it runs
+    instead of this tree's): a copy of the package, which a test may change, and links to the
+    shipped data and templates. Returns ``dest``."""
+    shutil.copytree(ROOT / "cardgen", dest / "cardgen", ignore=shutil.ignore_patterns("__pycache__"))
+    for shared in ("data", "templates"):
+        (dest / shared).symlink_to(ROOT / shared)
+    return dest
+
+
 class GameCopy:
     """A writable copy of a shipped game (data + templates) in a temporary games folder."""
 

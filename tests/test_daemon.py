@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from cardgen.daemon.channel import Channel, ProtocolError
+from tests.conftest import installation_copy
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "cardgen"
 EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}
 
 
@@ -126,10 +126,7 @@ def test_errors_and_usage_read_as_here_for_the_executable_and_python_m(daemon: P
 def test_a_changed_installation_stops_the_daemon_and_the_command_runs_here(daemon: Path, tmp_path: Path) -> None:
     # an installation of its own (a copy of the tree first on the path), so that changing it
     # disturbs no other test's daemon
-    src = tmp_path / "src"
-    shutil.copytree(PACKAGE, src / "cardgen", ignore=shutil.ignore_patterns("__pycache__"))
-    for shared in ("data", "templates"):
-        (src / shared).symlink_to(ROOT / shared)
+    src = installation_copy(tmp_path / "src")
     env = {**EPOCH, "PYTHONPATH": str(src)}
     started = cardgen("daemon", "start", "--idle-minutes", "1", env=env, cwd=tmp_path)
     assert started.returncode == 0, started.stderr

@@ -115,14 +115,11 @@ def test_two_installations_of_the_same_cardgen_write_the_same_bytes(tmp_path, cl
     time, so a second clone of the same commit wrote other manifests and rule sheets."""
     import os
 
-    from tests.conftest import ROOT
+    from tests.conftest import installation_copy
 
     outputs = []
     for n, when in enumerate((1_600_000_000, 1_700_000_000)):
-        src = tmp_path / f"install-{n}"
-        shutil.copytree(ROOT / "cardgen", src / "cardgen", ignore=shutil.ignore_patterns("__pycache__"))
-        for shared in ("data", "templates"):
-            (src / shared).symlink_to(ROOT / shared)
+        src = installation_copy(tmp_path / f"install-{n}")
         large = [f for f in (src / "cardgen" / "fonts").iterdir() if f.stat().st_size > 1 << 20]
         assert large
         for font in large:
