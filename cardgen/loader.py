@@ -122,6 +122,8 @@ def _no_link_loop(path: Path, what: str) -> None:
 
 @lru_cache(maxsize=4)
 def _physics(data_dir: Path, digest: str, shown: str) -> PhysicsData:
+    """The data as :func:`shipped_physics` keeps it: ``digest`` (the files' bytes) and
+    ``shown`` (how the folder is shown from the working folder) only make the key."""
     return load_physics(data_dir)
 
 
