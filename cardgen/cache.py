@@ -6,10 +6,11 @@ A face's key hashes everything that can change how it looks, derived rather than
   the shared physics data) and the language's catalogs;
 * every file of the game's and the shared template folders (a template may include or
   import any other);
-* every file of the cardgen package — its code and cairo declarations by content, the
-  bundled fonts (megabytes) by size and modification time;
-* the libraries it runs on: every installed distribution's name and version, cairo's own
-  version and Python's;
+* every file of the cardgen package by content — its code, cairo declarations and bundled
+  fonts;
+* the libraries it runs on: the name and version of every distribution cardgen uses (what
+  it requires, and what those require: installing anything else changes no key), cairo's
+  own version and Python's;
 * the component's settings, the card's own data and the side.
 
 A face may also read files of its own — artwork placed with ``image(...)`` — which only
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from . import __version__
 from .model import Card, Component, Game
 from .filedigest import sha256_file
-from .installed import open_cairo, site_folders
+from .installed import open_cairo, used_distributions
 from .loader import SHARED_TEMPLATES, file_name_in_game
 from .store import open_store
 
@@ -126,17 +127,12 @@ def _cairo_version() -> str:
 
 
 def library_versions() -> str:
-    """The software faces are drawn with: every installed distribution (name and version,
+    """The software faces are drawn with: every distribution cardgen uses (name and version,
     as its ``*.dist-info`` folder is named — cairosvg, cairocffi, uharfbuzz, Jinja2, Pillow
-    …), cairo's own version and Python's. Upgrading any of them makes every face new."""
-    names: set[str] = set()
-    for folder in site_folders():
-        try:
-            with os.scandir(folder) as entries:
-                names.update(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
-        except OSError:
-            continue
-    return "\n".join([sys.version, f"cairo {_cairo_version()}", *sorted(names)])
+    …, and what they use: see :func:`cardgen.installed.used_distributions`), cairo's own
+    version and Python's. Upgrading any of them makes every face new; installing anything
+    else changes nothing."""
+    return "\n".join([sys.version, f"cairo {_cairo_version()}", *used_distributions()])
 
 
 def game_files(game: Game, lang: str) -> list[Path]:

@@ -52,7 +52,7 @@ def default_folder() -> Path:
 def game_digests(games: Iterable[Game], loaded_ns: int, kind: str = GATE) -> list[str | None]:
     """For each game, a digest of everything its rules may read: every file of its data and
     templates folders, its catalogs, fonts and physics data, the shared templates, cardgen's
-    code (fonts and declarations included) and every installed library's version (those
+    code (fonts and declarations included) and the versions of the libraries it uses (those
     shared by all games found once). None for a game one of whose files changed at or after
     ``loaded_ns`` (less :data:`RACY_NS`): the game in memory may then not be what the files
     say, and nothing may be taken or kept for it."""

@@ -143,9 +143,95 @@ def test_library_versions_are_part_of_every_key(tmp_path, monkeypatch):
 
 def test_the_library_versions_name_the_drawing_libraries():
     versions = cache.library_versions()
-    for name in ("cairosvg", "cairocffi", "uharfbuzz", "jinja2", "pillow"):
+    for name in ("cairosvg", "cairocffi", "uharfbuzz", "jinja2", "pillow",
+                 "markupsafe", "cssselect2", "tinycss2", "hepunits"):   # the last four: what those use
         assert any(line.lower().startswith(name + "-") for line in versions.splitlines()), name
     assert f"cairo {cache._cairo_version()}" in versions.splitlines()
+    for name in ("pytest", "hypothesis", "pip"):   # installed here, and no face depends on them
+        assert not any(line.lower().startswith(name + "-") for line in versions.splitlines()), name
+
+
+def _dist(site: Path, folder: str, *requires: str) -> None:
+    """A distribution's metadata folder as a wheel installs it (``name-version.dist-info``)."""
+    (site / folder).mkdir(parents=True)
+    name, version = folder.removesuffix(".dist-info").split("-")
+    head = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", *(f"Requires-Dist: {r}" for r in requires)]
+    # the description after the headers may quote anything
+    (site / folder / "METADATA").write_text("\n".join(head) + "\n\nRequires-Dist: quoted-in-the-description\n")
+
+
+@pytest.fixture
+def site_packages(tmp_path, monkeypatch):
+    """An empty folder as the only place libraries are installed."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.setattr(installed.site, "getsitepackages", lambda: [str(site)])
+    monkeypatch.setattr(installed.site, "getusersitepackages", lambda: str(tmp_path / "no-user-site"))
+    return site
+
+
+def _installed_cardgen(site: Path) -> None:
+    """cardgen and some of what it uses, and what a test environment adds beside them."""
+    _dist(site, "cardgen-0.1.0.dist-info", "cairosvg<2.10,>=2.7", "jinja2[i18n]<3.2,>=3.1",
+          'isal>=1.6; platform_machine == "x86_64" or platform_machine == "arm64"', 'pytest>=8.0; extra == "test"')
+    _dist(site, "cairosvg-2.9.1.dist-info", "cssselect2", 'pytest; extra == "test"')
+    _dist(site, "cssselect2-0.10.1.dist-info", "tinycss2>=1.0", "webencodings")   # webencodings: not installed
+    _dist(site, "tinycss2-1.5.1.dist-info")
+    _dist(site, "Jinja2-3.1.6.dist-info", "MarkupSafe>=2.0", 'Babel>=2.7; extra == "i18n"', 'sphinx; extra == "docs"')
+    _dist(site, "markupsafe-3.0.4.dist-info")
+    _dist(site, "babel-2.19.0.dist-info")
+    _dist(site, "sphinx-8.0.0.dist-info")
+    _dist(site, "isal-1.9.1.dist-info")
+    _dist(site, "pytest-8.4.0.dist-info", "pluggy")
+    _dist(site, "pluggy-1.6.0.dist-info")
+    _dist(site, "pip-25.3.dist-info")
+
+
+def test_the_libraries_keyed_are_what_cardgen_requires_and_what_they_require(site_packages):
+    _installed_cardgen(site_packages)
+    assert installed.used_distributions() == [
+        "Jinja2-3.1.6.dist-info", "babel-2.19.0.dist-info",   # Babel: jinja2's extra that cardgen asks for
+        "cairosvg-2.9.1.dist-info", "cssselect2-0.10.1.dist-info", "isal-1.9.1.dist-info",
+        "markupsafe-3.0.4.dist-info", "tinycss2-1.5.1.dist-info"]   # not sphinx (an extra nobody asked for)
+
+
+def test_installing_anything_else_changes_no_key_and_upgrading_what_cardgen_uses_changes_every_key(site_packages):
+    _installed_cardgen(site_packages)
+    before = _keys()
+    _dist(site_packages, "requests-2.32.0.dist-info", "idna")
+    _dist(site_packages, "idna-3.20.dist-info")
+    (site_packages / "pip-25.3.dist-info").rename(site_packages / "pip-25.4.dist-info")
+    (site_packages / "pytest-8.4.0.dist-info").rename(site_packages / "pytest-8.5.0.dist-info")
+    assert _keys() == before
+    (site_packages / "tinycss2-1.5.1.dist-info").rename(site_packages / "tinycss2-1.5.2.dist-info")   # used by a use
+    assert all(a[2] != b[2] for a, b in zip(_keys(), before))
+
+
+def test_an_egg_s_requirements_are_read_section_by_section(site_packages):
+    _dist(site_packages, "cardgen-0.1.0.dist-info", "oldlib[fast]")
+    egg = site_packages / "oldlib-1.0-py3.11.egg-info"
+    egg.mkdir()
+    (egg / "requires.txt").write_text("six\n\n[fast]\nspeedups\n\n[docs]\nsphinx\n\n"
+                                      "[:sys_platform == 'win32']\ncolorama\n")
+    for name in ("six-1.17.0", "speedups-1.0", "sphinx-8.0.0", "colorama-0.4.6"):
+        _dist(site_packages, f"{name}.dist-info")
+    # a requirement is followed whatever its platform marker says: one too many only costs a rebuild
+    assert installed.used_distributions() == ["colorama-0.4.6.dist-info", "oldlib-1.0-py3.11.egg-info",
+                                              "six-1.17.0.dist-info", "speedups-1.0.dist-info"]
+
+
+def test_without_installed_metadata_cardgen_s_requirements_come_from_its_pyproject(site_packages):
+    """A source tree on the path (no ``pip install``): its pyproject.toml says what it needs."""
+    for name in ("cairosvg-2.9.1", "pytest-8.4.0", "pdfimpose-2.10.0", "zzfake-1.0"):
+        _dist(site_packages, f"{name}.dist-info")
+    assert installed.used_distributions() == ["cairosvg-2.9.1.dist-info"]
+
+
+def test_with_no_requirements_to_follow_every_installed_distribution_is_keyed(site_packages, monkeypatch):
+    monkeypatch.setattr(installed, "_PYPROJECT", site_packages / "missing.toml")
+    for name in ("cairosvg-2.9.1", "zzfake-1.0"):
+        _dist(site_packages, f"{name}.dist-info")
+    assert installed.used_distributions() == ["cairosvg-2.9.1.dist-info", "zzfake-1.0.dist-info"]
 
 
 def _planned_fingerprints(tmp_path: Path) -> dict[str, str]:

@@ -148,3 +148,37 @@ def test_a_source_date_epoch_that_is_no_date_is_an_input_error(cli, tmp_path):
             res.stderr
         assert words in res.stderr
     assert not (tmp_path / "out" / "qcd").exists()
+
+
+def test_installing_an_unrelated_library_changes_no_byte_and_draws_no_face_again(tmp_path, cli):
+    """Every installed distribution was part of every face's key and every game's fingerprint:
+    installing anything beside cardgen (the test suite's tools, a newer pip) drew every face
+    again and wrote other manifests and rule sheets. Only what cardgen uses counts now; a
+    second copy of a library it draws with still changes every face."""
+    import os
+    import sqlite3
+
+    user_site = tmp_path / "user"
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "CARDGEN_DAEMON": "off", "PYTHONUSERBASE": str(user_site)}
+    ask = subprocess.run([sys.executable, "-c", "import site; print(site.getusersitepackages())"], env=env,
+                         capture_output=True, text=True, check=True)
+    libraries = Path(ask.stdout.strip())
+    out = tmp_path / "out"
+
+    def build_qcd() -> tuple[dict[str, bytes], set[str]]:
+        res = cli("build", "qcd", "--out", str(out), env=env)
+        assert res.returncode == 0, res.stderr
+        with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+            keys = {k for (k,) in db.execute("SELECT key FROM faces")}
+        db.close()
+        return _outputs(out), keys
+
+    files, keys = build_qcd()
+    assert any(name.endswith("manifest.json") for name in files) and len(keys) > 20
+    for name in ("zzunrelated-1.0", "pip-99.0", "pytest-99.0"):
+        (libraries / f"{name}.dist-info").mkdir(parents=True)
+    assert build_qcd() == (files, keys)
+    (libraries / "cairosvg-0.0.1.dist-info").mkdir()   # another cairosvg where Python looks for libraries
+    files_after, keys_after = build_qcd()
+    assert not keys_after & keys
+    assert files_after["qcd/en/manifest.json"] != files["qcd/en/manifest.json"]
