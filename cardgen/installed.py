@@ -45,12 +45,14 @@ def open_cairo(search: bool = False) -> ctypes.CDLL | None:
     return None
 
 
+# (patterns, compiled by :mod:`re` on first use: a no-change rebuild imports this module and
+# never needs them)
 #: A distribution's metadata folder: its name and version, and (an egg's) the Python it is for.
-_METADATA_FOLDER = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[^-]*)?\.(?:dist|egg)-info$")
+_METADATA_FOLDER = r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[^-]*)?\.(?:dist|egg)-info$"
 #: A requirement: the distribution's name and the extras asked of it (PEP 508's start).
-_REQUIREMENT = re.compile(r"\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[(?P<extras>[^\]]*)\])?")
+_REQUIREMENT = r"\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[(?P<extras>[^\]]*)\])?"
 #: An extra a requirement's marker makes it depend on.
-_EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]*)['"]""")
+_EXTRA = r"""\bextra\s*==\s*['"]([^'"]*)['"]"""
 #: cardgen's own declaration, beside the package in a source tree (no installed metadata there).
 _PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
@@ -103,7 +105,7 @@ def _used_distributions() -> list[str]:
         except OSError:
             continue
         for name in names:
-            match = _METADATA_FOLDER.match(name)
+            match = re.match(_METADATA_FOLDER, name)
             if match:
                 folders.setdefault(_normal(match["name"]), []).append(Path(site_folder, name))
     roots = _own_requirements(folders.get("cardgen", []))
@@ -134,10 +136,10 @@ def _wanted(requirement: str, asked: frozenset[str]) -> tuple[str, frozenset[str
     """The distribution a requirement names and the extras it asks of it; None when only an
     extra its dependent was not asked for needs it."""
     spec, _, marker = requirement.partition(";")
-    extras = {_normal(e) for e in _EXTRA.findall(marker)}
+    extras = {_normal(e) for e in re.findall(_EXTRA, marker)}
     if extras and not extras & {_normal(a) for a in asked}:
         return None
-    match = _REQUIREMENT.match(spec)
+    match = re.match(_REQUIREMENT, spec)
     if match is None:
         return None
     return _normal(match["name"]), frozenset(_normal(e) for e in (match["extras"] or "").split(",") if e.strip())
