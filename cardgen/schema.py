@@ -7,6 +7,7 @@ or value, with a did-you-mean for misspelt keys — the point is that a designer
 
 from __future__ import annotations
 
+import difflib
 import re
 from fractions import Fraction
 from typing import Any, Callable, Iterable, TypeVar
@@ -78,10 +79,22 @@ class Fields:
         self.seen.add(key)
         if key not in self.map:
             if default is _MISSING:
+                self._misspelt(key)
                 raise InputError(f"{self.what} is missing the required key '{key}'", self.map.loc,
                                  f"add '{key}: ...' to {self.what}")
             return default
         return conv(self.map[key], self.map.where(key), self.map.raw.get(key))
+
+    def _misspelt(self, key: str) -> None:
+        """A required key missing beside a key spelt like it (``widht:`` for ``width:``) is
+        reported at that key's line, naming both: the fix is most likely a rename. (The key
+        may still be one the mapping takes, read later: the message only asks.)"""
+        unread = [k for k in self.map if k not in self.seen and isinstance(k, str)]
+        close = difflib.get_close_matches(key, unread, n=1, cutoff=0.75)
+        if close:
+            raise InputError(f"{self.what} is missing the required key '{key}' — is '{shown(close[0])}' meant "
+                             f"to be it?", self.map.key_where(close[0]),
+                             f"rename '{shown(close[0])}' to '{key}', or add '{key}: ...' to {self.what}")
 
     def finish(self, also_allowed: Iterable[str] = ()) -> None:
         allowed = self.seen | set(also_allowed)
