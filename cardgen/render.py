@@ -43,7 +43,7 @@ from . import images
 from . import templatetrees
 from .artwork import TEMPLATE_HELPERS
 from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
-from .errors import CardgenError, Location, display_path
+from .errors import CardgenError, Location, did_you_mean, display_path
 from .loader import SHARED_TEMPLATES
 from .locale import RTL, Locale
 from .model import Card, Component, Game, Table
@@ -398,6 +398,31 @@ class _WatchingContext(jinja2.runtime.Context):
         return super().resolve_or_missing(key)
 
 
+class _SuggestingUndefined(jinja2.StrictUndefined):
+    """Jinja's strict undefined, whose error names the closest name the object has: a
+    template that reads ``card.particel`` or calls ``m.panle`` is told "did you mean
+    'particle'?" and "'panel'?", as a misspelt key in the data is. (Overrides Jinja's
+    ``_undefined_message``: jinja2 is bounded below 3.2 in pyproject.toml.)"""
+
+    __slots__ = ()
+
+    @property
+    def _undefined_message(self) -> str:
+        message = super()._undefined_message
+        name, obj = self._undefined_name, self._undefined_obj
+        if self._undefined_hint or obj is jinja2.utils.missing or not isinstance(name, str):
+            return message
+        try:
+            names = [str(k) for k in obj.keys()] if hasattr(obj, "keys") else [n for n in dir(obj) if n[:1] != "_"]
+        except Exception:  # noqa: BLE001 — an object that cannot list its names gets Jinja's message alone
+            return message
+        return message + did_you_mean(name, names)
+
+
+#: Jinja's words for a filter or test the environment does not have.
+_UNKNOWN_NAMED = re.compile(r"No (filter|test) named '([^']*)'(?: found)?\.?")
+
+
 def _infinite(exc: BaseException) -> bool:
     """Jinja writes a number too large for a float (1e999) as the name 'inf'."""
     return "'inf'" in str(exc) or "'nan'" in str(exc)
@@ -417,7 +442,10 @@ _FAILURES: tuple[tuple[type | tuple[type, ...], _Say, _Say], ...] = (
     (MemoryError, lambda _e, _b, what: f"rendering ran out of memory (rendering {what})",
      lambda _e, _b, _w: "build smaller strings and lists"),
     (jinja2.TemplateError, lambda e, _b, what: f"{e.message or type(e).__name__} (rendering {what})",
-     lambda _e, _b, _w: "fix the template or add the missing field"),
+     lambda e, _b, _w: ("fix the name at this line, or add the field the card lacks"
+                        if isinstance(e, jinja2.UndefinedError) else
+                        "fix the template's syntax at this line: every {% tag %} complete and closed"
+                        if isinstance(e, jinja2.TemplateSyntaxError) else "fix the template at this line")),
     (NameError, lambda e, _b, what: ("a number in the template is too large: it became infinity" if _infinite(e)
                                      else str(e)) + f" (rendering {what})",
      lambda e, _b, _w: "write numbers of sensible size" if _infinite(e) else "fix the expression at this line"),
@@ -501,7 +529,7 @@ class Renderer:
         # whether each template, and each it extends or imports, changed (four times a face);
         # whoever watches the files (cardgen serve) makes a new renderer when they change
         self.env = _Environment(
-            loader=loader, undefined=jinja2.StrictUndefined, autoescape=True, optimized=False, auto_reload=False,
+            loader=loader, undefined=_SuggestingUndefined, autoescape=True, optimized=False, auto_reload=False,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, bytecode_cache=bytecode)
         self.env.filters.update(
             fmt.quantity_filters(self.lang, lambda: self._("stable", "lifetime")),
@@ -607,6 +635,12 @@ class Renderer:
                 exc.message = exc.message if what in exc.message else f"{exc.message} (rendering {what})"
                 exc.fix = exc.fix or "fix the call at this line"
             return exc
+        unknown = _UNKNOWN_NAMED.fullmatch(str(exc.message or "")) if isinstance(exc, jinja2.TemplateError) else None
+        if unknown:   # a misspelt filter or test: the closest that exists, and the list
+            names = sorted(self.env.filters if unknown[1] == "filter" else self.env.tests)
+            return TemplateError(f"there is no {unknown[1]} named '{unknown[2]}'{did_you_mean(unknown[2], names)} "
+                                 f"(rendering {what})", _template_location(exc, where),
+                                 f"use one of: {', '.join(names)}")
         for kinds, message, fix in _FAILURES:
             if isinstance(exc, kinds):
                 return TemplateError(message(exc, budget, what), _template_location(exc, where), fix(exc, budget, what))
