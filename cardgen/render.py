@@ -358,6 +358,47 @@ class _Environment(BudgetedEnvironment):
             self.bytecode_cache.generated[code] = source
         return code
 
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 as Jinja's
+        """A call a template makes; one whose arguments do not fit the helper or macro called
+        (``text(..., sise=5)``) is an error that says so in the template's words — its name,
+        the argument meant, the arguments it takes — not Python's about a nested function."""
+        try:
+            return super().call(__context, __obj, *args, **kwargs)
+        except TypeError as exc:
+            # (Jinja's own context arguments, which its Context.call takes away, are not the template's)
+            misfit = _misfit(__obj, args, {k: v for k, v in kwargs.items() if k not in ("_block_vars", "_loop_vars")})
+            if misfit is None:
+                raise
+            raise TemplateError(*misfit) from exc
+
+
+def _misfit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, None, str] | None:
+    """Why the arguments do not fit ``fn`` — a template helper, or a macro — as an error's
+    message, location (None: the template's line, filled in by the renderer) and fix; None
+    when they fit (the call failed inside it) or ``fn`` is something else."""
+    if isinstance(fn, jinja2.runtime.Macro):
+        name, accepted = fn.name, list(fn.arguments)
+        unknown = [k for k in kwargs if k not in accepted] if not fn.catch_kwargs else []
+        if not unknown:
+            return None
+        return (f"macro '{name}' takes no argument '{unknown[0]}'{did_you_mean(unknown[0], accepted)}", None,
+                f"its arguments: {', '.join(accepted)}")
+    if not inspect.isfunction(fn) or not fn.__module__.startswith("cardgen."):
+        return None
+    signature = inspect.signature(fn)
+    taken = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    shown = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in taken)
+    fix = f"call it as {fn.__name__}({shown})"
+    named = {p.name for p in taken if p.kind is not p.POSITIONAL_ONLY}
+    unknown = [k for k in kwargs if k not in named] if len(taken) == len(signature.parameters) else []
+    if unknown:   # a misspelt name first: Python would complain of the argument it then lacks
+        return f"{fn.__name__}() takes no argument '{unknown[0]}'{did_you_mean(unknown[0], named)}", None, fix
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        return f"{fn.__name__}(): {exc}", None, fix
+    return None
+
 
 _COMPILED: dict[Path | None, CompiledTemplates] = {}
 
