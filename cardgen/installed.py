@@ -134,10 +134,11 @@ def _normal(name: str) -> str:
 
 def _wanted(requirement: str, asked: frozenset[str]) -> tuple[str, frozenset[str]] | None:
     """The distribution a requirement names and the extras it asks of it; None when only an
-    extra its dependent was not asked for needs it."""
+    extra its dependent was not asked for (``asked``, names as :func:`_normal` writes them)
+    needs it."""
     spec, _, marker = requirement.partition(";")
     extras = {_normal(e) for e in re.findall(_EXTRA, marker)}
-    if extras and not extras & {_normal(a) for a in asked}:
+    if extras and not extras & asked:
         return None
     match = re.match(_REQUIREMENT, spec)
     if match is None:

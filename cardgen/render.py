@@ -79,15 +79,13 @@ class TemplateError(CardgenError):
 
 
 def _checked(helper: Callable[..., Any]) -> Callable[..., Any]:
-    """A drawing helper whose numbers are checked like :func:`_coordinates` first."""
+    """A drawing helper whose numbers are checked like :func:`_coordinates` first (arguments
+    that do not fit it are the template environment's to explain: see :func:`_misfit`)."""
     signature = inspect.signature(helper)   # once: working it out took longer than the check
 
     @functools.wraps(helper)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        try:
-            numbers = signature.bind(*args, **kwargs).arguments
-        except TypeError as exc:
-            raise TypeError(f"{helper.__name__}(): {exc}") from None
+        numbers = signature.bind(*args, **kwargs).arguments
         _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
         return helper(*args, **kwargs)
     return checked

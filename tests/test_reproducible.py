@@ -156,7 +156,6 @@ def test_installing_an_unrelated_library_changes_no_byte_and_draws_no_face_again
     again and wrote other manifests and rule sheets. Only what cardgen uses counts now; a
     second copy of a library it draws with still changes every face."""
     import os
-    import sqlite3
 
     user_site = tmp_path / "user"
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "CARDGEN_DAEMON": "off", "PYTHONUSERBASE": str(user_site)}
