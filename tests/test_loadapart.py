@@ -149,3 +149,24 @@ def test_the_process_keeps_only_the_loaded_deck(tmp_path):
 
     here, apart = grown("here"), grown("apart")
     assert apart < 0.75 * here, (here, apart)
+
+
+@pytest.mark.parametrize("cards, bad", [(20, None), (3_000, None), (3_000, 2_500)],
+                         ids=["small, read here", "large, read apart", "large, with a mistake"])
+def test_the_cycle_collector_is_back_after_reading(tmp_path, alone, cards, bad):
+    """Reading pauses Python's cycle collector (its passes over a growing deck took half the
+    reading); it is on again afterwards however the reading ended, and stays off for a
+    caller that had turned it off."""
+    import gc
+
+    game = particle_deck(tmp_path, cards, bad)
+    for was in (True, False):
+        (gc.enable if was else gc.disable)()
+        try:
+            try:
+                cardgen.load_game(game)
+            except InputError:
+                assert bad is not None
+            assert gc.isenabled() is was
+        finally:
+            gc.enable()
