@@ -35,6 +35,7 @@ _CORE = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
 #: Implicit YAML 1.1 tags PyYAML resolves but cannot construct safely; read as text.
 TEXT_TAGS = {_CORE + "value", _CORE + "merge"}
+_STR = _CORE + "str"
 #: Longest value (text, or a number's digits) a data file may hold. The longest shipped text
 #: (an assumption of tutti-quantum) has under 500 characters, and a spreadsheet cell may hold
 #: as many (:data:`cardgen.spreadsheets.MAX_CELL_CHARS`). Refused where it is written: the
@@ -176,7 +177,7 @@ class _Builder:
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         if len(node.value) > MAX_TEXT_CHARS or BAD_CHARS.search(node.value):
             self._refuse_text(node)
-        if node.tag in TEXT_TAGS:
+        if node.tag in TEXT_TAGS or node.tag == _STR:   # text is the node's own (PyYAML's constructor returns it)
             return node.value
         self._check_tag(node, *SCALAR_TAGS)
         if node.tag == _CORE + "int" and len(node.value) > LONGEST_NUMBER and node.value.lstrip("+-").isdigit():
