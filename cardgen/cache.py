@@ -28,6 +28,7 @@ that is parsed only once its authenticity is proven, never pickles or code.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import hashlib
 import json
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from . import __version__
+from .errors import Location
 from .model import Card, Component, Game
 from .filedigest import sha256_file
 from .installed import open_cairo, used_distributions
@@ -177,20 +179,16 @@ def _plain(value: Any) -> Any:
     """A value as JSON-ready data for a key: a card's raw fields, the print options, a
     component's settings — these last without where they were written (a dataclass's
     ``Location`` fields left out), so moving a line of ``fields:`` or building from another
-    folder changes no face."""
-    import dataclasses
-
-    from .errors import Location
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not isinstance(getattr(value, f.name), Location)}
+    folder changes no face. (Plain values are tried first: a deck's keys are mostly them.)"""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not isinstance(getattr(value, f.name), Location)}
     return repr(value)
 
 
@@ -208,8 +206,22 @@ def component_fingerprint(comp: Component) -> str:
 
 def face_key(game_fp: str, comp_fp: str, card: Card, side: str) -> str:
     """The cache key of one card side."""
-    data = json.dumps({"id": card.id, "count": card.count, "fields": _plain(dict(card.raw))}, sort_keys=True,
+    return _side_key(game_fp, comp_fp, _card_data(card), side)
+
+
+def card_face_keys(game_fp: str, comp_fp: str, card: Card, back: bool) -> tuple[str, str | None]:
+    """The cache keys of a card's front and (``back``: when its component has one) back,
+    as :func:`face_key` makes them, the card's data written out once for both."""
+    data = _card_data(card)
+    return _side_key(game_fp, comp_fp, data, "front"), _side_key(game_fp, comp_fp, data, "back") if back else None
+
+
+def _card_data(card: Card) -> str:
+    return json.dumps({"id": card.id, "count": card.count, "fields": _plain(dict(card.raw))}, sort_keys=True,
                       ensure_ascii=False)
+
+
+def _side_key(game_fp: str, comp_fp: str, data: str, side: str) -> str:
     return hashlib.sha256(f"{game_fp}\n{comp_fp}\n{side}\n{data}".encode()).hexdigest()
 
 

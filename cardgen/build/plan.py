@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from .. import markroom, setmark
-from ..cache import (FaceCache, CachedFace, component_fingerprint, face_key, face_scope, game_fingerprint, inputs_digest,
+from ..cache import (FaceCache, CachedFace, card_face_keys, component_fingerprint, face_scope, game_fingerprint, inputs_digest,
                      software_digest)
 from ..errors import InputError
 from ..i18n import SOURCE_LANG
@@ -131,8 +131,8 @@ def card_keys(game: Game, comp: Component, lang: str, game_fp: str | None = None
     """Cache keys of every card's faces, in deck order."""
     game_fp = game_fp or game_fingerprint(game, lang)
     comp_fp = component_fingerprint(comp)
-    return [(c.id, c.count, face_key(game_fp, comp_fp, c, "front"),
-             face_key(game_fp, comp_fp, c, "back") if comp.back else None) for c in comp.cards]
+    back = bool(comp.back)
+    return [(c.id, c.count, *card_face_keys(game_fp, comp_fp, c, back)) for c in comp.cards]
 
 
 def marked_keys(keys: list[CardKeys], marks: list[SetMark | None]) -> list[MarkedKeys]:
