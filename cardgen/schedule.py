@@ -155,6 +155,7 @@ def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], o
         for fut in done:
             lane, task = running.pop(fut)
             lane.busy -= 1
+            lane.running.remove(task)
             try:
                 result = fut.result()
             except CardgenError as error:
@@ -197,6 +198,7 @@ class _Lane:
         self.urgent: deque[Task] = deque()   # follow-ups: run before anything else
         self.own: deque[Task] = deque()      # its groups' tasks, in order
         self.busy = 0
+        self.running: list[Task] = []         # handed to its process, not finished
 
     @property
     def load(self) -> float:
@@ -229,12 +231,16 @@ def _may_queue_ahead(lane: _Lane, lanes: list[_Lane]) -> bool:
     PDFs that print the card, one after the other, while the other had finished (0.05 s).
     So the next task is queued ahead only while the work others may still take, besides it,
     is at least its cost: enough for a process that falls idle meanwhile. Otherwise it waits
-    for whichever process is free first."""
+    for whichever process is free first. And it would start only once the work already in
+    the process is done: after a one-card edit, a piece of cached faces queued behind the
+    deck's PDF (75 ms) kept the spare set's PDF waiting for both while the other process
+    had finished (70 ms, measured). So the work left for others must also be at least what
+    it would wait behind."""
     queue = lane.urgent or lane.own
     if not queue:
         return True
     waiting = sum(ln.load + sum(t.cost for t in ln.urgent) for ln in lanes)
-    return waiting - queue[0].cost >= queue[0].cost
+    return waiting - queue[0].cost >= max(queue[0].cost, sum(t.cost for t in lane.running))
 
 
 def _next(lane: _Lane, lanes: list[_Lane]) -> Task | None:
@@ -267,3 +273,4 @@ def _feed(lane: _Lane, lanes: list[_Lane], running: dict[Future[Any], tuple[_Lan
             return
         running[lane.pool.submit(call, task.fn, *task.args)] = (lane, task)
         lane.busy += 1
+        lane.running.append(task)

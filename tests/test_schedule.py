@@ -108,6 +108,28 @@ def test_a_task_is_queued_ahead_while_enough_work_remains_for_the_others():
     assert not schedule._may_queue_ahead(lanes[0], lanes)    # the follow-up alone: an idle lane may take it
 
 
+def test_a_task_is_not_queued_behind_more_work_than_the_others_have_left():
+    """Queued ahead, a task waits for what its process runs; while the others have less work
+    than that left, it stays where a process that falls idle can take it."""
+    lanes = [schedule._Lane(None), schedule._Lane(None)]   # type: ignore[arg-type]
+    lanes[0].running.append(Task(where, ("deck's PDF",), cost=1))
+    lanes[0].own.append(Task(where, ("cached faces",), cost=0.05))
+    lanes[1].own.extend(Task(where, (f"b{i}",), cost=0.05) for i in range(4))
+    assert not schedule._may_queue_ahead(lanes[0], lanes)    # 0.2 left besides it, behind 1
+    lanes[1].own.extend(Task(where, (f"c{i}",), cost=0.5) for i in range(2))
+    assert schedule._may_queue_ahead(lanes[0], lanes)        # 1.2 left: enough to keep the other busy
+
+
+def test_a_cheap_task_behind_a_long_one_is_taken_by_the_process_that_falls_idle():
+    """After a one-card edit: a piece of cached faces that completes the spare set is not
+    queued behind the deck's PDF, so the other process, done with its own pieces, takes it
+    (and the spare set's PDF after it) while the deck's is written."""
+    tasks = [Task(where, ("deck's PDF", 0.5), group="a", cost=1), Task(where, ("cached faces", 0.0), group="a", cost=0.05),
+             *(Task(where, (f"b{i}", 0.02), group="b", cost=0.05) for i in range(4))]
+    seen = dict(collect(tasks, 2))
+    assert seen["cached faces"] != seen["deck's PDF"] and seen["cached faces"] == seen["b0"]
+
+
 def test_follow_ups_run_next_on_the_same_process():
     tasks = [Task(where, (f"a{i}", 0.01), group="a") for i in range(3)]
 
