@@ -124,7 +124,8 @@ def test_a_cheap_task_behind_a_long_one_is_taken_by_the_process_that_falls_idle(
     """After a one-card edit: a piece of cached faces that completes the spare set is not
     queued behind the deck's PDF, so the other process, done with its own pieces, takes it
     (and the spare set's PDF after it) while the deck's is written."""
-    tasks = [Task(where, ("deck's PDF", 0.5), group="a", cost=1), Task(where, ("cached faces", 0.0), group="a", cost=0.05),
+    tasks = [Task(where, ("deck's PDF", 0.5), group="a", cost=1),
+             Task(where, ("cached faces", 0.0), group="a", cost=0.05),
              *(Task(where, (f"b{i}", 0.02), group="b", cost=0.05) for i in range(4))]
     seen = dict(collect(tasks, 2))
     assert seen["cached faces"] != seen["deck's PDF"] and seen["cached faces"] == seen["b0"]
