@@ -366,14 +366,27 @@ _MEASURE = ("import resource, subprocess, sys, time\n"
             "print(wall, r.ru_utime + r.ru_stime, r.ru_maxrss)\n")
 
 
+#: Reading a deck as a build's first step does (``cardgen.load_game``), in a fresh process.
+_READ = ("import sys, time\n"
+         "import cardgen\n"
+         "t = time.perf_counter()\n"
+         "cardgen.load_game(sys.argv[1])\n"
+         "print(time.perf_counter() - t)\n")
+
+
 def large_decks(sizes: tuple[int, ...] = (1_000, 5_000, 10_000), check: bool = False,
                 legibility: bool = False) -> None:
     """Each deck built in a fresh process: wall, CPU and peak RSS, with the load average; with
     ``check``, ``cardgen check`` of it too (no cache: every face rendered and drawn); with
-    ``legibility``, the deck declares the rules that measure every face's texts."""
+    ``legibility``, the deck declares the rules that measure every face's texts. First, the
+    deck read alone in a fresh process whose machine cache is empty (what the build's first
+    step does with a deck it has not seen: the build itself then reads it the same way)."""
     for cards in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             game = synthetic_game(Path(tmp), cards, legibility)
+            res = subprocess.run([sys.executable, "-c", _READ, str(game)], check=True, cwd=ROOT, capture_output=True,
+                                 text=True, env={**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "machine-cache")})
+            print(f"read  {cards:>6} distinct cards: {float(res.stdout):6.2f} s (fresh process, empty machine cache)")
             commands = [("build", [*CARDGEN, "build", str(game), "--out", str(Path(tmp) / "out")])]
             if check:
                 commands.append(("check", [*CARDGEN, "check", str(game), "--no-cache"]))
