@@ -72,3 +72,21 @@ def test_the_printing_notes_say_how_to_print_the_kept_backs(tutti):
     assert "Double-sided: odd pages (1, 3, …) are fronts" in lines[tokens + 1]
     particles = next(i for i, ln in enumerate(lines) if ln.startswith("particles.pdf"))
     assert lines[particles + 1].strip() == "Single-sided: every page is a front."
+
+
+def test_one_piece_per_page_for_a_single_sided_printer_leaves_the_deck_back_out(tmp_path):
+    """``--mode single --duplex none``: each card one page, its deck back left out, as the
+    printing notes say; a back that belongs to its piece keeps its page after its front."""
+    game = cardgen.load_game("tutti-quantum")
+    for duplex in ("long", "none"):
+        build([game], BuildOptions(out=tmp_path / duplex, duplex=duplex, mode="single"), jobs=1)
+    folder = {duplex: tmp_path / duplex / "tutti-quantum/en" for duplex in ("long", "none")}
+    single, double = _pages(folder["none"] / "particles.pdf"), _pages(folder["long"] / "particles.pdf")
+    assert len(double) == 2 * len(single) and single == double[::2]
+    for name in ("score-tokens.pdf", "reference.pdf"):
+        assert _pages(folder["none"] / name) == _pages(folder["long"] / name), name
+    notes = (folder["none"] / "PRINTING.txt").read_text(encoding="utf-8")
+    lines = notes.splitlines()
+    particles = next(i for i, ln in enumerate(lines) if ln.startswith("particles.pdf"))
+    assert lines[particles + 1].strip() == "Single-sided: every page is a front."
+    assert f"{len(single)} page(s)" in lines[particles]

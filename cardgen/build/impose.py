@@ -82,8 +82,9 @@ def _write_one(game: Game, job: PrintJob, placements: list[Placement], faces: Ma
     staged: list[Path] = [path]
     try:
         with staging(path) as to:
-            if options.mode == "single":
-                laid = _single(placements, faces, comp, title, _, to)
+            if options.mode == "single":   # a single-sided printer leaves deck backs out here too
+                laid = _single(single_sided(placements, options.sets) if options.duplex == "none" else placements,
+                               faces, comp, title, _, to)
             else:
                 laid, cut_svg = _on_sheets(placements, faces, comp, options, footer, title, _, to)
                 if cut_svg is not None:
