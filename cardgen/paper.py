@@ -38,9 +38,11 @@ class PaperError(ValueError):
     """Bad paper specification; the message says what to type instead. ``reason`` is what is
     wrong alone, for a caller that gives its own fix (the command line's lists every size)."""
 
-    def __init__(self, reason: str, hint: str = "") -> None:
+    def __init__(self, reason: str, hint: str = "", likely: bool = False) -> None:
         super().__init__(f"{reason}; {hint}" if hint else reason)
         self.reason = reason
+        self.hint = hint
+        self.likely = likely   # the hint is the fix this value most likely needs, not a list of sizes
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,9 @@ def parse_paper(spec: str) -> Paper:
         return Paper(key, w, h)
     match = _CUSTOM_RE.match(key)
     if not match:
-        raise PaperError(f"unknown paper size {spec!r}", f"use one of {_names()} or WxHmm such as 300x450mm")
+        meant = _likely_meant(key)
+        raise PaperError(f"unknown paper size {spec!r}", meant or f"use one of {_names()} or WxHmm such as 300x450mm",
+                         likely=bool(meant))
     w, h = float(match.group(1)), float(match.group(2))
     check_size(w, h, what=f"paper {spec!r}")
     for side, value in (("width", w), ("height", h)):
@@ -86,6 +90,33 @@ def parse_paper(spec: str) -> Paper:
             raise PaperError(f"paper {spec!r}: {side} {fmt_mm(value)} mm is outside the sheet sizes accepted, "
                              f"{fmt_mm(MIN_PAPER_MM)} to {fmt_mm(MAX_PAPER_MM)} mm; sizes are in millimetres")
     return Paper(key.replace(" ", ""), w, h)
+
+
+#: A size written with another unit, or none: "8.5x11in", "21x29.7 cm", "210x297".
+_OTHER_UNIT_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(cm|in|inch|inches|\"|pt|)$")
+_MM_PER_UNIT = {"cm": 10.0, "in": 25.4, "inch": 25.4, "inches": 25.4, '"': 25.4, "pt": 25.4 / 72}
+_ORIENTATION_RE = re.compile(r"^(.*?)[\s_-]*(landscape|portrait)$")
+
+
+def _likely_meant(key: str) -> str:
+    """The fix for a paper size that is not one (``key``: lower case, trimmed), when it is
+    likely what was meant: a size without its unit or in another unit (in millimetres), a
+    size with an orientation (which is chosen for each deck), a misspelt name; else ""."""
+    import difflib
+
+    sized = _OTHER_UNIT_RE.match(key)
+    if sized:
+        w, h, unit = float(sized[1]), float(sized[2]), sized[3]
+        if not unit:
+            return f"sizes are in millimetres, written with their unit: --paper {fmt_mm(w)}x{fmt_mm(h)}mm"
+        k = _MM_PER_UNIT[unit]
+        return f"sizes are in millimetres: {sized[0]} is --paper {fmt_mm(w * k)}x{fmt_mm(h * k)}mm"
+    turned = _ORIENTATION_RE.match(key)
+    if turned and (turned[1] in STANDARD_SIZES or _CUSTOM_RE.match(turned[1])):
+        return (f"give the size alone, --paper {turned[1]}: each deck's sheet is turned whichever way holds the "
+                "most pieces")
+    close = difflib.get_close_matches(key, list(STANDARD_SIZES), n=1, cutoff=0.6)
+    return f"did you mean --paper {close[0]}?" if close else ""
 
 
 def check_size(width: float, height: float, *, what: str) -> None:

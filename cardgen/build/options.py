@@ -97,5 +97,5 @@ class BuildOptions:
 def _parsed(paper: str) -> Paper:
     try:
         return parse_paper(paper)
-    except PaperError as exc:
-        raise InputError(exc.reason, None, PAPER_HINT) from None
+    except PaperError as exc:   # the likely fix where one is known, else every size there is
+        raise InputError(exc.reason, None, exc.hint if exc.likely else PAPER_HINT) from None
