@@ -313,3 +313,30 @@ def test_rendering_a_face_does_not_go_through_the_whole_deck(tmp_path):
         result = renderer.face(comp, comp.card(f"c{i}"), "front")
         assert result.face.card == f"c{i}" and 'data-total="60"' in result.face.svg
     assert _CountedCards.walks <= 2, _CountedCards.walks
+
+
+#: A template that draws a circle when ``card.FIELD`` passes ``TEST``.
+TESTED = ('{% extends "base.svg.j2" %}{% block artwork %}{% if card.FIELD TEST %}<circle r="1"/>{% endif %}'
+          '{% endblock %}')
+
+
+@pytest.mark.parametrize("test, shown", [("is not none", True), ("is none", False), ("is string", True),
+                                         ("is sameas(card.title)", True), ("is in ['Hello']", True)])
+def test_a_test_on_a_misspelt_field_is_the_undefined_error(tmp_path, test, shown):
+    """A test looks only at what it is given: on a misspelt field it would be always true (or
+    false), and every face print without what it meant to keep out. It is the undefined
+    error instead, with its did-you-mean; spelt right, it tests as it always did."""
+    template = TESTED.replace("TEST", test)
+    with pytest.raises(TemplateError) as info:
+        face_of(make_game(tmp_path / "wrong", template.replace("FIELD", "titel")))
+    assert "'titel'" in info.value.message and "did you mean 'title'?" in info.value.message
+    face, _ = face_of(make_game(tmp_path / "right", template.replace("FIELD", "title")))
+    assert ("<circle" in face.svg) is shown
+
+
+def test_asking_whether_a_field_is_there_stays_allowed(tmp_path):
+    """``defined`` and ``undefined`` ask exactly that; Jinja's own tests that take the
+    environment (``is filter``) still get it."""
+    test = "is undefined and card.title is defined and 'upper' is filter and 'even' is test"
+    face, _ = face_of(make_game(tmp_path, TESTED.replace("FIELD", "titel").replace("TEST", test)))
+    assert "<circle" in face.svg
