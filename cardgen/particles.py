@@ -216,8 +216,30 @@ class PhysicsData:
         try:
             return self.particles[pid]
         except KeyError:
-            raise InputError(f"unknown particle '{pid}'{did_you_mean(pid, self.particles)}", loc,
+            raise InputError(f"unknown particle '{pid}'{self._meant(pid)}", loc,
                              "use an id from data/particles.yaml (cardgen list --particles shows them)") from None
+
+    def _meant(self, pid: str) -> str:
+        """A ' — did you mean …?' for an unknown particle id: the particles it most likely
+        names — an id in other letters ('E-', 'z0'), a particle's name ('electron', 'up',
+        'Higgs', 'photon'), an id without its charge ('W', 'mu') or a close spelling of an id
+        or name — with their names; '' if none."""
+        import difflib
+
+        by: dict[str, str] = {}   # what a designer may write → the id it stands for
+        for p in self.particles.values():
+            name = p.name.lower()
+            for alias in (p.id.lower(), name, name.removesuffix(" quark").removesuffix(" boson")):
+                by.setdefault(alias, p.id)
+        key = str(pid).strip().lower()
+        charged = [p.id for p in self.particles.values() if p.id.lower().rstrip("+-0") == key != p.id.lower()]
+        found = ([by[key]] if key in by else charged
+                 or [by[m] for m in difflib.get_close_matches(key, list(by), n=3, cutoff=0.75)])
+        ids = list(dict.fromkeys(found))
+        if not ids:
+            return ""
+        shown = [f"'{i}' ({self.particles[i].name})" for i in ids]
+        return f" — did you mean {shown[0] if len(shown) == 1 else ', '.join(shown[:-1]) + ' or ' + shown[-1]}?"
 
     def colour(self, cid: str, loc: Location) -> ColourCharge:
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import cardgen
-from cardgen.errors import InputError
+from cardgen.errors import InputError, Location
 
 
 def load_error(g) -> InputError:
@@ -69,7 +69,7 @@ def test_unknown_particle_with_did_you_mean(game_copy):
     g = game_copy("particle-builder")
     g.edit("components/targets.yaml", "requires: [u, u, d]", "requires: [u, u, down]")
     err = load_error(g)
-    assert "unknown particle 'down'" in err.message
+    assert err.message == "unknown particle 'down' — did you mean 'd' (down quark)?"
     assert err.location.line == g.line_of("components/targets.yaml", "requires: [u, u, down]")
 
 
@@ -149,3 +149,27 @@ def test_cli_check_on_a_broken_copy_names_file_and_line(tmp_path, cli, game_copy
     assert res.returncode == 2, res.stdout + res.stderr
     assert "components/cards.yaml:25:12" in res.stderr and "expected a whole number" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("written, meant", [
+    ("electron", "'e-' (electron)"), ("E-", "'e-' (electron)"), ("photon", "'gamma' (photon)"),
+    ("Higgs", "'H' (Higgs boson)"), ("up", "'u' (up quark)"), ("z0", "'Z0' (Z boson)"),
+    ("W", "'W+' (W⁺ boson) or 'W-' (W⁻ boson)"), ("anti-up", "'ubar' (anti-up quark)"),
+    ("electon", "'e-' (electron)"),
+])
+def test_an_unknown_particle_is_matched_to_the_one_its_name_or_letters_mean(written, meant):
+    """Designers write particles by name, in other letters or without their charge: each is
+    told the id meant, with its name."""
+    from cardgen.loader import shipped_physics
+
+    with pytest.raises(InputError) as info:
+        shipped_physics().particle(written, Location("cards.yaml", 3, 5))
+    assert info.value.message == f"unknown particle '{written}' — did you mean {meant}?"
+
+
+def test_an_unknown_particle_like_none_gets_no_guess():
+    from cardgen.loader import shipped_physics
+
+    with pytest.raises(InputError) as info:
+        shipped_physics().particle("gluino", Location("cards.yaml", 3, 5))
+    assert info.value.message == "unknown particle 'gluino'"

@@ -41,7 +41,7 @@ def test_documented_typo_message_is_what_cardgen_says(tmp_path):
 
     with pytest.raises(cardgen.InputError) as info:
         cardgen.load_game(tmp_path / "games" / "lepton-snap")
-    assert "unknown particle 'mu' — did you mean 'mu-'?" in str(info.value)
+    assert "unknown particle 'mu' — did you mean 'mu-' (muon) or 'mu+' (antimuon)?" in str(info.value)
     assert "components/cards.yaml:13:33:" in str(info.value) and "cards.yaml:13:33" in DOC.read_text(encoding="utf-8")
 
 
