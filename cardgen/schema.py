@@ -186,7 +186,7 @@ def number(minimum: float | None = None, maximum: float | None = None, positive:
             raise InputError(f"{_num(value)} is too large to be a number here", loc,
                              "write a number of reasonable size like 63.5") from None
         except (TypeError, ValueError):
-            raise InputError(f"expected a number, found {type_name(value)}", loc, "write a number like 63.5") from None
+            raise InputError(f"expected a number, found {type_name(value)}", loc, _number_fix(value)) from None
         if out != out or out in (float("inf"), float("-inf")):
             raise InputError("number must be finite", loc, "write a finite number")
         if positive and out <= 0:
@@ -197,6 +197,26 @@ def number(minimum: float | None = None, maximum: float | None = None, positive:
             raise InputError(f"{out:g} is too large (maximum {maximum:g})", loc, f"use a number ≤ {maximum:g}")
         return out
     return conv
+
+
+#: A number written with a unit: "63mm", "6.3 cm", "2.5in", "1.2 MeV".
+_WITH_UNIT = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([A-Za-zµ%\"]+)\s*")
+_MM_PER = {"cm": 10.0, "in": 25.4, '"': 25.4, "pt": 25.4 / 72, "px": 25.4 / 96}
+
+
+def _number_fix(value: Any) -> str:
+    """The fix for text where a number belongs: a number written with its unit is told to
+    drop it (lengths in millimetres, converted from cm, inches or points); else the usual."""
+    match = _WITH_UNIT.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return "write a number like 63.5"
+    number, unit = float(match[1]), match[2]
+    if unit.lower() == "mm":
+        return f"write the number alone, {_num(number)}: lengths are in millimetres"
+    if unit.lower() in _MM_PER:
+        mm = round(number * _MM_PER[unit.lower()], 3)
+        return f"write the number alone, in millimetres: {match[0].strip()} is {_num(mm)}"
+    return f"write the number without '{unit}'"
 
 
 def fraction(value: Any, loc: Location, raw: str | None = None) -> Fraction:

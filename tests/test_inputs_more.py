@@ -180,3 +180,23 @@ def test_a_new_game_that_cannot_be_written_in_full_leaves_nothing(tmp_path, monk
     monkeypatch.undo()
     folder = new_game("half-made", tmp_path / "games", "qcd")
     assert (folder / "game.yaml").is_file() and [p.name for p in (tmp_path / "games").iterdir()] == ["half-made"]
+
+
+@pytest.mark.parametrize("written, fix", [
+    ("63mm", "write the number alone, 63: lengths are in millimetres"),
+    ("63.5 MM", "write the number alone, 63.5: lengths are in millimetres"),
+    ("6.3cm", "write the number alone, in millimetres: 6.3cm is 63"),
+    ("2.5in", "write the number alone, in millimetres: 2.5in is 63.5"),
+    ("180pt", "write the number alone, in millimetres: 180pt is 63.5"),
+    ("1.2 MeV", "write the number without 'MeV'"),
+    ("wide", "write a number like 63.5"),
+])
+def test_a_number_written_with_its_unit_is_told_to_drop_it(written, fix):
+    """Sizes are millimetres written as bare numbers; one written with a unit is told the
+    number to write (converted from cm, inches or points)."""
+    from cardgen import schema
+    from cardgen.errors import Location
+
+    with pytest.raises(InputError) as info:
+        schema.number()(written, Location("cards.yaml", 4, 15))
+    assert info.value.message == f"expected a number, found text ('{written}')" and info.value.fix == fix
