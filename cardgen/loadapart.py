@@ -17,8 +17,8 @@ instead of the reading here, 1.4 s).
 Either way the cycle collector is paused while a game is read and while it is unpickled
 (:func:`_collector_paused`): reading builds hundreds of thousands of objects that all stay
 alive, and the collector, run every few hundred of them and over every survivor as they
-grow, took half of reading a 10,000-card deck (1.2 of 2.3 s, measured). Reading makes no
-cycles to collect; whatever it may leave is collected once the pause ends.
+grow, took half of reading a 10,000-card deck (1.2 of 2.3 s, measured). Reading leaves
+little or nothing for it to collect; what it may leave is collected once the pause ends.
 
 The switch is :func:`load`. Anything unexpected — no ``fork`` on this system, other threads
 running (a fork would copy their locks mid-use), a child that fails, or one that answers

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from .. import markroom, setmark
-from ..cache import (FaceCache, CachedFace, card_face_keys, component_fingerprint, face_scope, game_fingerprint, inputs_digest,
-                     software_digest)
+from ..cache import (FaceCache, CachedFace, card_face_keys, component_fingerprint, face_scope, game_fingerprint,
+                     inputs_digest, software_digest)
 from ..errors import InputError
 from ..i18n import SOURCE_LANG
 from ..imposition import CardGeometry, GridPlan, ImpositionError, band_plan, share_sheets
