@@ -92,9 +92,12 @@ def parse_paper(spec: str) -> Paper:
     return Paper(key.replace(" ", ""), w, h)
 
 
+#: Millimetres in one of each unit a length may be written in by mistake (lengths are in
+#: millimetres, written as bare numbers): for the message that converts it.
+MM_PER_UNIT = {"cm": 10.0, "in": 25.4, "inch": 25.4, "inches": 25.4, '"': 25.4, "pt": 25.4 / 72, "px": 25.4 / 96}
 #: A size written with another unit, or none: "8.5x11in", "21x29.7 cm", "210x297".
-_OTHER_UNIT_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(cm|in|inch|inches|\"|pt|)$")
-_MM_PER_UNIT = {"cm": 10.0, "in": 25.4, "inch": 25.4, "inches": 25.4, '"': 25.4, "pt": 25.4 / 72}
+_OTHER_UNIT_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(" +
+                            "|".join(re.escape(u) for u in MM_PER_UNIT) + "|)$")
 _ORIENTATION_RE = re.compile(r"^(.*?)[\s_-]*(landscape|portrait)$")
 
 
@@ -109,7 +112,7 @@ def _likely_meant(key: str) -> str:
         w, h, unit = float(sized[1]), float(sized[2]), sized[3]
         if not unit:
             return f"sizes are in millimetres, written with their unit: --paper {fmt_mm(w)}x{fmt_mm(h)}mm"
-        k = _MM_PER_UNIT[unit]
+        k = MM_PER_UNIT[unit]
         return f"sizes are in millimetres: {sized[0]} is --paper {fmt_mm(w * k)}x{fmt_mm(h * k)}mm"
     turned = _ORIENTATION_RE.match(key)
     if turned and (turned[1] in STANDARD_SIZES or _CUSTOM_RE.match(turned[1])):

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import InputError, Location, did_you_mean
+from .paper import MM_PER_UNIT
 from .yamlsrc import LONGEST_NUMBER, YMap, YSeq, shown
 
 __all__ = ["shown"]  # re-exported: messages quote user values through it
@@ -201,7 +202,6 @@ def number(minimum: float | None = None, maximum: float | None = None, positive:
 
 #: A number written with a unit: "63mm", "6.3 cm", "2.5in", "1.2 MeV".
 _WITH_UNIT = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([A-Za-zµ%\"]+)\s*")
-_MM_PER = {"cm": 10.0, "in": 25.4, '"': 25.4, "pt": 25.4 / 72, "px": 25.4 / 96}
 
 
 def _number_fix(value: Any) -> str:
@@ -213,8 +213,8 @@ def _number_fix(value: Any) -> str:
     number, unit = float(match[1]), match[2]
     if unit.lower() == "mm":
         return f"write the number alone, {_num(number)}: lengths are in millimetres"
-    if unit.lower() in _MM_PER:
-        mm = round(number * _MM_PER[unit.lower()], 3)
+    if unit.lower() in MM_PER_UNIT:
+        mm = round(number * MM_PER_UNIT[unit.lower()], 3)
         return f"write the number alone, in millimetres: {match[0].strip()} is {_num(mm)}"
     return f"write the number without '{unit}'"
 
