@@ -18,6 +18,10 @@ from .yamlsrc import YMap, YSeq
 
 FIELD_TYPES = ("text", "int", "number", "bool", "enum", "particle", "colour", "ref", "list")
 SCALAR_TYPES = tuple(t for t in FIELD_TYPES if t != "list")
+#: What spreadsheets, programming languages and other card tools call some field types.
+TYPE_NAMES_ELSEWHERE = {"string": "text", "str": "text", "integer": "int", "float": "number", "double": "number",
+                        "decimal": "number", "real": "number", "boolean": "bool", "color": "colour", "choice": "enum",
+                        "array": "list"}
 
 
 def parse_field_specs(value: Any, loc: Location, what: str) -> dict[str, FieldSpec]:
@@ -31,18 +35,18 @@ def parse_field_specs(value: Any, loc: Location, what: str) -> dict[str, FieldSp
             raise InputError(f"'{name}' is reserved and cannot be declared as a field", m.key_where(name),
                              "choose another field name")
         if isinstance(spec, str):
-            specs[name] = FieldSpec(name, S.choice(FIELD_TYPES)(spec, where), location=where)
+            specs[name] = FieldSpec(name, S.choice(FIELD_TYPES, TYPE_NAMES_ELSEWHERE)(spec, where), location=where)
             if spec in ("enum", "ref", "list"):
                 raise InputError(f"field type '{spec}' needs more settings", where,
                                  f"write {name}: {{type: {spec}, ...}} (see docs/data-format.md)")
             continue
         f = S.Fields(spec, f"field '{name}' of {what}", where)
-        ftype = f.get("type", S.choice(FIELD_TYPES))
+        ftype = f.get("type", S.choice(FIELD_TYPES, TYPE_NAMES_ELSEWHERE))
         fs = FieldSpec(
             name=name, type=ftype,
             required=f.get("required", S.boolean, False),
             choices=tuple(f.get("choices", S.seq_of(S.text, min_items=1, what="list of choices"), ())),
-            of=f.get("of", S.choice(SCALAR_TYPES), None),
+            of=f.get("of", S.choice(SCALAR_TYPES, TYPE_NAMES_ELSEWHERE), None),
             table=f.get("table", S.ident, None),
             component=f.get("component", S.ident, None),
             translatable=f.get("translatable", S.boolean, ftype == "text"),

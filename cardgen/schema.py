@@ -241,14 +241,20 @@ def boolean(value: Any, loc: Location, raw: str | None = None) -> bool:
     return value
 
 
-def choice(options: Iterable[str]) -> Converter:
+def choice(options: Iterable[str], others: dict[str, str] | None = None) -> Converter:
+    """One of ``options``; ``others``: what other tools call some of them (``string`` for
+    ``text``), named in the did-you-mean where spelling alone would not find them."""
     opts = list(options)
 
     def conv(value: Any, loc: Location, raw: str | None = None) -> str:
         s = text(value, loc, raw)
         if s not in opts:
-            raise InputError(f"'{shown(s)}' is not one of {one_of(opts)}{did_you_mean(s, opts)}", loc,
-                             f"use one of: {one_of(opts)}")
+            # each name in lower case, and the option it stands for
+            names = {k.lower(): v for k, v in {**(others or {}), **{o: o for o in opts}}.items()}
+            key = s.strip().lower()
+            close = [key] if key in names else difflib.get_close_matches(key, list(names), n=1, cutoff=0.6)
+            hint = f" — did you mean '{names[close[0]]}'?" if close else ""
+            raise InputError(f"'{shown(s)}' is not one of {one_of(opts)}{hint}", loc, f"use one of: {one_of(opts)}")
         return s
     return conv
 

@@ -200,3 +200,21 @@ def test_a_number_written_with_its_unit_is_told_to_drop_it(written, fix):
     with pytest.raises(InputError) as info:
         schema.number()(written, Location("cards.yaml", 4, 15))
     assert info.value.message == f"expected a number, found text ('{written}')" and info.value.fix == fix
+
+
+@pytest.mark.parametrize("written, meant", [
+    ("string", "text"), ("float", "number"), ("integer", "int"), ("color", "colour"), ("boolean", "bool"),
+    ("Text", "text"), ("strng", "text"), ("colr", "colour"),
+])
+def test_a_field_type_named_as_elsewhere_gets_cardgens_name(written, meant):
+    """Spreadsheets and programming languages say 'string', 'float', 'color': a designer is
+    told the type cardgen calls so, as for a misspelling."""
+    from cardgen.errors import Location
+    from cardgen.fields import parse_field_specs
+    from cardgen.yamlsrc import parse_yaml
+
+    specs = parse_yaml(f"title: {{type: {written}}}\n", "cards.yaml")
+    with pytest.raises(InputError) as info:
+        parse_field_specs(specs, Location("cards.yaml", 1, 1), "component 'cards'")
+    assert info.value.message.endswith(f" — did you mean '{meant}'?"), info.value.message
+    assert info.value.message.startswith(f"'{written}' is not one of text, int, number")
