@@ -265,3 +265,22 @@ def test_the_preview_shows_each_games_proof_report_and_refreshes_it(game_copy):
             stream.close()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("gid", ["particle-builder", "tutti-quantum", "qcd", "particles-in-circle"])
+def test_every_rule_says_what_it_established_on_the_shipped_games(gid):
+    """A rule with nothing to look at in a game says what it looked for ("no card scores
+    points by its particle: nothing to compare"); none is left at the bare "ran: no
+    findings", which tells a teacher nothing."""
+    _findings, proofs, _choices = check_records(cardgen.load_game(gid))
+    assert not [p.rule for p in proofs if p.claim == RAN_CLEAN]
+
+
+def test_the_rulebook_deviations_are_counted_where_the_rules_are_listed():
+    _findings, proofs, choices = check_records(cardgen.load_game("particle-builder"))
+    deviations = [c for c in choices if c.rule == "rulebook-deviations"]
+    claim = next(p for p in proofs if p.rule == "rulebook-deviations")
+    assert deviations and claim.count == len(deviations)
+    assert claim.claim.startswith(f"{len(deviations)} table row(s) differ from the printed rulebook")
+    quiet = next(p for p in check_records(cardgen.load_game("qcd"))[1] if p.rule == "rulebook-deviations")
+    assert (quiet.count, quiet.claim) == (0, "no table row is declared to differ from the printed rulebook")

@@ -392,3 +392,5 @@ def particle_points(game: Game) -> Iterator[Finding | Proof]:
         yield Proof("particle-points", f"the cards of {len(scored)} particles score alike wherever they are and as "
                     f"their antiparticles' cards, and among quarks, leptons and bosons a heavier particle never "
                     f"scores fewer points", len(scored), game.id)
+    elif not scored:
+        yield Proof("particle-points", "no card scores points by its particle: nothing to compare", 0, game.id)

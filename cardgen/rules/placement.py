@@ -47,14 +47,22 @@ def _mm(value: float) -> str:
 @generic("places-fit")
 def places_fit(game: Game) -> Iterator[Finding | Proof]:
     """Every declared place holds a real card of what it takes with room to spare, and no
-    place or label covers another or leaves the safe area."""
+    place or label covers another or leaves the safe area; a game with nothing to lay on
+    anything says so."""
+    said = False
     for comp in game.components.values():
         if comp.places is not None:
-            yield from _component_fit(game, comp, comp.places)
+            for record in _component_fit(game, comp, comp.places):
+                said = True
+                yield record
     for token in game.components.values():
         if token.kind == "token":
-            yield from _token_on_cards(game, token)
-            yield from _tokens_on_vertices(game, token)
+            for record in (*_token_on_cards(game, token), *_tokens_on_vertices(game, token)):
+                said = True
+                yield record
+    if not said:
+        yield Proof("places-fit", "no component declares places to lay pieces on, and no token is laid on cards or "
+                    "vertices: nothing to fit", 0, game.id)
 
 
 def _component_fit(game: Game, comp: Component, layout: PlaceLayout) -> Iterator[Finding | Proof]:
