@@ -18,7 +18,7 @@ import difflib
 import errno
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +249,10 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!", "…")) else text + "."
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """A ' — did you mean X?' suffix for typos, or '' when nothing is close."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" — did you mean '{close[0]}'?" if close else ""
+def did_you_mean(word: str, choices: Iterable[str], others: Mapping[str, str] | None = None) -> str:
+    """A ' — did you mean X?' suffix for typos, or '' when nothing is close; ``others``: what
+    other tools call some of the choices (``string`` for ``text``), matched as the choice
+    each stands for where spelling alone would not find it."""
+    names = {**(others or {}), **{str(c): str(c) for c in choices}}   # a name, and the choice it stands for
+    close = difflib.get_close_matches(str(word), list(names), n=1, cutoff=0.6)
+    return f" — did you mean '{names[close[0]]}'?" if close else ""

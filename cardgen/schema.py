@@ -249,12 +249,8 @@ def choice(options: Iterable[str], others: dict[str, str] | None = None) -> Conv
     def conv(value: Any, loc: Location, raw: str | None = None) -> str:
         s = text(value, loc, raw)
         if s not in opts:
-            # each name in lower case, and the option it stands for
-            names = {k.lower(): v for k, v in {**(others or {}), **{o: o for o in opts}}.items()}
-            key = s.strip().lower()
-            close = [key] if key in names else difflib.get_close_matches(key, list(names), n=1, cutoff=0.6)
-            hint = f" — did you mean '{names[close[0]]}'?" if close else ""
-            raise InputError(f"'{shown(s)}' is not one of {one_of(opts)}{hint}", loc, f"use one of: {one_of(opts)}")
+            raise InputError(f"'{shown(s)}' is not one of {one_of(opts)}{did_you_mean(s, opts, others)}", loc,
+                             f"use one of: {one_of(opts)}")
         return s
     return conv
 
