@@ -276,7 +276,7 @@ class BudgetedEnvironment(ImmutableSandboxedEnvironment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.globals["range"] = _CountedRange
-        self.filters = _GuardedFilters(self.filters)
+        self.filters = Guarded(self.filters, _guarded_filter)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         _check_binop(operator, left, right)
@@ -331,20 +331,23 @@ def _grown(s: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return 0
 
 
-class _GuardedFilters(dict):
-    """The environment's filters, each (also those added later) refusing a huge count first
-    (``"x"|center(10**9)``, ``indent(width=10**9)``)."""
+class Guarded(dict):
+    """An environment's filters or tests by name, each function (also those added later) kept
+    as ``guard(name, fn)`` makes it: here the filters, refusing a huge count first
+    (``"x"|center(10**9)``, ``indent(width=10**9)``); :mod:`cardgen.render`'s tests, refusing
+    an undefined value."""
+
+    def __init__(self, entries: dict[str, Any], guard: Callable[[str, Any], Any]) -> None:
+        super().__init__()
+        self.guard = guard
+        self.update(entries)
 
     def __setitem__(self, name: str, fn: Any) -> None:
-        super().__setitem__(name, _guarded_filter(name, fn))
+        super().__setitem__(name, self.guard(name, fn))
 
     def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         for name, fn in dict(*args, **kwargs).items():
             self[name] = fn
-
-    def __init__(self, filters: dict[str, Any]) -> None:
-        super().__init__()
-        self.update(filters)
 
 
 def _guarded_filter(name: str, fn: Any) -> Any:

@@ -42,7 +42,7 @@ from . import format as fmt
 from . import images
 from . import templatetrees
 from .artwork import TEMPLATE_HELPERS
-from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, current, render_within
+from .budget import BudgetedEnvironment, BudgetExceeded, FaceBudget, Guarded, current, render_within
 from .errors import CardgenError, Location, did_you_mean, display_path
 from .loader import SHARED_TEMPLATES
 from .locale import RTL, Locale
@@ -346,11 +346,11 @@ class _Environment(BudgetedEnvironment):
     """The sandbox, parsing each template source once per process (:mod:`cardgen.templatetrees`)
     and noting the Python source it compiles each template from, for
     :class:`CompiledTemplates` to keep (``_compile`` is Jinja's documented hook for this);
-    its tests are strict about undefined values (:class:`_StrictTests`)."""
+    its tests are strict about undefined values (:func:`_strict_test`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.tests = _StrictTests(self.tests)
+        self.tests = Guarded(self.tests, _strict_test)
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
         return templatetrees.parse(self, source, name, filename)   # the checker's rules read the same trees
@@ -379,28 +379,16 @@ class _Environment(BudgetedEnvironment):
 _EXISTENCE_TESTS = frozenset({"defined", "undefined"})
 
 
-class _StrictTests(dict):
-    """The environment's tests, each (also those added later) refusing an undefined value
-    but ``defined`` and ``undefined``, which ask for one. Jinja's strict undefined refuses to
-    be printed, compared or looped over, but a test looks only at what it is given: a
-    template's ``{% if card.titel is not none %}`` was true on every card, and each printed
-    without what the test was meant to keep out. Now it is the undefined error, with its
-    did-you-mean ("'title'?")."""
+def _strict_test(name: str, test: Callable[..., Any]) -> Callable[..., Any]:
+    """The environment's test ``name``, refusing an undefined value unless it is ``defined``
+    or ``undefined``, which ask for one. Jinja's strict undefined refuses to be printed,
+    compared or looped over, but a test looks only at what it is given: a template's
+    ``{% if card.titel is not none %}`` was true on every card, and each printed without what
+    the test was meant to keep out. Now it is the undefined error, with its did-you-mean
+    ("'title'?")."""
+    if name in _EXISTENCE_TESTS:
+        return test
 
-    def __init__(self, tests: dict[str, Any]) -> None:
-        super().__init__()
-        self.update(tests)
-
-    def __setitem__(self, name: str, fn: Any) -> None:
-        super().__setitem__(name, fn if name in _EXISTENCE_TESTS else _defined_only(fn))
-
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        for name, fn in dict(*args, **kwargs).items():
-            self[name] = fn
-
-
-def _defined_only(test: Callable[..., Any]) -> Callable[..., Any]:
-    """``test``, raising the undefined error of any undefined value it is given."""
     @functools.wraps(test)   # (Jinja's pass_environment mark, copied, still reaches the test)
     def strict(*args: Any, **kwargs: Any) -> Any:
         for value in (*args, *kwargs.values()):
