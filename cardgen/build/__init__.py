@@ -237,6 +237,7 @@ class _Run:
     unstaged: list[SheetFile] = field(default_factory=list)  # rendered sheets, until the gate passes
     outstanding: int = 0                                     # tasks handed to the scheduler, not yet finished
     spools: list[str] = field(default_factory=list)   # rendered faces on their way to a PDF (see .spool)
+    legibility: dict[str, Alongside] = field(default_factory=dict)   # by game: its faces' legibility rules
 
     def __post_init__(self) -> None:
         self.refs = {str(g.data_dir): g for g in self.games}
@@ -305,6 +306,8 @@ class _Run:
         self.pending[(gid, job_id)] -= 1
         if self.pending[(gid, job_id)]:
             return []
+        if all(not self.pending[(gid, jp.job.id)] for jp in self.plan.jobs[gid]):
+            self._measure(self.refs[self.ref[gid]])   # on a thread, while the PDFs are written
         parts = [chunk.for_writer() for _seq, chunk in sorted(self.chunks[(gid, job_id)], key=lambda p: p[0])]
         return [Task(write_job, (self.ref[gid], job_id, parts, self.options, self.digests[(gid, job_id)]),
                      group=gid, tag=(gid, job_id))]
@@ -332,9 +335,25 @@ class _Run:
         gates.check_strict(game, res, o)   # raises before anything replaces the old files
         gates.check_text(game, res, o)
         if self.check and game.id in self.measured:
-            gates.check_legibility(game, gates.measured_faces(game, res, o, jobs, self.rendered_work(game)))
+            self._measure(game)   # (here and now if no face of it was rendered)
+            self.legibility[game.id].wait()
         self.staged.extend(report.stage_manifest(game, res, o, printing))
         return res
+
+    def _measure(self, game: Game) -> None:
+        """Start the legibility rules on the faces of ``game`` once all are rendered, on a
+        thread (see :class:`.workers.Alongside`): the build's process has little else to do
+        while the workers write its PDFs, and :meth:`finish_game` takes the verdict where
+        the other gates are. What the rules read is gathered here, on the build's thread."""
+        if not self.check or game.id not in self.measured or game.id in self.legibility:
+            return
+        jobs = self.plan.jobs[game.id]
+        issues = [i for jp in jobs for hit in jp.notes for i in hit.issues]
+        issues += [i for parts in self.rendered_work(game).values() for _w, chunk in parts for i in chunk.issues]
+        faces = partial(gates.measured_faces, game, issues, self.options, jobs, self.rendered_work(game))
+        gate = Alongside(lambda: gates.check_legibility(gates.legibility_errors(game, faces())))
+        self.legibility[game.id] = gate
+        gate.start()
 
     def _sheet(self, gid: str, sp: SheetPlan, res: GameBuild) -> BuiltFile:
         """A sheet's manifest row, what its rendering reported added to the game's."""

@@ -5,6 +5,7 @@ wrong, not the command."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import i18n
@@ -17,6 +18,7 @@ from .results import GameBuild
 
 if TYPE_CHECKING:
     from ..legibility import FaceTexts
+    from ..render import TextIssue
 
 
 class RuleFindingsError(CardgenError):
@@ -75,30 +77,36 @@ def measures_faces(game: Game) -> bool:
     return any(spec.measures_faces for spec in game.checks)
 
 
-def check_legibility(game: Game, faces: list[FaceTexts]) -> None:
-    """The legibility rules the game declares, run on the faces this build prints (``faces``:
-    measured where they were rendered, see :func:`measured_faces`); a text too small, too
-    faint or misread upside down stops the build before anything is written, as ``cardgen
-    check`` would have found it."""
+def legibility_errors(game: Game, faces: list[FaceTexts]) -> list:
+    """What the legibility rules the game declares find wrong in the faces this build prints
+    (``faces``: measured where they were rendered, see :func:`measured_faces`): a text too
+    small, too faint or misread upside down, as ``cardgen check`` would have found it. The
+    build asks as soon as a game's faces are rendered, while its PDFs are written, and stops
+    on the answer (:func:`check_legibility`) before anything is staged."""
     from ..check import measuring_findings
 
-    errors = [f for f in measuring_findings(game, faces) if f.severity == "error"]
+    return [f for f in measuring_findings(game, faces) if f.severity == "error"]
+
+
+def check_legibility(errors: list) -> None:
+    """Stop the build on what :func:`legibility_errors` found."""
     if errors:
         raise RuleFindingsError(errors)
 
 
-def measured_faces(game: Game, result: GameBuild, options: BuildOptions, jobs: list[JobPlan],
+def measured_faces(game: Game, issues: Iterable[TextIssue], options: BuildOptions, jobs: list[JobPlan],
                    chunks: dict[str, list[tuple[RenderWork, FaceChunk]]]) -> list[FaceTexts]:
     """Every distinct face of a game's print jobs with its measured texts, from the chunks its
     workers rendered (``chunks``: by job id, each with the work it did) and, for a file kept
     from the last build, from the face cache (each job's ``notes``). Each face names the first
     card showing it and counts the card sides that do (copies, class sets and spares aside).
 
-    A text the user chose to print although it overflows (``--allow-overflow``) or lacks
-    glyphs (``--allow-missing-glyphs``) is left out: it prints as it comes, small or boxed."""
+    ``issues``: what rendering those faces reported. A text the user chose to print although
+    it overflows (``--allow-overflow``) or lacks glyphs (``--allow-missing-glyphs``) is left
+    out: it prints as it comes, small or boxed."""
     from ..legibility import FaceRef, FaceTally, texts_from_data
 
-    allowed = {(i.component, i.card, i.side, i.field) for i in result.issues
+    allowed = {(i.component, i.card, i.side, i.field) for i in issues
                if (i.kind == "overflow" and options.allow_overflow)
                or (i.kind == "missing-glyphs" and options.allow_missing_glyphs)}
     tally = FaceTally()
