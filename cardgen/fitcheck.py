@@ -3,10 +3,11 @@ character covered by a bundled font, is every string translated? (``cardgen chec
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from . import i18n, sheets
-from .errors import Finding
+from .errors import Finding, Location
 from .model import Game
 from .render import Renderer, TextIssue, said_once
 
@@ -56,8 +57,9 @@ def issue_finding(game: Game, issue: TextIssue) -> Finding:
     lang = issue.lang
     comp = game.components.get(issue.component)
     card = comp.card(issue.card) if comp else None
-    # the card's own value when the field is one (its YAML line, its spreadsheet cell), else the card
-    loc = card.where(issue.field) if card else comp.location if comp else game.location
+    # the card's own value when the field is one (its YAML line, its spreadsheet cell), else the
+    # card; on a rule sheet or answer key, where the game's data writes the text
+    loc = card.where(issue.field) if card else comp.location if comp else _written_at(game, issue.text)
     what = f"card '{issue.card}'" if comp else f"{issue.component}.pdf {issue.card}"
     # a translation is fixed in the catalog: point at its entry, and name where the text is used
     entry = i18n.catalog_entry_of(game, lang, issue.text)
@@ -74,6 +76,39 @@ def issue_finding(game: Game, issue: TextIssue) -> Finding:
                    entry[0] if entry else loc,
                    "use characters the fonts cover, or bring a font that draws them (a fonts/ folder in the game, "
                    "or --font-dir)", game.id)
+
+
+def _written_at(game: Game, text: str) -> Location:
+    """Where the game's data writes a text a sheet prints: a records table's value where it is
+    written; any other (a table's title, a roll's note, an assumption) as the catalog's
+    extraction finds it, at the line and column where the text starts at or after the line
+    of the entry that holds it (``text`` may be its start and "…", as a long text is
+    reported). The game's own entry when the text is cardgen's (a column header) or made up
+    of several values."""
+    shown = text.removesuffix("…")   # a long text is reported by its start
+
+    def matches(value: object) -> bool:
+        return isinstance(value, str) and (value == text or (shown != text and value.startswith(shown)))
+
+    for table in game.tables.values():   # a records table knows where each value is written
+        for row in table.rows:
+            for name, value in (getattr(row, "values", None) or {}).items():
+                if matches(value):
+                    return row.where.get(name, row.location)
+    entry = next((e for (_ctx, msgid), e in i18n.collect_game(game).entries.items()
+                  if e.locations and matches(msgid)), None)
+    if entry is None:
+        return game.location
+    path, line = entry.locations[0]
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return Location(path, line, 1)
+    for n in range(max(line, 1), len(lines) + 1):   # the entry's line is where its table or row begins
+        at = lines[n - 1].find(shown[:40])
+        if at >= 0:
+            return Location(path, n, at + 1)
+    return Location(path, line, 1)
 
 
 def _extra_wraps(game: Game, lang: str, english: list[tuple[str, str, str, str, int]],

@@ -109,12 +109,12 @@ def render_game(game: Game, langs: Iterable[str] = (), strict: bool = False,
         count, keys, reused = _render_language(game, faces, built)
         if lang == i18n.SOURCE_LANG:
             english_wraps = list(faces.wraps)
-        if lang != i18n.SOURCE_LANG or langs:
-            _fit_sheets(game, faces)
+        pages = _fit_sheets(game, faces)
         found = rendering_findings(game, lang, faces.issues, faces.wraps, faces.translator, english_wraps, strict)
         findings.extend(found)
         rendered.append(Rendered(game.id, lang, count, len(keys), reused))
-        proofs.append(Proof(RULE, claim(lang, count, len(keys), reused, found), count, game.id, game.location))
+        proofs.append(Proof(RULE, claim(lang, count, len(keys), reused, found, sheet_pages=pages), count, game.id,
+                            game.location))
     for drawing in drawings.values():
         drawing.remember()
     return findings, rendered, proofs
@@ -148,15 +148,20 @@ def _report_cached(faces: GameFaces, hit: CachedFace) -> None:
         faces.translator.missing.update(hit.missing)
 
 
-def _fit_sheets(game: Game, faces: GameFaces) -> None:
-    """Languages asked for by name: their rule sheet and answer key are fit-checked too
-    (translations run longer; the English sheets are checked by every build)."""
+def _fit_sheets(game: Game, faces: GameFaces) -> int:
+    """Render the rule sheet and answer key as a build does (not drawn), in every language
+    checked: a text that does not fit their pages, or a character no font covers, is what a
+    build of them refuses, so the check that says a deck is right has found it first. The
+    pages rendered."""
     from . import sheets
 
+    pages = 0
     for kind in sheets.SHEETS:
         for page in sheets.sheet_faces(game, kind, faces.renderer):
             faces.issues.extend(page.issues)
             faces.wraps.extend(page.wraps)
+            pages += 1
+    return pages
 
 
 class _BuiltFaces:
@@ -216,9 +221,11 @@ def built_measures(game: Game, cache_root: Path) -> list[FaceTexts] | None:
     return tally.faces()
 
 
-def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding], drawn: bool = True) -> str:
+def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding], drawn: bool = True,
+          sheet_pages: int = 0) -> str:
     """The render pass's sentence for the report: what it did, and what held (``drawn``: each
-    different face was also drawn as print draws it; the preview only renders)."""
+    different face was also drawn as print draws it, the preview only renders;
+    ``sheet_pages``: the pages of the rule sheet and answer key rendered too)."""
     rules = {f.rule for f in found if f.severity == "error"}
     held = ["no template errors"]
     if drawn:
@@ -229,6 +236,8 @@ def claim(lang: str, faces: int, drawings: int, reused: int, found: list[Finding
         held.append("every character covered by a bundled font")
     if lang != i18n.SOURCE_LANG and not any(f.rule == "untranslated" for f in found):
         held.append("every string translated")
+    if sheet_pages:
+        held.append(f"the rule sheet and answer key rendered too ({sheet_pages} pages)")
     if reused:
         return (f"{faces} faces in {lang} ({faces - reused} rendered now, {reused} as the last build rendered them from "
                 f"the same inputs, kept in its cache): " + ", ".join(held))

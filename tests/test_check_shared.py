@@ -16,6 +16,7 @@ from cardgen import render as render_module
 from cardgen.checkfaces import faces_of, shared_faces
 from cardgen.render import Renderer, TemplateError
 from cardgen.rules import pdg_values
+from cardgen.sheets import SHEETS
 
 from .test_check_report import FRONT, sides
 
@@ -66,7 +67,9 @@ def test_every_face_is_rendered_once_though_a_rule_reads_the_fronts_first(render
     monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
     report = cardgen.check(game)
     assert report.ok and [r.faces for r in report.rendered] == [sides(game)] == [50]
-    assert len(renders) == 50 and set(renders.values()) == {1}
+    cards = {k: n for k, n in renders.items() if k[1] not in SHEETS}
+    assert len(cards) == 50 and set(cards.values()) == {1}
+    assert {k[1] for k in renders if k not in cards} == set(SHEETS) and set(renders.values()) == {1}   # each page once
     assert any("read from their rendered 'energy' text" in p.claim for p in report.proofs)
 
 
@@ -197,15 +200,17 @@ def test_a_game_whose_other_rules_fail_is_not_rendered_though_its_faces_were_rea
 
 def test_a_check_after_a_build_measures_legibility_from_the_build_cache(renders, monkeypatch, tmp_path):
     """After a build, the legibility rules read each face as the build measured it (kept in its
-    face cache with the face) and prove what a check rendering every face proves; nothing is
-    rendered again."""
+    face cache with the face) and prove what a check rendering every face proves; no card's
+    face is rendered again (the rule sheet and answer key are, once a page: the check lays
+    them out on its own A4 pages, whatever paper the build printed them on)."""
     game = cardgen.load_game("particles-in-circle")
     cold = cardgen.check(game, cache=None)
     cardgen.build(game, cardgen.BuildOptions(out=tmp_path), jobs=1)
     renders.clear()
     monkeypatch.setattr(forkpair, "cores", lambda: {0})   # counted in this process
     after = cardgen.check(game, cache=tmp_path / ".cache")
-    assert not renders
+    assert renders and {comp for _lang, comp, _card, _side in renders} == set(SHEETS)
+    assert set(renders.values()) == {1}
     legible = ("rotated-index", "text-size", "text-contrast")
     assert [p for p in after.proofs if p.rule in legible] == [p for p in cold.proofs if p.rule in legible]
     assert [r.reused for r in after.rendered] == [sides(game)] and after.findings == cold.findings
@@ -272,8 +277,9 @@ def test_a_check_holds_a_bounded_number_of_faces_and_reports_what_holding_them_a
     # again: a face past the bound is rendered once for each rule reading it (the fronts, by
     # flavour-energies and the legibility rules), never a third time
     assert set(drawn.values()) == {1} and len(drawn) == sum(r.drawings for r in whole.rendered)
-    assert len(renders) == sides(game) and set(renders.values()) == {1, 2}
-    assert {side for (_, _, _, side), n in renders.items() if n == 2} == {"front"}
+    cards = {k: n for k, n in renders.items() if k[1] not in SHEETS}
+    assert len(cards) == sides(game) and set(cards.values()) == {1, 2}
+    assert {side for (_, _, _, side), n in cards.items() if n == 2} == {"front"}
 
 
 @pytest.mark.parametrize("kept", [0, 3])

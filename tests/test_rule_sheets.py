@@ -299,6 +299,29 @@ def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
     assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
 
 
+@pytest.mark.parametrize("old, times, what", [
+    ("rule: Both card sets go face down on your energy stack.", 60, "a table's value"),
+    ("title: Annihilation", 15, "a table's title (at most 200 characters)"),
+])
+def test_a_plain_check_finds_sheet_text_the_build_refuses_at_its_line(game_copy, cli, tmp_path, old, times,
+                                                                      what) -> None:
+    """`cardgen check` with no language asked for renders the rule sheet too: text there that
+    does not fit is found where the data writes it (not at the game's first line), exactly as
+    the build that refuses it reports it — before, the check said the deck was right."""
+    g = game_copy("qcd")
+    key, text = old.split(": ", 1)
+    g.edit("tables/annihilation.yaml", old, f"{key}: " + " ".join([text] * times))
+    line = g.line_of("tables/annihilation.yaml", f"{key}: {text} {text}")
+    column = (g.path / "tables/annihilation.yaml").read_text().splitlines()[line - 1].index(text) + 1
+    check = cli("check", str(g.path))
+    assert check.returncode == 1, check.stdout + check.stderr
+    found = next(ln for ln in check.stdout.splitlines() if "error[text-fit]" in ln)
+    assert f"annihilation.yaml:{line}:{column}:" in found and "rules.pdf page-" in found, (what, found)
+    build = cli("build", str(g.path), "--out", str(tmp_path / "out"))
+    assert build.returncode == 1 and not (tmp_path / "out" / "qcd").exists()
+    assert found.split(": error")[0] in build.stderr
+
+
 def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
     pairs = A.antiparticle_pairs(cardgen.load_game("particles-in-circle"))
     assert len(pairs) == 6 and all(a.antiparticle == b.id and a.charge == -b.charge for a, b in pairs)
