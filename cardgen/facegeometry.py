@@ -155,6 +155,7 @@ class Paint:
     colour: RGB
     alpha: float
     box: tuple[float, float, float, float]   # x0, y0, x1, y1
+    group: int = 0   # the labelled element (one text() or symbol() call) it is part of, if any: an overbar
 
     def contains(self, p: Point) -> bool:
         """Even-odd point-in-polygon over all the shape's outlines."""
@@ -219,6 +220,19 @@ class FaceGeometry:
         near = [paint for paint in self.paints[:max(0, before)]
                 if paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
         return [_seen(near, p) for p in points]
+
+    def over(self, points: list[Point], after: int, group: int = 0) -> list[list[Paint]]:
+        """The shapes painted over each of ``points`` (face mm) from paint ``after`` on, back to
+        front: what covers a text drawn after the first ``after`` paints. A shape of the text's
+        own ``group`` (a symbol's overbar, drawn with its letter) is part of it, not over it."""
+        if not points:
+            return []
+        x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+        y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
+        near = [paint for paint in self.paints[max(0, after):]
+                if (not group or paint.group != group)
+                and paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
+        return [[paint for paint in near if paint.contains(p)] for p in points]
 
 
 def _seen(paints: list[Paint], p: Point) -> RGB:
@@ -516,12 +530,12 @@ def _walk(root: ET.Element, viewport: Matrix, inherited: dict[str, str], opacity
         a, b, c, d, e, f = matrix   # apply(matrix, p) for every point, without a call for each
         polys = [[(a * x + c * y + e, b * x + d * y + f) for x, y in poly] for poly in shape_polygons(el, tag)]
         if props.get("visibility") not in ("hidden", "collapse"):
-            _paint(el, tag, polys, props, alpha, matrix, geo)
+            _paint(el, tag, polys, props, alpha, matrix, geo, label[2])
         stack.extend((child, matrix, props, alpha, label) for child in reversed(el))
 
 
 def _paint(el: ET.Element, tag: str, polys: list[list[Point]], props: dict[str, str], alpha: float,
-           matrix: Matrix, geo: FaceGeometry) -> None:
+           matrix: Matrix, geo: FaceGeometry, group: int = 0) -> None:
     """Record what a shape paints: a fill (a background for what comes after) and, filled or
     stroked, a mark (what a rotated index may carry under it)."""
     if tag == "line":
@@ -537,7 +551,7 @@ def _paint(el: ET.Element, tag: str, polys: list[list[Point]], props: dict[str, 
         geo.marks.append(Mark(_box(pts), pts))
     a = alpha * _opacity(props.get("fill-opacity"))
     if colour is not None and a > 0:
-        geo.paints.append(Paint(tuple(tuple(p) for p in polys), colour, a, _box(pts)))
+        geo.paints.append(Paint(tuple(tuple(p) for p in polys), colour, a, _box(pts), group))
 
 
 def _box(points: Iterator[Point] | tuple[Point, ...]) -> tuple[float, float, float, float]:

@@ -7,7 +7,9 @@ painting order (:mod:`cardgen.facegeometry`). For every text it prints this give
   scale of every transform above it and of the viewport (1 pt = 25.4/72 mm);
 * its contrast with what lies behind it (WCAG 2 contrast ratio): the background is sampled at
   nine points of the text's ink box, each the paper composited with every fill painted
-  before the text that contains the point, back to front; the worst point counts;
+  before the text that contains the point, back to front; a fill painted after the text
+  that contains the point lies over both its ink and that background, as the reader sees
+  them (an opaque one hides the text there: 1 : 1); the worst point counts;
 * for a text turned upside down (a corner index for a fanned hand), what it reads as the
   other way up (``u`` reads ``n``), and whether it carries a mark under it (playing cards'
   underlined 6 and 9) that tells which way up it is.
@@ -66,6 +68,7 @@ class Printed:
     y0: float = 0.0
     x1: float = 0.0
     y1: float = 0.0
+    covered: bool = False  # where the contrast is worst, a shape painted after the text lies over it
 
     @property
     def upside_down(self) -> bool:
@@ -349,13 +352,15 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     x0, y0, x1, y1, em = box
     m = mark.matrix
     size_pt = em * fg.linear_scale(m) / PT_MM
-    worst, behind = 22.0, (1.0, 1.0, 1.0)
+    worst, behind, covered = 22.0, (1.0, 1.0, 1.0), False
     points = [fg.apply(m, (x0 + fx * (x1 - x0), y0 + fy * (y1 - y0))) for fx, fy in _SAMPLES]
-    for bg in geo.backgrounds(points, mark.paints_before):
+    for bg, over in zip(geo.backgrounds(points, mark.paints_before), geo.over(points, mark.paints_before, mark.group)):
         ink = fg.blend(fill, mark.alpha, bg)
+        for paint in over:   # a shape painted after the text veils its ink and what is behind alike
+            ink, bg = fg.blend(paint.colour, paint.alpha, ink), fg.blend(paint.colour, paint.alpha, bg)
         ratio = contrast_ratio(ink, bg)
         if ratio < worst:
-            worst, behind = ratio, bg
+            worst, behind, covered = ratio, bg, bool(over)
     angle = fg.rotation(m)
     upside_down = abs(angle) > UPSIDE_DOWN_DEG
     reading = reads_otherwise(mark.label) if upside_down else ""
@@ -363,7 +368,8 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     corners = [fg.apply(m, (x, y)) for x in (x0, x1) for y in (y0, y1)]
     xs, ys = [c[0] for c in corners], [c[1] for c in corners]
     return Printed(mark.label, mark.field, mark.group, size_pt, placed.fill, hex_colour(behind), worst, angle, reading,
-                   marked, mark.n, round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3))
+                   marked, mark.n, round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3),
+                   covered)
 
 
 def _has_mark_under(box: tuple[float, float, float, float], em: float, m: fg.Matrix, geo: fg.FaceGeometry) -> bool:

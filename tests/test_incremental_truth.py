@@ -100,9 +100,11 @@ def test_a_count_a_face_prints_is_part_of_the_face(game_copy, tmp_path):
     """A template may print how many copies a card has, or how many pieces its component has:
     a count changed in the component's own file (no rule counts this one) reached no face."""
     g = game_copy("particle-builder")
-    g.edit("templates/particle-front.svg.j2", END, '<rect x="3" y="3" width="26" height="6" fill="#ffffff"/>\n'
-                                                   '{{ text("copies " ~ card.count ~ " of " ~ component.total, 4, 4, '
-                                                   'size=2.6, width=24, height=4, fill="#1a1a1a", field="copies") }}\n'
+    # on a white patch of its own, left of the symbol's disc (over the family word, the
+    # legibility rules would refuse it as a text painted over)
+    g.edit("templates/particle-front.svg.j2", END, '<rect x="3.5" y="16" width="14" height="9" fill="#ffffff"/>\n'
+                                                   '{{ text("copies " ~ card.count ~ " of " ~ component.total, 4, 16.5, '
+                                                   'size=2.6, width=13, height=8, fill="#1a1a1a", field="copies") }}\n'
            + END)
     out = tmp_path / "out"
     cardgen.build(cardgen.load_game(g.path), BuildOptions(out=out))

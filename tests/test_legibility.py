@@ -175,10 +175,33 @@ def test_what_lies_behind_is_composited_back_to_front(game_copy):
     assert found and all("in #000 on #404040 has a contrast of 2.02 : 1" in f.message for f in found)
 
 
-def test_a_shape_painted_after_the_text_is_not_behind_it(game_copy):
+def test_a_shape_painted_after_the_text_elsewhere_is_not_behind_it(game_copy):
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME + '<rect x="0" y="85" width="3" height="3" fill="#1a1a1a"/>')   # a corner
+    assert not findings(g, "text-contrast")
+
+
+def test_a_shape_painted_over_the_text_hides_it(game_copy):
+    """What the reader sees is what is painted last: a panel the template draws after the
+    name, over it, leaves nothing of it to read (it passed as long as only what lies behind a
+    text was compared), reported at the name's call with what to do."""
     g = game_copy("qcd")
     g.edit(FRONT, NAME, NAME + '<rect x="6" y="56" width="51" height="5.5" fill="#1a1a1a"/>')
-    assert not findings(g, "text-contrast")
+    found = findings(g, "text-contrast")
+    assert found and all("(field 'name') is painted over by a shape the template draws after it (#1a1a1a" in f.message
+                         and "a contrast of 1.00 : 1" in f.message and "draw the shape before the text" in f.fix
+                         for f in found), [f.message for f in found]
+    assert {f.location.line for f in found} == {line_of(g.path / FRONT, NAME)}
+
+
+def test_a_veil_painted_over_the_text_dims_ink_and_background_alike(game_copy):
+    """Three-quarter opaque black over black text on white: the text's ink stays black, the
+    white around it turns #404040 — the same 2.02 : 1 as with the veil behind white text."""
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME + '<g opacity="0.75"><rect x="6" y="56" width="51" height="5.5" fill="#000000"/></g>')
+    found = findings(g, "text-contrast")
+    assert found and all("painted over by a shape the template draws after it (#404040" in f.message
+                         and "a contrast of 2.02 : 1" in f.message for f in found), [f.message for f in found]
 
 
 # --- the geometry and the reading ------------------------------------------------------------------

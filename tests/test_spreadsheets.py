@@ -335,9 +335,10 @@ def test_a_text_that_does_not_fit_is_found_at_its_own_cell_and_told_to_shorten_t
     (copy.path / "components" / "cards.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
     use_sheet(copy, "{from: cards.csv}")
     copy.edit("components/cards.yaml", "  wild: {type: bool}", "  wild: {type: bool}\n  note: {type: text}")
-    copy.edit("templates/card-front.svg.j2", "{% block artwork %}",
-              '{% block artwork %}{% if card.note %}{{ text(card.note, 8, 80, size=3, width=40, height=4, '
-              'min_size=2.5, field="note") }}{% endif %}')
+    # last in the artwork: drawn first, the card's white panel would paint over it
+    copy.edit("templates/card-front.svg.j2", "{% endblock %}",
+              '{% if card.note %}{{ text(card.note, 8, 80, size=3, width=40, height=4, '
+              'min_size=2.5, field="note") }}{% endif %}{% endblock %}')
     fits = [f for f in cardgen.check(copy.load()).findings if f.rule == "text-fit"]
     assert len(fits) == 1, fits
     assert str(fits[0].location).endswith("cards.csv:F2") and fits[0].fix.startswith("shorten the text,")

@@ -11,7 +11,8 @@
   drifting inwards may shave it, which a label printed in the margin on purpose (the pawn's
   "glue" on its glue tab) may accept;
 * ``text-contrast`` — every text stands out from what is painted behind it by at least
-  ``min_ratio`` (default 4.5 : 1, WCAG 2 level AA).
+  ``min_ratio`` (default 4.5 : 1, WCAG 2 level AA), as it is seen: a shape painted after it,
+  over it, veils its ink and its background alike, and an opaque one hides it.
 
 A game loosens a limit only with a ``reason``, which the report lists as a choice. One text
 drawn by one template line on many faces is one finding, at that line, naming the first card
@@ -231,7 +232,15 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
         worst = min(texts, key=lambda t: t.contrast)
         count += 1
         lowest = min(lowest, worst.contrast)
-        if worst.contrast < min_ratio - 0.005:
+        if worst.contrast < min_ratio - 0.005 and worst.covered:
+            loc = _where(game, face, worst)
+            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
+                "text-contrast", f"{face.where}: the text {_what(worst)} is painted over by a shape the template draws "
+                f"after it ({worst.background} where it shows least): a contrast of {worst.contrast:.2f} : 1, below "
+                f"{min_ratio:g} : 1", loc,
+                "draw the shape before the text (earlier in the template), or move one of them so they do not overlap",
+                game.id))
+        elif worst.contrast < min_ratio - 0.005:
             loc = _where(game, face, worst)
             findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
                 "text-contrast", f"{face.where}: the text {_what(worst)} in {worst.colour} on {worst.background} "
