@@ -297,6 +297,35 @@ def test_the_daemon_imports_what_a_build_and_a_check_import(tmp_path: Path) -> N
     assert late == []
 
 
+def test_a_command_of_the_daemon_reads_no_bundled_font_again(tmp_path: Path) -> None:
+    """The daemon draws a line of text in the bundled fonts and reads it back as the print
+    stage does: a build forked from it opens none of their files again (without the daemon,
+    the same build reads each font it prints with twice, for its text and for its glyph
+    forms)."""
+    script = (
+        "import functools, json, sys\n"
+        "from pathlib import Path\n"
+        "from cardgen.daemon.server import _preload\n"
+        "if sys.argv[1] == 'daemon':\n"
+        "    _preload()\n"
+        "import cardgen\n"
+        "from cardgen.text import fonts\n"
+        "read = []\n"
+        "real = fonts.Face._data.func\n"
+        "spied = functools.cached_property(lambda self: read.append(self.path.name) or real(self))\n"
+        "spied.__set_name__(fonts.Face, '_data')\n"
+        "fonts.Face._data = spied\n"
+        "cardgen.build('qcd', cardgen.BuildOptions(out=Path(sys.argv[2])), jobs=1)\n"
+        "print(json.dumps(read))\n")
+    read = {}
+    for how in ("daemon", "here"):
+        res = subprocess.run([sys.executable, "-c", script, how, str(tmp_path / how)], capture_output=True, text=True,
+                             cwd=ROOT, timeout=600)
+        assert res.returncode == 0, res.stderr
+        read[how] = json.loads(res.stdout.splitlines()[-1])
+    assert read["daemon"] == [] and "NotoSans-Regular.ttf" in read["here"], read
+
+
 def test_a_command_of_the_daemon_hashes_none_of_cardgens_files_again(tmp_path: Path) -> None:
     """The daemon hashes cardgen's files and the shared templates once: a build forked from it
     reads no byte of them to fingerprint a game, and still sees one that changed."""
