@@ -136,8 +136,8 @@ def list_cmd(games_dirs: tuple[Path, ...], as_json: bool, particles: bool) -> No
 def check_cmd(game_ids: tuple[str, ...], games_dirs: tuple[Path, ...], as_json: bool, proof_report: bool,
               langs: tuple[str, ...], strict: bool, no_render: bool, out: Path, no_cache: bool,
               font_dirs: tuple[Path, ...]) -> None:
-    """Prove decks complete and physically right, and render every face as a build would.
-    Exit 0 valid, 1 findings, 2 bad input (a template error included).
+    """Prove decks complete and physically right, and render every face, rule sheet and answer
+    key as a build would. Exit 0 valid, 1 findings, 2 bad input (a template error included).
 
     \b
     Examples:
