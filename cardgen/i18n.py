@@ -507,14 +507,17 @@ class MessageLocator:
 
 def catalog_entry_of(game: Game, lang: str, text: str) -> tuple[Location, str] | None:
     """The catalog entry whose translation is ``text`` (the game's catalog first), as
-    (location of its msgid, msgid); None when ``text`` is not a translation."""
+    (location of its msgid, msgid); None when ``text`` is not a translation. A text too long
+    for any box is reported by its start and "…": that start is matched."""
     if lang == SOURCE_LANG:
         return None
+    start = text.removesuffix("…")
     for path in (po_path(game, lang), po_path(None, lang)):
         if not path.is_file():
             continue
         for msg in load_catalog(path, lang):
-            if msg.id and msg.string == text and not isinstance(msg.id, tuple):
+            if msg.id and not isinstance(msg.id, tuple) and isinstance(msg.string, str) and (
+                    msg.string == text or (start != text and msg.string.startswith(start))):
                 return Location(display_path(path), msg.lineno or 0, 1 if msg.lineno else 0), msg.id
     return None
 

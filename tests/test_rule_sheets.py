@@ -322,6 +322,32 @@ def test_a_plain_check_finds_sheet_text_the_build_refuses_at_its_line(game_copy,
     assert found.split(": error")[0] in build.stderr
 
 
+def test_a_translation_far_too_long_for_its_sheet_is_found_at_its_catalog_entry(game_copy, cli) -> None:
+    """A text too long for any box is reported by its start and "…": a translation that long
+    is still found at its catalog entry, not at the game's first line."""
+    g = game_copy("particles-in-circle")
+    assert cli("i18n", "extract", str(g.path)).returncode == 0
+    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
+    po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
+    from babel.messages.pofile import read_po, write_po
+
+    with po.open("rb") as fh:
+        cat = read_po(fh)
+    english = "Point at that card. The first right answer wins the cards of the combination: 3 for a baryon, 2 for a " \
+              "meson or lepton pair."
+    message = next(m for m in cat if m.id == english)
+    message.string = "Zeige auf diese Karte. " * 200
+    buf = io.BytesIO()
+    write_po(buf, cat, width=0)
+    po.write_bytes(buf.getvalue())
+    line = next(n for n, text in enumerate(po.read_text(encoding="utf-8").splitlines(), 1)
+                if text.startswith("msgid") and "Point at that card." in text)
+    res = cli("check", str(g.path), "--lang", "de")
+    found = next(ln for ln in res.stdout.splitlines() if "error[text-fit]" in ln)
+    assert f"particles-in-circle.po:{line}:1:" in found and "rules.pdf page-" in found, found
+    assert f"msgid {english!r}" in found and "Fix: shorten the translation" in found
+
+
 def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
     pairs = A.antiparticle_pairs(cardgen.load_game("particles-in-circle"))
     assert len(pairs) == 6 and all(a.antiparticle == b.id and a.charge == -b.charge for a, b in pairs)
