@@ -280,21 +280,31 @@ def test_overflowing_sheet_text_is_reported(tmp_path: Path) -> None:
                for i in result.issues)
 
 
-def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
-    """`cardgen check --lang` reports a sheet string that does not fit, naming the sheet page."""
+def _german(game_copy, cli, translate) -> tuple[Path, Path]:
+    """A copy of Particles in Circle with a German catalog, ``translate`` called on it (a
+    Babel catalog) before it is written: the game's folder and the catalog's file."""
+    from babel.messages.pofile import read_po, write_po
+
     g = game_copy("particles-in-circle")
     assert cli("i18n", "extract", str(g.path)).returncode == 0
     assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
     po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
-    from babel.messages.pofile import read_po, write_po
-
     with po.open("rb") as fh:
         cat = read_po(fh)
-    cat.get("step", "turn.field").string = "Schritt" * 12
+    translate(cat)
     buf = io.BytesIO()
     write_po(buf, cat, width=0)
     po.write_bytes(buf.getvalue())
-    res = cli("check", str(g.path), "--lang", "de")
+    return g.path, po
+
+
+def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
+    """`cardgen check --lang` reports a sheet string that does not fit, naming the sheet page."""
+    def translate(cat) -> None:
+        cat.get("step", "turn.field").string = "Schritt" * 12
+
+    game, _po = _german(game_copy, cli, translate)
+    res = cli("check", str(game), "--lang", "de")
     line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
     assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
 
@@ -325,24 +335,16 @@ def test_a_plain_check_finds_sheet_text_the_build_refuses_at_its_line(game_copy,
 def test_a_translation_far_too_long_for_its_sheet_is_found_at_its_catalog_entry(game_copy, cli) -> None:
     """A text too long for any box is reported by its start and "…": a translation that long
     is still found at its catalog entry, not at the game's first line."""
-    g = game_copy("particles-in-circle")
-    assert cli("i18n", "extract", str(g.path)).returncode == 0
-    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
-    po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
-    from babel.messages.pofile import read_po, write_po
-
-    with po.open("rb") as fh:
-        cat = read_po(fh)
     english = "Point at that card. The first right answer wins the cards of the combination: 3 for a baryon, 2 for a " \
               "meson or lepton pair."
-    message = next(m for m in cat if m.id == english)
-    message.string = "Zeige auf diese Karte. " * 200
-    buf = io.BytesIO()
-    write_po(buf, cat, width=0)
-    po.write_bytes(buf.getvalue())
+
+    def translate(cat) -> None:
+        next(m for m in cat if m.id == english).string = "Zeige auf diese Karte. " * 200
+
+    game, po = _german(game_copy, cli, translate)
     line = next(n for n, text in enumerate(po.read_text(encoding="utf-8").splitlines(), 1)
                 if text.startswith("msgid") and "Point at that card." in text)
-    res = cli("check", str(g.path), "--lang", "de")
+    res = cli("check", str(game), "--lang", "de")
     found = next(ln for ln in res.stdout.splitlines() if "error[text-fit]" in ln)
     assert f"particles-in-circle.po:{line}:1:" in found and "rules.pdf page-" in found, found
     assert f"msgid {english!r}" in found and "Fix: shorten the translation" in found
