@@ -347,10 +347,10 @@ class _Run:
         the other gates are. What the rules read is gathered here, on the build's thread."""
         if not self.check or game.id not in self.measured or game.id in self.legibility:
             return
-        jobs = self.plan.jobs[game.id]
+        jobs, rendered = self.plan.jobs[game.id], self.rendered_work(game)
         issues = [i for jp in jobs for hit in jp.notes for i in hit.issues]
-        issues += [i for parts in self.rendered_work(game).values() for _w, chunk in parts for i in chunk.issues]
-        faces = partial(gates.measured_faces, game, issues, self.options, jobs, self.rendered_work(game))
+        issues += [i for parts in rendered.values() for _w, chunk in parts for i in chunk.issues]
+        faces = partial(gates.measured_faces, game, issues, self.options, jobs, rendered)
         gate = Alongside(lambda: gates.check_legibility(gates.legibility_errors(game, faces())))
         self.legibility[game.id] = gate
         gate.start()
