@@ -9,7 +9,8 @@ painting order (:mod:`cardgen.facegeometry`). For every text it prints this give
   nine points of the text's ink box, each the paper composited with every fill painted
   before the text that contains the point, back to front; a fill painted after the text
   that contains the point lies over both its ink and that background, as the reader sees
-  them (an opaque one hides the text there: 1 : 1); the worst point counts;
+  them (an opaque one hides the text there: 1 : 1), and a text filled with ``none`` prints
+  no ink at all (1 : 1); the worst point counts;
 * for a text turned upside down (a corner index for a fanned hand), what it reads as the
   other way up (``u`` reads ``n``), and whether it carries a mark under it (playing cards'
   underlined 6 and 9) that tells which way up it is.
@@ -45,6 +46,8 @@ PT_MM = 25.4 / 72
 UPSIDE_DOWN_DEG = 135.0
 #: The nine points of an ink box (fractions of its width and height) sampled for contrast.
 _SAMPLES = [(fx, fy) for fy in (0.0, 0.5, 1.0) for fx in (0.0, 0.5, 1.0)]
+#: Fills that draw a text without ink: it does not print, whatever lies behind it.
+INKLESS = ("none", "transparent")
 #: The most games cached with their analysed faces (the three rules of one check share them).
 _CACHED_GAMES = 4
 
@@ -73,6 +76,11 @@ class Printed:
     @property
     def upside_down(self) -> bool:
         return abs(self.angle) > UPSIDE_DOWN_DEG
+
+    @property
+    def inkless(self) -> bool:
+        """Drawn with a fill that prints nothing (``none``)."""
+        return self.colour.strip().lower() in INKLESS
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,8 +354,10 @@ def _extents(face: Any, gid: int) -> tuple[int, int, int, int] | None:
 
 def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Printed | None:
     box = _ink_box(placed)
-    fill = fg.parse_colour(placed.fill)
-    if box is None or fill is None:
+    fill, alpha = fg.parse_colour(placed.fill), mark.alpha
+    if fill is None and placed.fill.strip().lower() in INKLESS:
+        fill, alpha = (0.0, 0.0, 0.0), 0.0   # drawn without ink: what lies behind shows, 1 : 1
+    if box is None or fill is None:   # (a gradient or a pattern: not one colour to compare)
         return None
     x0, y0, x1, y1, em = box
     m = mark.matrix
@@ -355,7 +365,7 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     worst, behind, covered = 22.0, (1.0, 1.0, 1.0), False
     points = [fg.apply(m, (x0 + fx * (x1 - x0), y0 + fy * (y1 - y0))) for fx, fy in _SAMPLES]
     for bg, over in zip(geo.backgrounds(points, mark.paints_before), geo.over(points, mark.paints_before, mark.group)):
-        ink = fg.blend(fill, mark.alpha, bg)
+        ink = fg.blend(fill, alpha, bg)
         for paint in over:   # a shape painted after the text veils its ink and what is behind alike
             ink, bg = fg.blend(paint.colour, paint.alpha, ink), fg.blend(paint.colour, paint.alpha, bg)
         ratio = contrast_ratio(ink, bg)

@@ -194,6 +194,18 @@ def test_a_shape_painted_over_the_text_hides_it(game_copy):
     assert {f.location.line for f in found} == {line_of(g.path / FRONT, NAME)}
 
 
+@pytest.mark.parametrize("fill", ["none", "transparent"])
+def test_a_text_drawn_without_ink_is_found(game_copy, fill):
+    """A text whose fill prints nothing was left out of the measure, and the proof said every
+    text contrasts with its background: the print shows nothing where the name goes."""
+    g = game_copy("qcd")
+    g.edit(FRONT, NAME, NAME.replace('field="name"', f'fill="{fill}", field="name"'))
+    found = findings(g, "text-contrast")
+    assert found and all(f"(field 'name') prints no ink: its fill is '{fill}'" in f.message
+                         and "give it a fill colour" in f.fix for f in found), [f.message for f in found]
+    assert {f.location.line for f in found} == {line_of(g.path / FRONT, NAME.split(",")[0])}
+
+
 def test_a_veil_painted_over_the_text_dims_ink_and_background_alike(game_copy):
     """Three-quarter opaque black over black text on white: the text's ink stays black, the
     white around it turns #404040 — the same 2.02 : 1 as with the veil behind white text."""

@@ -232,7 +232,14 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
         worst = min(texts, key=lambda t: t.contrast)
         count += 1
         lowest = min(lowest, worst.contrast)
-        if worst.contrast < min_ratio - 0.005 and worst.covered:
+        if worst.contrast < min_ratio - 0.005 and worst.inkless:
+            loc = _where(game, face, worst)
+            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
+                "text-contrast", f"{face.where}: the text {_what(worst)} prints no ink: its fill is "
+                f"'{worst.colour}' (a contrast of 1.00 : 1, below {min_ratio:g} : 1)", loc,
+                "give it a fill colour (ink_on(fill) picks the dark or white ink that reads better on a fill)",
+                game.id))
+        elif worst.contrast < min_ratio - 0.005 and worst.covered:
             loc = _where(game, face, worst)
             findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
                 "text-contrast", f"{face.where}: the text {_what(worst)} is painted over by a shape the template draws "
