@@ -152,15 +152,19 @@ def _fit_sheets(game: Game, faces: GameFaces) -> int:
     """Render the rule sheet and answer key as a build does (not drawn), in every language
     checked: a text that does not fit their pages, or a character no font covers, is what a
     build of them refuses, so the check that says a deck is right has found it first. The
-    pages rendered."""
+    pages rendered (or, unchanged since this process rendered them, remembered: see
+    :func:`cardgen.sheets.sheet_report`)."""
     from . import sheets
+    from .cache import game_fingerprint
 
+    # the game's own files in this language; cardgen's code does not change within a process
+    inputs = game_fingerprint(game, faces.renderer.lang, software="")
     pages = 0
     for kind in sheets.SHEETS:
-        for page in sheets.sheet_faces(game, kind, faces.renderer):
-            faces.issues.extend(page.issues)
-            faces.wraps.extend(page.wraps)
-            pages += 1
+        report = sheets.sheet_report(game, kind, faces.renderer, inputs)
+        faces.issues.extend(report.issues)
+        faces.wraps.extend(report.wraps)
+        pages += report.pages
     return pages
 
 

@@ -280,15 +280,16 @@ def test_overflowing_sheet_text_is_reported(tmp_path: Path) -> None:
                for i in result.issues)
 
 
-def _german(game_copy, cli, translate) -> tuple[Path, Path]:
-    """A copy of Particles in Circle with a German catalog, ``translate`` called on it (a
-    Babel catalog) before it is written: the game's folder and the catalog's file."""
+def _catalog(game_copy, cli, translate, lang: str = "de") -> tuple[Path, Path]:
+    """A copy of Particles in Circle with a catalog of its own for ``lang``, ``translate``
+    called on it (a Babel catalog) before it is written: the game's folder and the catalog's
+    file."""
     from babel.messages.pofile import read_po, write_po
 
     g = game_copy("particles-in-circle")
     assert cli("i18n", "extract", str(g.path)).returncode == 0
-    assert cli("i18n", "init", "--lang", "de", str(g.path)).returncode == 0
-    po = g.path / "locale" / "de" / "LC_MESSAGES" / "particles-in-circle.po"
+    assert cli("i18n", "init", "--lang", lang, str(g.path)).returncode == 0
+    po = g.path / "locale" / lang / "LC_MESSAGES" / "particles-in-circle.po"
     with po.open("rb") as fh:
         cat = read_po(fh)
     translate(cat)
@@ -303,7 +304,7 @@ def test_check_lang_fit_checks_the_sheets(game_copy, cli) -> None:
     def translate(cat) -> None:
         cat.get("step", "turn.field").string = "Schritt" * 12
 
-    game, _po = _german(game_copy, cli, translate)
+    game, _po = _catalog(game_copy, cli, translate)
     res = cli("check", str(game), "--lang", "de")
     line = next(l for l in res.stdout.splitlines() if "error[text-fit]" in l)
     assert "rules.pdf page-1" in line and "field 'column header'" in line and "SchrittSchritt" in line
@@ -341,13 +342,49 @@ def test_a_translation_far_too_long_for_its_sheet_is_found_at_its_catalog_entry(
     def translate(cat) -> None:
         next(m for m in cat if m.id == english).string = "Zeige auf diese Karte. " * 200
 
-    game, po = _german(game_copy, cli, translate)
+    game, po = _catalog(game_copy, cli, translate)
     line = next(n for n, text in enumerate(po.read_text(encoding="utf-8").splitlines(), 1)
                 if text.startswith("msgid") and "Point at that card." in text)
     res = cli("check", str(game), "--lang", "de")
     found = next(ln for ln in res.stdout.splitlines() if "error[text-fit]" in ln)
     assert f"particles-in-circle.po:{line}:1:" in found and "rules.pdf page-" in found, found
     assert f"msgid {english!r}" in found and "Fix: shorten the translation" in found
+
+
+def test_a_process_checking_a_game_again_renders_its_sheets_only_when_they_change(game_copy, cli,
+                                                                                 monkeypatch) -> None:
+    """A second check in the same process lays the sheets out, finds their inputs unchanged,
+    and reports exactly what rendering them reported (untranslated strings included); a
+    table's value changed, the sheet is rendered again and what it reports is found."""
+    from collections import Counter, OrderedDict
+
+    from cardgen.render import Renderer
+
+    monkeypatch.setattr(sheets, "_REPORTS", OrderedDict())
+    rendered: Counter[str] = Counter()
+    real = Renderer.face
+
+    def counting(self, component, card, side="front", mark=None):
+        rendered[component.id] += component.id in sheets.SHEETS
+        return real(self, component, card, side, mark)
+
+    monkeypatch.setattr(Renderer, "face", counting)
+    # Italian, which cardgen does not ship: the game's catalog carries the shared strings too,
+    # the sheets' headings among them, which only rendering the sheets asks for
+    game, _po = _catalog(game_copy, cli, lambda cat: None, "it")
+    first = cardgen.check(cardgen.load_game(game), langs=["it"], cache=None)
+    pages = sum(rendered.values())
+    assert pages and any(f.rule == "untranslated" and "'Rule sheet'" in f.message for f in first.findings)
+    again = cardgen.check(cardgen.load_game(game), langs=["it"], cache=None)
+    assert sum(rendered.values()) == pages   # not one sheet page rendered again
+    assert [f.as_dict() for f in again.findings] == [f.as_dict() for f in first.findings]
+    assert [p.claim for p in again.proofs] == [p.claim for p in first.proofs]
+    rule = "Point at that card. The first right answer wins the cards of the combination"
+    turn = game / "tables" / "turn.yaml"
+    turn.write_text(turn.read_text(encoding="utf-8").replace(rule, " ".join([rule] * 40)), encoding="utf-8")
+    changed = cardgen.check(cardgen.load_game(game), cache=None)
+    assert sum(rendered.values()) > pages
+    assert any(f.rule == "text-fit" and "turn.yaml" in str(f.location) for f in changed.findings)
 
 
 def test_lepton_pairs_are_listed_for_particles_in_circle(built: Path) -> None:
