@@ -216,6 +216,22 @@ def _outside_safe(game: Game, faces: list[FaceTexts]) -> Iterator[tuple[tuple, F
             "text-size", f"{face.where}: the text {_what(first)} {what}", loc, fix, game.id, severity=severity)
 
 
+def _low_contrast(text: Printed, min_ratio: float) -> tuple[str, str]:
+    """What is wrong with a text below ``min_ratio`` and how to mend it: drawn without ink,
+    painted over by a later shape, or too close in colour to what lies behind it."""
+    below = f"below {min_ratio:g} : 1"
+    if text.inkless:
+        return (f"prints no ink: its fill is '{text.colour}' (a contrast of 1.00 : 1, {below})",
+                "give it a fill colour (ink_on(fill) picks the dark or white ink that reads better on a fill)")
+    if text.covered:
+        return (f"is painted over by a shape the template draws after it ({text.background} where it shows least): "
+                f"a contrast of {text.contrast:.2f} : 1, {below}",
+                "draw the shape before the text (earlier in the template), or move one of them so they do not overlap")
+    return (f"in {text.colour} on {text.background} has a contrast of {text.contrast:.2f} : 1, {below}",
+            "darken or lighten the text or what lies behind it (ink_on(fill) picks the dark or white ink that reads "
+            "better on a fill)")
+
+
 @declared("text-contrast", reads_faces=True)
 def text_contrast(game: Game, params: S.Fields) -> Records:
     """Every text contrasts with what is painted behind it by at least `min_ratio` (default 4.5 : 1, WCAG AA)."""
@@ -232,28 +248,11 @@ def text_contrast(game: Game, params: S.Fields) -> Records:
         worst = min(texts, key=lambda t: t.contrast)
         count += 1
         lowest = min(lowest, worst.contrast)
-        if worst.contrast < min_ratio - 0.005 and worst.inkless:
+        if worst.contrast < min_ratio - 0.005:
             loc = _where(game, face, worst)
+            said, fix = _low_contrast(worst, min_ratio)
             findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
-                "text-contrast", f"{face.where}: the text {_what(worst)} prints no ink: its fill is "
-                f"'{worst.colour}' (a contrast of 1.00 : 1, below {min_ratio:g} : 1)", loc,
-                "give it a fill colour (ink_on(fill) picks the dark or white ink that reads better on a fill)",
-                game.id))
-        elif worst.contrast < min_ratio - 0.005 and worst.covered:
-            loc = _where(game, face, worst)
-            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
-                "text-contrast", f"{face.where}: the text {_what(worst)} is painted over by a shape the template draws "
-                f"after it ({worst.background} where it shows least): a contrast of {worst.contrast:.2f} : 1, below "
-                f"{min_ratio:g} : 1", loc,
-                "draw the shape before the text (earlier in the template), or move one of them so they do not overlap",
-                game.id))
-        elif worst.contrast < min_ratio - 0.005:
-            loc = _where(game, face, worst)
-            findings.setdefault((loc, worst.text, worst.colour.lower(), worst.background), Finding(
-                "text-contrast", f"{face.where}: the text {_what(worst)} in {worst.colour} on {worst.background} "
-                f"has a contrast of {worst.contrast:.2f} : 1, below {min_ratio:g} : 1", loc,
-                "darken or lighten the text or what lies behind it (ink_on(fill) picks the dark or white ink that "
-                "reads better on a fill)", game.id))
+                "text-contrast", f"{face.where}: the text {_what(worst)} {said}", loc, fix, game.id))
     yield from findings.values()
     if not findings:
         held = (f"all {count} texts contrast with their background by at least {min_ratio:g} : 1 (the lowest "
