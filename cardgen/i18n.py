@@ -478,7 +478,8 @@ class MessageLocator:
         self.game, self.lang = game, lang
 
     @cached_property
-    def _own(self) -> dict[tuple[str | None, str], Entry]:
+    def own(self) -> dict[tuple[str | None, str], Entry]:
+        """The game's own strings by (context, msgid), each with where it is used."""
         return collect_game(self.game).entries
 
     @cached_property
@@ -488,8 +489,8 @@ class MessageLocator:
     def locate(self, msgid: str, context: str | None) -> tuple[Location, str]:
         """(catalog location, where the string is used, or '')."""
         key = (context or None, msgid)
-        in_game = key in self._own or any(m == msgid for _, m in self._own)
-        entries = self._own if in_game else self._common
+        in_game = key in self.own or any(m == msgid for _, m in self.own)
+        entries = self.own if in_game else self._common
         entry = entries.get(key) or next((e for (_, m), e in entries.items() if m == msgid), None)
         used = f"{entry.locations[0][0]}:{entry.locations[0][1]}" if entry and entry.locations else ""
         # a shared string is translated in cardgen's common catalog, or — in a language cardgen

@@ -151,7 +151,8 @@ def check_text(game: Game, result: GameBuild, options: BuildOptions) -> None:
                if (i.kind == "overflow" and not options.allow_overflow)
                or (i.kind == "missing-glyphs" and not options.allow_missing_glyphs)]
     if refused:
-        findings = list(dict.fromkeys(issue_finding(game, issue) for issue in refused))
+        locator = i18n.MessageLocator(game, options.lang)
+        findings = list(dict.fromkeys(issue_finding(game, issue, locator) for issue in refused))
         listing = "\n".join(f"  {f}" for f in findings)
         raise TextProblemsError(f"{game.id} ({options.lang}): {len(findings)} text problem(s) would print badly; "
                                 f"nothing was written:\n{listing}", findings[0].location,
