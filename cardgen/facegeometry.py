@@ -211,28 +211,27 @@ class FaceGeometry:
     def backgrounds(self, points: list[Point], before: int) -> list[RGB]:
         """The colour seen at each of ``points`` (face mm) under the first ``before`` paints:
         white paper, then each shape that contains the point composited over it, back to front
-        (see :func:`_seen`). The paints whose box misses all the points are set aside first,
-        once: a text's samples lie close together, and a face has dozens of paints."""
-        if not points:
-            return []
-        x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
-        y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
-        near = [paint for paint in self.paints[:max(0, before)]
-                if paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
+        (see :func:`_seen`)."""
+        near = _near(self.paints[:max(0, before)], points)
         return [_seen(near, p) for p in points]
 
     def over(self, points: list[Point], after: int, group: int = 0) -> list[list[Paint]]:
         """The shapes painted over each of ``points`` (face mm) from paint ``after`` on, back to
         front: what covers a text drawn after the first ``after`` paints. A shape of the text's
         own ``group`` (a symbol's overbar, drawn with its letter) is part of it, not over it."""
-        if not points:
-            return []
-        x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
-        y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
-        near = [paint for paint in self.paints[max(0, after):]
-                if (not group or paint.group != group)
-                and paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
+        near = [paint for paint in _near(self.paints[max(0, after):], points) if not group or paint.group != group]
         return [[paint for paint in near if paint.contains(p)] for p in points]
+
+
+def _near(paints: list[Paint], points: list[Point]) -> list[Paint]:
+    """The paints whose box meets the box of ``points``, in order: set aside once for all the
+    points, as a text's samples lie close together and a face has dozens of paints."""
+    if not points:
+        return []
+    x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+    y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
+    return [paint for paint in paints
+            if paint.box[0] <= x1 and paint.box[2] >= x0 and paint.box[1] <= y1 and paint.box[3] >= y0]
 
 
 def _seen(paints: list[Paint], p: Point) -> RGB:
