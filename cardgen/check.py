@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -21,7 +21,7 @@ from .rules.legibility import rendering
 
 if TYPE_CHECKING:
     from .legibility import FaceTexts
-    from .rendercheck import GameResult
+    from .rendercheck import GameResult, SheetReport
 
 #: What the report says of a rule that ran and found nothing, but proved nothing in words either.
 RAN_CLEAN = "ran: no findings"
@@ -144,6 +144,7 @@ class _Faces:
 
     records: Records
     rendered: GameResult | str | None
+    sheet_reports: dict[str, SheetReport] = field(default_factory=dict)   # its sheets' reports, by key
 
 
 _FAILED = "failed"
@@ -160,7 +161,7 @@ def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | 
     After a build, the legibility rules read the faces as the build measured them
     (:func:`cardgen.rendercheck.built_measures`) and the render pass takes them from its cache."""
     from .legibility import measured
-    from .rendercheck import built_measures, render_game
+    from .rendercheck import built_measures, render_game, reports_made
 
     faces = built_measures(game, cache) if cache is not None else None
     # the legibility rules measure the faces only when the check renders them (or a build has)
@@ -169,10 +170,11 @@ def _faces_and_render(game: Game, langs: list[str], strict: bool, cache: Path | 
     if not _passes(r for _, rs in records for r in rs):
         return _Faces(records, None)
     try:
-        found, shown, proofs = render_game(game, langs, strict, cache)
+        with reports_made() as sheet_reports:
+            found, shown, proofs = render_game(game, langs, strict, cache)
     except Exception:
         return _Faces(records, _FAILED)
-    return _Faces(records, (found + _translations_measured(game, langs, found), shown, proofs))
+    return _Faces(records, (found + _translations_measured(game, langs, found), shown, proofs), sheet_reports)
 
 
 def _translations_measured(game: Game, langs: list[str], found: list[Finding]) -> list[Finding]:
@@ -254,7 +256,7 @@ def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: P
                      ) -> list[tuple[tuple[list[Finding], list[Proof], list[Choice]], GameResult | None]]:
     """Each game's rule records and render pass (None when its rules fail)."""
     from . import forkpair
-    from .rendercheck import before_fork, sides_to_render
+    from .rendercheck import before_fork, remember_reports, sides_to_render
 
     pieces = [(True, n) for n in range(len(games))] + [(False, n) for n in range(len(games))]
 
@@ -273,6 +275,8 @@ def _rendered_checks(games: list[Game], langs: list[str], strict: bool, cache: P
     out = []
     for n, game in enumerate(games):
         faces, apart = done[n], done[len(games) + n]
+        if isinstance(faces, _Faces):   # rendered here or in the worker: this process remembers it
+            remember_reports(faces.sheet_reports)
         if faces is None or apart is None:   # a piece raised: the whole game again, to raise it here
             checked = _check_one(game, langs, strict, cache)
         else:

@@ -14,9 +14,11 @@ what it established a :class:`~cardgen.proof.Proof` for the report.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from . import i18n
 from .checkfaces import Drawing, GameFaces, Wrap, faces_of
@@ -28,6 +30,7 @@ from .proof import Proof
 if TYPE_CHECKING:
     from .cache import CachedFace
     from .legibility import FaceTexts
+    from .render import Renderer, TextIssue
 
 RULE = "render"
 
@@ -153,7 +156,7 @@ def _fit_sheets(game: Game, faces: GameFaces) -> int:
     checked: a text that does not fit their pages, or a character no font covers, is what a
     build of them refuses, so the check that says a deck is right has found it first. The
     pages rendered (or, unchanged since this process rendered them, remembered: see
-    :func:`cardgen.sheets.sheet_report`)."""
+    :func:`sheet_report`)."""
     from . import sheets
     from .cache import game_fingerprint
 
@@ -161,11 +164,85 @@ def _fit_sheets(game: Game, faces: GameFaces) -> int:
     inputs = game_fingerprint(game, faces.renderer.lang, software="")
     pages = 0
     for kind in sheets.SHEETS:
-        report = sheets.sheet_report(game, kind, faces.renderer, inputs)
+        report = sheet_report(game, kind, faces.renderer, inputs)
         faces.issues.extend(report.issues)
         faces.wraps.extend(report.wraps)
         pages += report.pages
     return pages
+
+
+@dataclass(frozen=True)
+class SheetReport:
+    """What rendering one sheet's pages reported (see :func:`sheet_report`)."""
+
+    pages: int
+    issues: tuple[TextIssue, ...]
+    wraps: tuple[tuple[str, str, str, str, int], ...]
+    missing: tuple[tuple[str, str], ...]   # strings the translator had no translation for while rendering
+
+
+#: Sheet reports by what their pages were rendered from (:func:`sheet_report`), the latest last.
+_REPORTS: OrderedDict[str, SheetReport] = OrderedDict()
+#: The most sheet reports a process keeps (a few hundred bytes each).
+KEPT_REPORTS = 64
+
+
+def sheet_report(game: Game, kind: str, renderer: Renderer, inputs: str) -> SheetReport:
+    """One sheet on A4 pages, rendered by ``renderer`` as :func:`cardgen.sheets.sheet_faces`
+    renders it (what ``cardgen check`` proves of it), and what rendering it reported.
+    ``inputs``: a digest of the game's files in the renderer's language (its templates,
+    catalogs and fonts: :func:`cardgen.cache.game_fingerprint`); with the laid-out pages it is everything the
+    rendering reads, so a process that checks a game again — the library's caller, the
+    preview, a test suite — lays each sheet out but renders it only when something it reads
+    changed (the four games' 19 pages: 0.4 s of rendering). The strings the rendering found
+    untranslated are told to the renderer's translator either way."""
+    from . import sheets
+
+    layout, pages = sheets.laid_out(game, kind, renderer.lang, 210.0, 297.0, renderer.translate, None)
+    key = sheets.pages_digest(inputs, pages, ["check", kind, renderer.lang, game.id, game.name])
+    report = _REPORTS.get(key) if key is not None else None
+    if report is None:
+        results = sheets.rendered_pages(game, kind, renderer, 210.0, 297.0, layout, pages)
+        report = SheetReport(len(results), tuple(i for r in results for i in r.issues),
+                             tuple(w for r in results for w in r.wraps),
+                             tuple(sorted({m for r in results for m in r.missing})))
+        if key is not None:
+            remember_reports({key: report})
+            for made in _MADE:
+                made[key] = report
+    else:
+        _REPORTS.move_to_end(key)
+        if renderer.translate is not None:
+            renderer.translate.missing.update(dict.fromkeys(report.missing))
+    return report
+
+
+def remember_reports(reports: dict[str, SheetReport]) -> None:
+    """Keep ``reports`` (by key, as :func:`sheet_report` keeps the ones it makes), the
+    :data:`KEPT_REPORTS` latest at most."""
+    for key, report in reports.items():
+        _REPORTS[key] = report
+        _REPORTS.move_to_end(key)
+    while len(_REPORTS) > KEPT_REPORTS:
+        _REPORTS.popitem(last=False)
+
+
+#: The open :func:`reports_made` collections.
+_MADE: list[dict[str, SheetReport]] = []
+
+
+@contextmanager
+def reports_made() -> Iterator[dict[str, SheetReport]]:
+    """The sheet reports :func:`sheet_report` makes within, by key. A check's forked worker
+    (:mod:`cardgen.forkpair`) remembers what it renders in its own memory, which ends with it:
+    it hands these back, and the process that forked it remembers them
+    (:func:`remember_reports`), so that its next check of the game renders no sheet again."""
+    made: dict[str, SheetReport] = {}
+    _MADE.append(made)
+    try:
+        yield made
+    finally:
+        _MADE.remove(made)
 
 
 class _BuiltFaces:

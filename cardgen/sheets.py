@@ -22,7 +22,6 @@ import hashlib
 import io
 import json
 import math
-from collections import OrderedDict
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -481,11 +480,13 @@ class SheetResult:
 def sheet_pages(game: Game, kind: str, lang: str, width: float, height: float,
                 translate: Callable[[str, str | None], str] | None, level: int | None) -> list[list[dict]]:
     """The items of every page of one sheet (``kind`` 'rules' or 'answers')."""
-    return _laid_out(game, kind, lang, width, height, translate, level)[1]
+    return laid_out(game, kind, lang, width, height, translate, level)[1]
 
 
-def _laid_out(game: Game, kind: str, lang: str, width: float, height: float,
-              translate: Callable[[str, str | None], str] | None, level: int | None) -> tuple[Sheet, list[list[dict]]]:
+def laid_out(game: Game, kind: str, lang: str, width: float, height: float,
+             translate: Callable[[str, str | None], str] | None, level: int | None) -> tuple[Sheet, list[list[dict]]]:
+    """One sheet laid out: its layout (what its pages are rendered with, :func:`rendered_pages`)
+    and the items of every page."""
     from .render import RTL_LANGS
 
     tr = translate or (lambda m, c=None: m)
@@ -509,57 +510,13 @@ def sheet_faces(game: Game, kind: str, renderer: Renderer, width: float = 210.0,
                 level: int | None = None) -> list[Rendered]:
     """Every page of one sheet rendered by ``renderer`` (its language and translator), each
     with its text issues as for cards (``cardgen check --lang`` uses this)."""
-    layout, pages = _laid_out(game, kind, renderer.lang, width, height, renderer.translate, level)
-    return _rendered_pages(game, kind, renderer, width, height, layout, pages)
+    layout, pages = laid_out(game, kind, renderer.lang, width, height, renderer.translate, level)
+    return rendered_pages(game, kind, renderer, width, height, layout, pages)
 
 
-@dataclass(frozen=True)
-class SheetReport:
-    """What rendering one sheet's pages reported (see :func:`sheet_report`)."""
-
-    pages: int
-    issues: tuple[TextIssue, ...]
-    wraps: tuple[tuple[str, str, str, str, int], ...]
-    missing: tuple[tuple[str, str], ...]   # strings the translator had no translation for while rendering
-
-
-#: Sheet reports by what their pages were rendered from (:func:`sheet_report`), the latest last.
-_REPORTS: OrderedDict[str, SheetReport] = OrderedDict()
-#: The most sheet reports a process keeps (a few hundred bytes each).
-KEPT_REPORTS = 64
-
-
-def sheet_report(game: Game, kind: str, renderer: Renderer, inputs: str) -> SheetReport:
-    """One sheet on A4 pages, rendered by ``renderer`` as :func:`sheet_faces` renders it
-    (what ``cardgen check`` proves of it), and what rendering it reported. ``inputs``: a
-    digest of the game's files in the renderer's language (its templates, catalogs and fonts:
-    :func:`cardgen.cache.game_fingerprint`); with the laid-out pages it is everything the
-    rendering reads, so a process that checks a game again — the library's caller, the
-    preview, a test suite — lays each sheet out but renders it only when something it reads
-    changed (the four games' 19 pages: 0.4 s of rendering). The strings the rendering found
-    untranslated are told to the renderer's translator either way."""
-    layout, pages = _laid_out(game, kind, renderer.lang, 210.0, 297.0, renderer.translate, None)
-    key = pages_digest(inputs, pages, ["check", kind, renderer.lang, game.id, game.name])
-    report = _REPORTS.get(key) if key is not None else None
-    if report is None:
-        results = _rendered_pages(game, kind, renderer, 210.0, 297.0, layout, pages)
-        report = SheetReport(len(results), tuple(i for r in results for i in r.issues),
-                             tuple(w for r in results for w in r.wraps),
-                             tuple(sorted({m for r in results for m in r.missing})))
-        if key is not None:
-            _REPORTS[key] = report
-            while len(_REPORTS) > KEPT_REPORTS:
-                _REPORTS.popitem(last=False)
-    else:
-        _REPORTS.move_to_end(key)
-        if renderer.translate is not None:
-            renderer.translate.missing.update(dict.fromkeys(report.missing))
-    return report
-
-
-def _rendered_pages(game: Game, kind: str, renderer: Renderer, width: float, height: float, layout: Sheet,
-                    pages: list[list[dict]]) -> list[Rendered]:
-    """:func:`sheet_faces` once the sheet is laid out (``layout``, ``pages``)."""
+def rendered_pages(game: Game, kind: str, renderer: Renderer, width: float, height: float, layout: Sheet,
+                   pages: list[list[dict]]) -> list[Rendered]:
+    """:func:`sheet_faces` once the sheet is laid out (:func:`laid_out`: ``layout``, ``pages``)."""
     from dataclasses import replace
 
     comp = page_component(game, kind, width, height, pages)
@@ -589,14 +546,14 @@ def render_sheet(game: Game, kind: str, lang: str, width: float, height: float,
 
     if translate is not None:
         translate.missing.clear()
-    layout, pages = _laid_out(game, kind, lang, width, height, translate, level)
+    layout, pages = laid_out(game, kind, lang, width, height, translate, level)
     laid = pages_digest(drawing, pages, [kind, lang, width, height, title, epoch, game.id, game.name])
     before = (_notes(previous) or {}) if previous is not None else {}   # what the last build's file records
     kept = _reported(before) if laid is not None and before.get("pages") == laid else None
     if kept is not None and previous is not None:
         return SheetResult(kind, previous, len(pages), *kept)
     renderer = Renderer(game, lang, translate=translate, bytecode_db=bytecode_db)
-    results = _rendered_pages(game, kind, renderer, width, height, layout, pages)
+    results = rendered_pages(game, kind, renderer, width, height, layout, pages)
     faces = [r.face for r in results]
     missing = sorted(translate.missing) if translate is not None else []
     issues = list(dict.fromkeys(i for r in results for i in r.issues))

@@ -47,8 +47,8 @@ def test_one_card_edit_renders_only_that_card(game_copy, tmp_path, count_renders
     from cardgen import sheets
 
     laid_out: list[str] = []
-    real_layout = sheets._laid_out
-    monkeypatch.setattr(sheets, "_laid_out",
+    real_layout = sheets.laid_out
+    monkeypatch.setattr(sheets, "laid_out",
                         lambda game, kind, *a: laid_out.append(kind) or real_layout(game, kind, *a))
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     g = game_copy("qcd")
@@ -95,9 +95,9 @@ def test_a_sheet_is_drawn_again_only_when_its_pages_change(game_copy, tmp_path, 
     out, sheets = tmp_path / "out", ("rules", "answers")
     drawn: list[str] = []
     laid_out: list[str] = []
-    real, real_layout = draw.render_pdf, sheets_module._laid_out   # where every sheet is laid out
+    real, real_layout = draw.render_pdf, sheets_module.laid_out   # where every sheet is laid out
     monkeypatch.setattr(draw, "render_pdf", lambda face: drawn.append(face.component) or real(face))
-    monkeypatch.setattr(sheets_module, "_laid_out",
+    monkeypatch.setattr(sheets_module, "laid_out",
                         lambda game, kind, *a: laid_out.append(kind) or real_layout(game, kind, *a))
     cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
     assert sorted(set(c for c in drawn if c in sheets)) == ["answers", "rules"]

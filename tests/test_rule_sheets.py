@@ -351,39 +351,71 @@ def test_a_translation_far_too_long_for_its_sheet_is_found_at_its_catalog_entry(
     assert f"msgid {english!r}" in found and "Fix: shorten the translation" in found
 
 
-def test_a_process_checking_a_game_again_renders_its_sheets_only_when_they_change(game_copy, cli,
-                                                                                 monkeypatch) -> None:
+@pytest.mark.parametrize("render_pass", ["here", "in the forked worker"])
+def test_a_process_checking_a_game_again_renders_its_sheets_only_when_they_change(game_copy, cli, monkeypatch,
+                                                                                 tmp_path, render_pass) -> None:
     """A second check in the same process lays the sheets out, finds their inputs unchanged,
     and reports exactly what rendering them reported (untranslated strings included); a
-    table's value changed, the sheet is rendered again and what it reports is found."""
-    from collections import Counter, OrderedDict
+    table's value changed, the sheet is rendered again and what it reports is found. It holds
+    whichever process ran the render pass: with a second core a check's forked worker may
+    take it, and what the worker rendered is remembered by the process that forked it."""
+    import os
+    import time
+    from collections import OrderedDict
 
+    from cardgen import check as check_module
+    from cardgen import forkpair, rendercheck
     from cardgen.render import Renderer
 
-    monkeypatch.setattr(sheets, "_REPORTS", OrderedDict())
-    rendered: Counter[str] = Counter()
-    real = Renderer.face
+    monkeypatch.setattr(rendercheck, "_REPORTS", OrderedDict())
+    pages_log, started = tmp_path / "sheet-pages", tmp_path / "render-pass"   # files: either process writes
+    real_face, real_pass, real_each = Renderer.face, check_module._faces_and_render, forkpair._each_passing
 
     def counting(self, component, card, side="front", mark=None):
-        rendered[component.id] += component.id in sheets.SHEETS
-        return real(self, component, card, side, mark)
+        if component.id in sheets.SHEETS:
+            with pages_log.open("a") as fh:
+                fh.write(f"{os.getpid()}\n")
+        return real_face(self, component, card, side, mark)
 
+    def noting(*args, **kwargs):
+        started.write_text(str(os.getpid()))
+        return real_pass(*args, **kwargs)
+
+    def after_the_worker_took_the_render_pass(items, indices, work):
+        deadline = time.monotonic() + 60
+        while os.getpid() == here and not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real_each(items, indices, work)
+
+    here = os.getpid()
     monkeypatch.setattr(Renderer, "face", counting)
+    monkeypatch.setattr(check_module, "_faces_and_render", noting)
+    if render_pass == "here":
+        monkeypatch.setattr(forkpair, "cores", lambda: {0})
+    else:
+        monkeypatch.setattr(forkpair, "cores", lambda: {0, 1})
+        monkeypatch.setattr(forkpair, "_each_passing", after_the_worker_took_the_render_pass)
+
+    def checked(langs: list[str]):
+        started.unlink(missing_ok=True)
+        report = cardgen.check(cardgen.load_game(game), langs=langs, cache=None)
+        assert (started.read_text() == str(here)) == (render_pass == "here")
+        return report, (pages_log.read_text().split() if pages_log.exists() else [])
+
     # Italian, which cardgen does not ship: the game's catalog carries the shared strings too,
     # the sheets' headings among them, which only rendering the sheets asks for
     game, _po = _catalog(game_copy, cli, lambda cat: None, "it")
-    first = cardgen.check(cardgen.load_game(game), langs=["it"], cache=None)
-    pages = sum(rendered.values())
+    first, pages = checked(["it"])
     assert pages and any(f.rule == "untranslated" and "'Rule sheet'" in f.message for f in first.findings)
-    again = cardgen.check(cardgen.load_game(game), langs=["it"], cache=None)
-    assert sum(rendered.values()) == pages   # not one sheet page rendered again
+    again, pages_again = checked(["it"])
+    assert pages_again == pages   # not one sheet page rendered again
     assert [f.as_dict() for f in again.findings] == [f.as_dict() for f in first.findings]
     assert [p.claim for p in again.proofs] == [p.claim for p in first.proofs]
     rule = "Point at that card. The first right answer wins the cards of the combination"
     turn = game / "tables" / "turn.yaml"
     turn.write_text(turn.read_text(encoding="utf-8").replace(rule, " ".join([rule] * 40)), encoding="utf-8")
-    changed = cardgen.check(cardgen.load_game(game), cache=None)
-    assert sum(rendered.values()) > pages
+    changed, pages_changed = checked([])
+    assert len(pages_changed) > len(pages)
     assert any(f.rule == "text-fit" and "turn.yaml" in str(f.location) for f in changed.findings)
 
 
