@@ -51,8 +51,8 @@ class Drawing:
     an earlier check drew (:class:`_DrawnFaces`) are not drawn again, and the faces drawn or
     proven now are kept there for the next check."""
 
-    def __init__(self, db: Path | None) -> None:
-        self._verdicts = _DrawnFaces(db) if db is not None else None
+    def __init__(self, db: Path | None, game_id: str) -> None:
+        self._verdicts = _DrawnFaces(db, game_id) if db is not None else None
         self._drawn: set[str] = set()
 
     def draw(self, face: Face) -> None:
@@ -70,6 +70,8 @@ class Drawing:
         self._drawn.add(face_key)
 
     def remember(self) -> None:
+        """Keep the verdicts of every face drawn or proven now (the whole game, in every
+        language checked) for the next check."""
         if self._verdicts is not None:
             self._verdicts.remember(self._drawn)
 
@@ -78,15 +80,18 @@ class _DrawnFaces:
     """Faces an earlier check drew without error, kept in the build cache: drawing is most of a
     check's time, and a face with the same SVG drawn by the same code draws the same. Only
     the verdict is kept (no PDF); the key covers the face's content and the drawing code
-    (:func:`cardgen.draw.drawing_fingerprint`)."""
+    (:func:`cardgen.draw.drawing_fingerprint`). The verdicts kept are those of the game's
+    latest check: a face the game no longer has (a card edited, the drawing code changed) is
+    forgotten, so the cache does not grow with every edit."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, game_id: str) -> None:
         from .draw import drawing_fingerprint
         from .store import open_store
 
         self._store = open_store(db)
         self._salt = drawing_fingerprint()
         self._known: set[str] = set()
+        self._scope = f"check:{game_id}"
 
     def _key(self, face_key: str) -> str:
         return hashlib.sha256(f"{self._salt}\0{face_key}".encode()).hexdigest()
@@ -98,8 +103,11 @@ class _DrawnFaces:
         return key in self._known
 
     def remember(self, face_keys: Iterable[str]) -> None:
-        """Keep the verdicts of the faces drawn now, in one transaction."""
-        self._store.put("drawn", ((k, "", b"") for k in map(self._key, face_keys) if k not in self._known))
+        """Keep the verdicts of ``face_keys`` as all the game's, in one transaction; nothing
+        is written when they are the ones already kept (a checkpoint syncs the file)."""
+        keys = {self._key(k) for k in face_keys}
+        if keys != self._store.keys("drawn", self._scope):
+            self._store.put_only("drawn", ((k, "", b"") for k in sorted(keys)), self._scope)
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,7 @@ class GameFaces:
         self.translator = i18n.translator(game, lang)
         self.renderer = Renderer(game, lang, translate=self.translator, bytecode_db=cache_db)
         #: The game's faces drawn so far (shared by its languages within a check).
-        self.drawing = drawing if drawing is not None else Drawing(cache_db)
+        self.drawing = drawing if drawing is not None else Drawing(cache_db, game.id)
         #: What the faces the render pass took reported, in the order it took them (a kept
         #: face's reports join when it is taken); sheets and cached faces add theirs.
         self.issues: list[TextIssue] = []

@@ -328,12 +328,21 @@ class Store:
             self._failed(exc)
         return found
 
-    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "") -> None:
+    def keys(self, kind: str, scope: str) -> set[str] | None:
+        """The keys ``scope`` holds of ``kind``; None when the file cannot be read."""
+        try:
+            return {row[0] for row in self._db().execute(f"SELECT key FROM {kind} WHERE scope = ?", (scope,))}
+        except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
+            self._failed(exc)
+            return None
+
+    def put(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str = "",
+            based: bool = True) -> None:
         """Store (key, meta, data) entries in one transaction; best effort (see the module).
 
         Bytes already stored under another key are not stored again (every card of a deck
         shares its back). The rest is compressed against the scope's first entry, its base
-        (see :func:`_pack`)."""
+        (see :func:`_pack`), unless not ``based``."""
         rows, blobs, metas = [], {}, {}
         for key, meta, data in entries:
             digest = hashlib.sha256(data).hexdigest()
@@ -352,12 +361,23 @@ class Store:
                 # component at the same moment then share one
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT OR IGNORE INTO blobs (digest, base, data) VALUES (?, ?, ?)",
-                                 self._packed(conn, kind, scope, blobs))
+                                 self._packed(conn, kind, scope if based else "", blobs))
                 conn.executemany("INSERT OR IGNORE INTO metas (digest, data) VALUES (?, ?)", packed_metas)
                 conn.executemany(f"INSERT OR REPLACE INTO {kind} (key, meta, digest, scope, tag) "
                                  "VALUES (?, ?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
+
+    def put_only(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str) -> None:
+        """:meth:`put` ``entries`` as all that ``scope`` holds of ``kind``: the scope's other
+        entries are dropped (:meth:`keep_only`). For what a build or a check makes anew each
+        time — a written file's row, a face's drawing verdict, a template's facts — kept
+        under :meth:`put` alone, the cache grew with every edit (a one-card edit and its check
+        added 4.5 KB, measured); kept so, it holds what the latest build or check made. Each
+        entry is compressed alone: a base would be an entry the next call drops."""
+        entries = list(entries)
+        self.put(kind, entries, scope, based=False)
+        self.keep_only(kind, {scope: [key for key, _meta, _data in entries]})
 
     def _packed(self, conn: sqlite3.Connection, kind: str, scope: str,
                 blobs: dict[str, bytes]) -> list[tuple[str, str | None, bytes]]:

@@ -102,3 +102,44 @@ def test_a_scopes_base_is_looked_for_once_per_process_and_again_after_eviction(t
     store.put("faces", [("again", "{}", pages[3])], scope="s")
     assert store.get("faces", "again")[1] == pages[3]
     store.finish()
+
+
+def test_a_designers_edits_leave_the_cache_as_large_as_the_latest_build_and_check(game_copy, tmp_path):
+    """Each edit makes new faces, new files and a new template source; the cache holds what
+    the latest build and check made of them, not one more entry per edit: the rows that vouch
+    for a written file, the faces a check drew and a template's facts are replaced as the
+    faces are (they piled up before, 4.5 KB an edit). And a build with nothing changed after
+    them still keeps every file as it is: the files of the latest build are vouched for."""
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+
+    def edited(n: int) -> None:
+        # a hairline in the bleed whose length changes: every front's SVG, both PDFs'
+        # bytes and the template's source are new, and nothing it covers is printed
+        g.edit("templates/card-front.svg.j2", "{% endblock %}",
+               f'<rect x="0" y="0" width="{n / 10}" height="0.2" fill="#808080"/>\n{{% endblock %}}')
+        game = g.load()
+        build([game], BuildOptions(out=out), jobs=1)
+        assert cardgen.check(game, cache=out / ".cache").ok
+
+    def rows() -> dict[str, int]:
+        with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+            counts = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in (*store.KINDS, "metas")}
+        db.close()
+        return counts | _rows(out)
+
+    edited(1)
+    edited(2)
+    settled, size = rows(), (out / ".cache/cache.sqlite").stat().st_size
+    # the files' rows (3) and the verdicts on the faces the check drew or took from the build
+    assert settled["drawn"] > 3 + 25 and settled["template_facts"] >= 1 and settled["orphans"] == 0
+    for n in range(3, 9):
+        edited(n)
+    now = rows()
+    # a scope's faces are compressed against a base the next edit's faces may still use
+    assert now.pop("blobs") <= settled.pop("blobs") + 1 and now == settled
+    assert (out / ".cache/cache.sqlite").stat().st_size <= size * 1.1   # SQLite's pages come and go a little
+    pdfs = sorted((out / "qcd/en").glob("*.pdf"))
+    stamps = [pdf.stat().st_mtime_ns for pdf in pdfs]
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    assert [pdf.stat().st_mtime_ns for pdf in pdfs] == stamps

@@ -103,7 +103,7 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     if key not in _FACTS:
         if len(_FACTS) >= 256:
             _FACTS.pop(next(iter(_FACTS)))
-        _FACTS[key] = _kept_facts(key, lambda: _scan(game, source, path))
+        _FACTS[key] = _kept_facts(key, lambda: _scan(game, source, path), f"facts:{path}")
     return _FACTS[key]
 
 
@@ -117,9 +117,11 @@ def _facts_key(source: str) -> str:
     return hashlib.sha256(f"{_scan_digest()}\0{source}".encode("utf-8")).hexdigest()
 
 
-def _kept_facts(key: str, scan: Callable[[], Facts | None]) -> Facts | None:
+def _kept_facts(key: str, scan: Callable[[], Facts | None], scope: str) -> Facts | None:
     """Facts the check's cache or this machine's holds under ``key``, else ``scan()``'s, then
-    kept in both (this machine's only when the check may keep things there)."""
+    kept in both (this machine's only when the check may keep things there); the check's
+    cache keeps one template's latest facts (``scope``: the template file), not those of
+    every version it was edited through."""
     from ..checkfaces import check_cache_db, keeps_on_machine
     from ..templatecache import MachineTemplates
 
@@ -137,7 +139,7 @@ def _kept_facts(key: str, scan: Callable[[], Facts | None]) -> Facts | None:
     facts = scan()
     data = json.dumps(None if facts is None else [sorted(facts[0]), list(facts[1])]).encode("utf-8")
     if store is not None:
-        store.put("template_facts", [(key, "", data)])
+        store.put_only("template_facts", [(key, "", data)], scope)
     if machine is not None:
         machine.keep_facts(key, data)
     return facts
