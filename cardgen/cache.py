@@ -346,10 +346,12 @@ class FaceCache:
             "template": face.template, "texts": None if face.texts is None else list(face.texts)},
             sort_keys=True), face.pdf) for key, face in faces), scope)
 
-    def keep_only(self, scopes: dict[str, Iterable[str]]) -> None:
-        """Evict the faces of each scope that the latest build of it did not use."""
+    def keep_only(self, scopes: dict[str, Iterable[str]], games: dict[str, Iterable[str]] | None = None) -> None:
+        """Evict the faces of each scope that the latest build of it did not use, and with
+        ``games`` (every component scope of each game and language built, by
+        :func:`games_scope`) those of components the games no longer have."""
         if self.store is not None:
-            self.store.keep_only("faces", scopes)
+            self.store.keep_only("faces", scopes, games)
 
     def finish(self) -> None:
         """Fold the write-ahead log into the file (see :meth:`cardgen.store.Store.finish`)."""
@@ -359,7 +361,12 @@ class FaceCache:
 
 def face_scope(game: Game, lang: str, comp: Component) -> str:
     """What a build keeps or evicts faces by: one component of one game in one language."""
-    return f"{game.id}/{lang}/{comp.id}"
+    return f"{games_scope(game, lang)}{comp.id}"
+
+
+def games_scope(game: Game, lang: str) -> str:
+    """What the face scopes of one game in one language begin with (:func:`face_scope`)."""
+    return f"{game.id}/{lang}/"
 
 
 def cache_file(root: Path) -> Path:

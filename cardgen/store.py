@@ -409,9 +409,13 @@ class Store:
             packed.append((digest, base, _pack(data, prime)) if prime else (digest, None, _zlib.compress(data, LEVEL)))
         return packed
 
-    def keep_only(self, kind: str, scopes: dict[str, Iterable[str]]) -> None:
+    def keep_only(self, kind: str, scopes: dict[str, Iterable[str]],
+                  within: dict[str, Iterable[str]] | None = None) -> None:
         """For each scope, drop its entries whose key is not among the given ones (what the
-        latest build of that scope used); other scopes are left alone."""
+        latest build of that scope used); other scopes are left alone, except that ``within``
+        names, for a prefix of scopes, every scope under it that still exists: the entries of
+        the others under that prefix are dropped (the faces of a component the game no longer
+        has, which no build would look at again)."""
         try:
             conn = self._db()
             with conn:
@@ -421,6 +425,11 @@ class Store:
                     conn.execute("DELETE FROM kept")
                     conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((k,) for k in keys))
                     conn.execute(f"DELETE FROM {kind} WHERE scope = ? AND key NOT IN (SELECT key FROM kept)", (scope,))
+                for prefix, existing in (within or {}).items():
+                    conn.execute("DELETE FROM kept")
+                    conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((s,) for s in existing))
+                    conn.execute(f"DELETE FROM {kind} WHERE substr(scope, 1, ?) = ? AND scope NOT IN "
+                                 "(SELECT key FROM kept)", (len(prefix), prefix))
                 conn.execute("DELETE FROM kept")
                 self._scope_bases.clear()   # a base may go with the entries evicted here
                 # twice: a base that only evicted blobs were compressed with goes in the second round

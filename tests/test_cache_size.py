@@ -69,7 +69,8 @@ def test_a_rebuild_evicts_the_faces_no_card_uses_any_more(game_copy, tmp_path):
 
 
 def test_a_build_of_fewer_components_keeps_the_others(tmp_path):
-    """Eviction is per component: a --level build does not drop the faces of the rest."""
+    """Eviction is per component: a --level build does not drop the faces of the rest (the
+    game still has them)."""
     build([cardgen.load_game("particle-builder")], BuildOptions(out=tmp_path), jobs=1)
     full = _rows(tmp_path)["faces"]
     build([cardgen.load_game("particle-builder")], BuildOptions(out=tmp_path, level=1), jobs=1)
@@ -143,3 +144,24 @@ def test_a_designers_edits_leave_the_cache_as_large_as_the_latest_build_and_chec
     stamps = [pdf.stat().st_mtime_ns for pdf in pdfs]
     build([g.load()], BuildOptions(out=out), jobs=1)
     assert [pdf.stat().st_mtime_ns for pdf in pdfs] == stamps
+
+
+def test_a_component_the_game_no_longer_has_leaves_no_faces_behind(game_copy, tmp_path):
+    """A renamed (or removed) component's faces were kept under its old name for good: no
+    build looks there again. The next build of the game evicts them (and keeps those of the
+    components it has but did not print: see the test above)."""
+    g = game_copy("qcd")
+    out = tmp_path / "out"
+    build([g.load()], BuildOptions(out=out), jobs=1)
+
+    def scopes() -> dict[str, int]:
+        with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+            found = dict(db.execute("SELECT scope, count(*) FROM faces GROUP BY scope").fetchall())
+        db.close()
+        return found
+
+    assert scopes() == {"qcd/en/cards": 50}
+    g.edit("components/cards.yaml", "id: cards\n", "id: deck\n")
+    g.edit("game.yaml", "component: cards", "component: deck", count=6)
+    build([g.load()], BuildOptions(out=out), jobs=1)
+    assert scopes() == {"qcd/en/deck": 50} and _rows(out)["orphans"] == 0

@@ -207,7 +207,7 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, lock_fd
         results = [run.finish_game(g) for g in games]
         built = _Language(results, run.staged, run.kept_files())
         run.staged = []
-        cache.keep_only(run.plan.kept_faces(options))
+        cache.keep_only(run.plan.kept_faces(options), run.plan.component_scopes(options))
         return built
     finally:
         if run is not None:

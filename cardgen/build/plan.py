@@ -17,7 +17,7 @@ from typing import Iterable, Iterator
 
 from .. import markroom, setmark
 from ..cache import (FaceCache, CachedFace, card_face_keys, component_fingerprint, face_scope, game_fingerprint,
-                     inputs_digest, software_digest)
+                     games_scope, inputs_digest, software_digest)
 from ..errors import InputError
 from ..i18n import SOURCE_LANG
 from ..imposition import CardGeometry, GridPlan, ImpositionError, band_plan, share_sheets
@@ -274,6 +274,15 @@ class Plan:
                     if cid not in partial:
                         kept.setdefault(face_scope(game, options.lang, game.components[cid]), []).extend(face_keys(keys))
         return kept
+
+    def component_scopes(self, options: BuildOptions) -> dict[str, set[str]]:
+        """The face scope of every component each game built has now, printed by this build
+        or not, under the prefix of the game's scopes (:func:`games_scope`): a build evicts
+        the faces of the components a game no longer has (renamed or removed), which no
+        build would look for again."""
+        return {games_scope(jobs[0].game, options.lang): {face_scope(jobs[0].game, options.lang, c)
+                                                           for c in jobs[0].game.components.values()}
+                for jobs in self.jobs.values() if jobs}
 
 
 def plan(games: list[Game], options: BuildOptions, jobs: int, cache: FaceCache, measured: frozenset[str]) -> Plan:
