@@ -1,6 +1,6 @@
 """What a build's PDFs weigh and carry: bytes per distinct face, fonts, and the face cache.
 
-Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER]      (prints a table; asserts nothing)
+Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER] [--edits N]   (prints a table; asserts nothing)
 
 Without ``--out`` the four shipped games are built (English, A4) into a temporary folder; with
 it, an existing build is read. For every PDF: its size, its distinct faces (the Form XObjects
@@ -9,6 +9,11 @@ distinct face (issue #18's target: ≤ 60 KB), where those bytes go (face artwor
 shared glyph forms, the rest), its fonts (every one embedded? any subset or glyph stored
 twice?), then the cache's size beside the PDFs it serves. Parsing is done with pikepdf, as a
 print shop's preflight would read the file.
+
+``--edits N``: the cache through a designer's session instead: a copy of Particle Builder is
+built and checked, then one card is edited, built and checked N times (through the library,
+as ``cardgen build`` and ``cardgen check`` do it); the cache's entries and size after the
+first edit and after the last, beside the PDFs (issue #18: the cache no larger than the PDFs).
 """
 
 from __future__ import annotations
@@ -131,10 +136,47 @@ def report(out: Path) -> None:
     print(f"cache: {cache / 1e6:.2f} MB beside {pdfs / 1e6:.2f} MB of PDFs ({cache / pdfs:.0%})")
 
 
+def edit_session(edits: int) -> None:
+    """See ``--edits`` in the module's text."""
+    import shutil
+    import sqlite3
+
+    import cardgen
+    from cardgen.store import KINDS
+
+    card = "{id: H,     particle: H,     points: 5}"
+    with tempfile.TemporaryDirectory() as tmp:
+        game, out = Path(tmp) / "games" / "particle-builder", Path(tmp) / "out"
+        shutil.copytree(ROOT / "data/games/particle-builder", game)
+        shutil.copytree(ROOT / "templates/particle-builder", game / "templates")
+        cards = game / "components/particles.yaml"
+        text = cards.read_text(encoding="utf-8")
+
+        def edited(n: int) -> str:
+            cards.write_text(text.replace(card, card.replace("points: 5", f"points: {100 + n}")), encoding="utf-8")
+            cardgen.build([cardgen.load_game(game)], cardgen.BuildOptions(out=out))
+            cardgen.check(cardgen.load_game(game), cache=out / ".cache")
+            with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+                rows = {kind: db.execute(f"SELECT count(*) FROM {kind}").fetchone()[0] for kind in (*KINDS, "blobs")}
+            db.close()
+            pdfs = sum(p.stat().st_size for p in out.rglob("*.pdf"))
+            return (f"cache {cache_bytes(out) / 1e3:6.0f} KB beside {pdfs / 1e3:.0f} KB of PDFs; entries "
+                    + ", ".join(f"{kind} {count}" for kind, count in rows.items()))
+
+        print(f"Particle Builder, after 1 edit (built and checked):  {edited(1)}")
+        for n in range(2, edits):
+            edited(n)
+        print(f"Particle Builder, after {edits} edits (built and checked): {edited(edits)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="read this build's output folder instead of building")
+    parser.add_argument("--edits", type=int, help="the cache after this many edits of one card, each built and checked")
     args = parser.parse_args()
+    if args.edits:
+        edit_session(args.edits)
+        return
     if args.out:
         report(args.out)
         return
