@@ -109,7 +109,7 @@ def test_a_designers_edits_leave_the_cache_as_large_as_the_latest_build_and_chec
     """Each edit makes new faces, new files and a new template source; the cache holds what
     the latest build and check made of them, not one more entry per edit: the rows that vouch
     for a written file, the faces a check drew and a template's facts are replaced as the
-    faces are (they piled up before, 4.5 KB an edit). And a build with nothing changed after
+    faces are (they piled up before, 2.6 KB an edit). And a build with nothing changed after
     them still keeps every file as it is: the files of the latest build are vouched for."""
     g = game_copy("qcd")
     out = tmp_path / "out"
