@@ -191,11 +191,11 @@ def sheet_report(game: Game, kind: str, renderer: Renderer, inputs: str) -> Shee
     """One sheet on A4 pages, rendered by ``renderer`` as :func:`cardgen.sheets.sheet_faces`
     renders it (what ``cardgen check`` proves of it), and what rendering it reported.
     ``inputs``: a digest of the game's files in the renderer's language (its templates,
-    catalogs and fonts: :func:`cardgen.cache.game_fingerprint`); with the laid-out pages it is everything the
-    rendering reads, so a process that checks a game again — the library's caller, the
-    preview, a test suite — lays each sheet out but renders it only when something it reads
-    changed (the four games' 19 pages: 0.4 s of rendering). The strings the rendering found
-    untranslated are told to the renderer's translator either way."""
+    catalogs and fonts: :func:`cardgen.cache.game_fingerprint`); with the laid-out pages it
+    is everything the rendering reads, so a process that checks a game again — the
+    library's caller, the preview, a test suite — lays each sheet out but renders it only
+    when something it reads changed (the four games' 19 pages: 0.4 s of rendering). The
+    strings the rendering found untranslated are told to the renderer's translator either way."""
     from . import sheets
 
     layout, pages = sheets.laid_out(game, kind, renderer.lang, 210.0, 297.0, renderer.translate, None)
