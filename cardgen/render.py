@@ -54,6 +54,7 @@ from .setmark import SetMark
 from .store import open_store
 from .tables import Record
 from .templatecache import MachineTemplates
+from .templatefiles import MAX_TEMPLATE_BYTES, template_bytes, template_file, within
 from .text import GlyphRegistry, TextEngine
 from .text.svg import PlacedText
 
@@ -205,11 +206,6 @@ class _ComponentView:
         self.total = comp.total
 
 
-#: The largest template read (the shipped ones are under 8 KB): a template is read whole and
-#: compiled, so one of hundreds of megabytes would take that much memory, and time, first.
-MAX_TEMPLATE_BYTES = 1 << 20
-
-
 class _ContainedLoader(jinja2.FileSystemLoader):
     """A template loader that refuses files reached through a symbolic link pointing outside
     the template folders (Jinja already refuses '..' in template names), files larger than
@@ -227,20 +223,12 @@ class _ContainedLoader(jinja2.FileSystemLoader):
         return self._resolved
 
     def get_source(self, environment: jinja2.Environment, template: str):  # type: ignore[override]
-        pieces = jinja2.loaders.split_template_path(template)
-        for searchpath in self.searchpath:
-            filename = os.path.join(searchpath, *pieces)
-            if os.path.isfile(filename):
-                break
-        else:
-            raise jinja2.TemplateNotFound(template)
-        real = Path(filename).resolve()
-        if not any(real == r or r in real.parents for r in self._roots()):
+        filename = template_file(self.searchpath, template)
+        if not within(filename, self._roots()):
             raise TemplateError(f"template '{template}' leaves the template folder (through a symbolic link)",
                                 Location(display_path(filename)), "copy the template into the game's templates folder")
-        with open(filename, "rb") as fh:
-            data = fh.read(MAX_TEMPLATE_BYTES + 1)
-        if len(data) > MAX_TEMPLATE_BYTES:
+        data = template_bytes(filename)
+        if data is None:
             raise TemplateError(f"template '{template}' is larger than {MAX_TEMPLATE_BYTES >> 20} MiB",
                                 Location(display_path(filename)),
                                 "a template draws one face: move long content into the game's data files")

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cardgen"
 STAGES = ["load", "check", "render", "draw", "layout", "write", "cli"]
 STAGE_OF = {
     "loader": "load", "loadapart": "load", "yamlsrc": "load", "yamlcache": "load", "schema": "load", "model": "load", "spreadsheets": "load",
+    "templatefiles": "load",
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
     "checkfaces": "check", "legibility": "check", "facegeometry": "check", "verdicts": "check",
     "render": "render", "text": "render", "budget": "render", "images": "render",

@@ -156,3 +156,38 @@ def test_a_file_where_the_cache_folder_goes_stops_the_build_before_any_pdf(tmp_p
     (out / ".cache").write_text("x")
     _one_error(run("build", "qcd", "--out", str(out)), f"{out / '.cache'} is a file", "remove it")
     assert sorted(p.name for p in out.rglob("*")) == [".cache"]
+
+
+@pytest.mark.parametrize("how", ["a name with '..'", "a symbolic link", "a template too large to render"])
+def test_what_a_template_prints_is_never_read_from_a_file_the_renderer_would_refuse(game_copy, tmp_path,
+                                                                                    monkeypatch, how):
+    """The pdg-values rule reads what each template prints before anything is rendered. It
+    joined the template's name to the folder itself: a name with '..' or a link out of the
+    folder had it read any file (a test's /etc/passwd was scanned), and a template of
+    gigabytes was read whole. It now finds the file as the renderer does; a template it may
+    not read counts as printing every quantity (every value is checked)."""
+    from dataclasses import replace
+
+    from cardgen.rules import pdg_values
+    from cardgen.templatefiles import MAX_TEMPLATE_BYTES
+
+    g = game_copy("qcd")
+    outside = tmp_path / "outside.svg.j2"
+    outside.write_text("{{ particle.mass }}", encoding="utf-8")
+    name = "card-front.svg.j2"
+    if how == "a name with '..'":
+        name = os.path.relpath(outside, g.path / "templates")
+    elif how == "a symbolic link":
+        (g.path / "templates" / name).unlink()
+        (g.path / "templates" / name).symlink_to(outside)
+    else:
+        (g.path / "templates" / name).write_text("{{ particle.mass }}" + " " * MAX_TEMPLATE_BYTES, encoding="utf-8")
+    game = g.load()
+    comp = replace(game.components["cards"], front=name, back=None)
+    read: list[Path] = []
+    real = pdg_values._template_facts
+    monkeypatch.setattr(pdg_values, "_FACTS", {})
+    monkeypatch.setattr(pdg_values, "_template_facts", lambda game, path: read.append(path) or real(game, path))
+    printed = pdg_values.printed_quantities(game, comp)
+    assert printed == frozenset(pdg_values.QUANTITIES) and printed != {"mass"}
+    assert all(p.resolve() != outside for p in read)

@@ -41,6 +41,7 @@ from ..model import Component, Game
 from ..particles import MASS_UNITS, TIME_UNITS, Measured, Particle
 from ..proof import Choice, Proof
 from ..store import open_store
+from ..templatefiles import template_bytes, template_file, within
 from . import generic
 
 RULE = "pdg-values"
@@ -60,6 +61,7 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
     includes. A template that cannot be found, read or parsed counts as printing everything (the
     template rules report it; here it must not make a value go unchecked)."""
     folders = (game.templates_dir, SHARED_TEMPLATES)
+    roots = [f.resolve() for f in folders]
     found: set[str] = set()
     todo = [n for n in (component.front, component.back) if n]
     seen: set[str] = set()
@@ -68,8 +70,11 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
         if name in seen:
             continue
         seen.add(name)
-        path = next((f / name for f in folders if (f / name).is_file()), None)
-        if path is None or len(seen) > MAX_TEMPLATES:
+        try:   # found as the renderer finds it: never a file outside the template folders
+            path = Path(template_file(folders, name))
+        except jinja2.TemplateNotFound:
+            return frozenset(QUANTITIES)
+        if len(seen) > MAX_TEMPLATES or not within(str(path), roots):
             return frozenset(QUANTITIES)
         facts = _template_facts(game, path)
         if facts is None:
@@ -87,7 +92,8 @@ _FACTS: dict[str, Facts | None] = {}
 
 def _template_facts(game: Game, path: Path) -> Facts | None:
     """The quantities one template file reads and the templates it names; None when it cannot
-    be read or parsed, or names a template by a computed expression.
+    be read (or is larger than the renderer reads) or parsed, or names a template by a
+    computed expression.
 
     Found by the template's source text: in this process's memory, else in the check's build
     cache (``OUT/.cache``, where the previous check left them), else in this machine's (beside
@@ -96,7 +102,10 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     (:mod:`cardgen.templatetrees`: parsed once for both). So an edited template (``cardgen
     serve``) is read again, and an unchanged one is not parsed again on this machine."""
     try:
-        source = path.read_text(encoding="utf-8")
+        data = template_bytes(str(path))   # bounded: the renderer refuses a larger one
+        if data is None:
+            return None
+        source = data.decode("utf-8")
     except (OSError, UnicodeError):
         return None
     key = _facts_key(source)
