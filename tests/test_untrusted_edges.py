@@ -158,13 +158,14 @@ def test_a_file_where_the_cache_folder_goes_stops_the_build_before_any_pdf(tmp_p
     assert sorted(p.name for p in out.rglob("*")) == [".cache"]
 
 
-@pytest.mark.parametrize("how", ["a name with '..'", "a symbolic link", "a template too large to render"])
+@pytest.mark.parametrize("how", ["a name with '..'", "an include by absolute path", "a symbolic link",
+                                 "a template too large to render"])
 def test_what_a_template_prints_is_never_read_from_a_file_the_renderer_would_refuse(game_copy, tmp_path,
                                                                                     monkeypatch, how):
     """The pdg-values rule reads what each template prints before anything is rendered. It
-    joined the template's name to the folder itself: a name with '..' or a link out of the
-    folder had it read any file (a test's /etc/passwd was scanned), and a template of
-    gigabytes was read whole. It now finds the file as the renderer does; a template it may
+    joined the template's name to the folder itself: a name with '..', an absolute one in an
+    include, or a link out of the folder had it read any file (a test's /etc/passwd was
+    scanned), and a template of gigabytes was read whole. It now finds the file as the renderer does; a template it may
     not read counts as printing every quantity (every value is checked)."""
     from dataclasses import replace
 
@@ -177,6 +178,8 @@ def test_what_a_template_prints_is_never_read_from_a_file_the_renderer_would_ref
     name = "card-front.svg.j2"
     if how == "a name with '..'":
         name = os.path.relpath(outside, g.path / "templates")
+    elif how == "an include by absolute path":   # a template's own names are not checked when the game loads
+        (g.path / "templates" / name).write_text(f'{{% include "{outside}" %}}', encoding="utf-8")
     elif how == "a symbolic link":
         (g.path / "templates" / name).unlink()
         (g.path / "templates" / name).symlink_to(outside)
