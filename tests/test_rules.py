@@ -36,6 +36,20 @@ def test_missing_template_is_reported_with_the_component_line(game_copy):
     assert found[0].location.file.endswith("components/cards.yaml") and found[0].location.line == 11
 
 
+def test_a_template_linked_from_outside_its_folder_is_not_proved_to_exist(game_copy, tmp_path):
+    """The rule looked only whether a file was there: a link out of the templates folder,
+    which the renderer refuses, was proved to exist."""
+    g = game_copy("qcd")
+    outside = tmp_path / "elsewhere.svg.j2"
+    outside.write_text((g.path / "templates" / "card-back.svg.j2").read_text(encoding="utf-8"), encoding="utf-8")
+    (g.path / "templates" / "card-back.svg.j2").unlink()
+    (g.path / "templates" / "card-back.svg.j2").symlink_to(outside)
+    found = g.findings("template-exists")
+    assert len(found) == 1 and "'card-back.svg.j2' of component 'cards' is a link to a file outside" in found[0].message
+    assert "the renderer will not read it" in found[0].message and "in place of the link" in found[0].fix
+    assert found[0].location.file.endswith("components/cards.yaml") and found[0].location.line == 11
+
+
 def test_card_bigger_than_any_paper(game_copy):
     g = game_copy("qcd")
     g.edit("components/cards.yaml", "size: {width: 63, height: 88}", "size: {width: 500, height: 700}")

@@ -12,6 +12,7 @@ from ..model import Component, Game, Table
 from ..paper import STANDARD_SIZES as PAPERS
 from ..particles import Particle
 from ..proof import Proof
+from ..templatefiles import template_file, within
 from . import generic
 from .common import fmt_fraction, pdg_agrees
 
@@ -37,15 +38,33 @@ def templates_exist(game: Game) -> Iterator[Finding | Proof]:
             if name is None:
                 continue
             sides += 1
-            path = game.templates_dir / name
-            if not path.is_file():
+            if _linked_out(game, name):
+                missing = True
+                yield Finding("template-exists", f"{side} template '{name}' of component '{comp.id}' is a link to a "
+                              f"file outside {display_path(game.templates_dir)}: the renderer will not read it",
+                              comp.where(side), f"copy the file itself into {display_path(game.templates_dir)} in "
+                              "place of the link", game.id)
+            elif not (game.templates_dir / name).is_file():
                 missing = True
                 yield Finding("template-exists", f"{side} template '{name}' of component '{comp.id}' not found in "
                               f"{display_path(game.templates_dir)}", comp.where(side),
-                              f"create {display_path(path)} or fix the '{side}:' entry", game.id)
+                              f"create {display_path(game.templates_dir / name)} or fix the '{side}:' entry", game.id)
     if not missing:
         yield Proof("template-exists", f"the template of every printed side exists ({_count(sides, 'side')} of "
                     f"{_count(len(game.components), 'component')})", sides, game.id, game.location)
+
+
+def _linked_out(game: Game, name: str) -> bool:
+    """Whether template ``name`` is a link to a file outside the game's templates folder, which
+    the renderer's lookup refuses (:mod:`cardgen.templatefiles`; a name through '..' the
+    loader has refused already)."""
+    from jinja2 import TemplateNotFound
+
+    try:
+        path = template_file([game.templates_dir], name)
+    except TemplateNotFound:
+        return False
+    return not within(path, [game.templates_dir.resolve()])
 
 
 @generic("fits-paper")
