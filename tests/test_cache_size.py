@@ -165,3 +165,25 @@ def test_a_component_the_game_no_longer_has_leaves_no_faces_behind(game_copy, tm
     g.edit("game.yaml", "component: cards", "component: deck", count=6)
     build([g.load()], BuildOptions(out=out), jobs=1)
     assert scopes() == {"qcd/en/deck": 50} and _rows(out)["orphans"] == 0
+
+
+def test_copies_of_a_game_checked_into_one_folder_keep_one_set_of_template_facts(tmp_path):
+    """A template's facts are kept by game and template name, not by folder: a copy of a game
+    elsewhere (a designer's experiment, a test's game) replaces them instead of adding its own."""
+    from .conftest import GameCopy
+
+    out = tmp_path / "out"
+    first = GameCopy(tmp_path / "a", "qcd")
+    cardgen.check(first.load(), cache=out / ".cache")
+    with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+        scopes = sorted(s for (s,) in db.execute("SELECT scope FROM template_facts"))
+    db.close()
+    assert "facts:qcd/card-front.svg.j2" in scopes
+    assert all(s.startswith(("facts:qcd/", "facts:shared/")) for s in scopes)
+    for n, where in enumerate(("b", "c", "d")):   # each copy's front edited: its facts are new
+        copy = GameCopy(tmp_path / where, "qcd")
+        copy.edit("templates/card-front.svg.j2", "{% endblock %}", f"<!-- copy {n} -->\n{{% endblock %}}")
+        cardgen.check(copy.load(), cache=out / ".cache")
+    with sqlite3.connect(out / ".cache/cache.sqlite") as db:
+        assert sorted(s for (s,) in db.execute("SELECT scope FROM template_facts")) == scopes
+    db.close()

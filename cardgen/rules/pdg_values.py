@@ -112,8 +112,18 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     if key not in _FACTS:
         if len(_FACTS) >= 256:
             _FACTS.pop(next(iter(_FACTS)))
-        _FACTS[key] = _kept_facts(key, lambda: _scan(game, source, path), f"facts:{path}")
+        _FACTS[key] = _kept_facts(key, lambda: _scan(game, source, path), _facts_scope(game, path))
     return _FACTS[key]
+
+
+def _facts_scope(game: Game, path: Path) -> str:
+    """What the check's cache keeps one template's latest facts under: its game (or the shared
+    templates) and its name there, so copies of a game in other folders replace them rather
+    than add to them."""
+    for folder, owner in ((game.templates_dir, game.id), (SHARED_TEMPLATES, "shared")):
+        if folder in path.parents:
+            return f"facts:{owner}/{path.relative_to(folder).as_posix()}"
+    return f"facts:{path}"
 
 
 @functools.cache
@@ -129,7 +139,7 @@ def _facts_key(source: str) -> str:
 def _kept_facts(key: str, scan: Callable[[], Facts | None], scope: str) -> Facts | None:
     """Facts the check's cache or this machine's holds under ``key``, else ``scan()``'s, then
     kept in both (this machine's only when the check may keep things there); the check's
-    cache keeps one template's latest facts (``scope``: the template file), not those of
+    cache keeps one template's latest facts (``scope``: :func:`_facts_scope`), not those of
     every version it was edited through."""
     from ..checkfaces import check_cache_db, keeps_on_machine
     from ..templatecache import MachineTemplates
