@@ -33,13 +33,13 @@ def template_file(folders: Iterable[str | os.PathLike[str]], name: str) -> str:
     raise jinja2.TemplateNotFound(name)
 
 
-def within(filename: str, roots: Iterable[Path]) -> bool:
+def within(filename: str | os.PathLike[str], roots: Iterable[Path]) -> bool:
     """Whether the file, its symbolic links followed, lies in one of the (resolved) ``roots``."""
     real = Path(filename).resolve()
     return any(real == r or r in real.parents for r in roots)
 
 
-def template_bytes(filename: str) -> bytes | None:
+def template_bytes(filename: str | os.PathLike[str]) -> bytes | None:
     """The template file's bytes, or None when it is larger than :data:`MAX_TEMPLATE_BYTES`
     (only that much and one byte more is read)."""
     with open(filename, "rb") as fh:

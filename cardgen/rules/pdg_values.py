@@ -71,12 +71,12 @@ def printed_quantities(game: Game, component: Component) -> frozenset[str]:
             continue
         seen.add(name)
         try:   # found as the renderer finds it: never a file outside the template folders
-            path = Path(template_file(folders, name))
+            filename = template_file(folders, name)
         except jinja2.TemplateNotFound:
             return frozenset(QUANTITIES)
-        if len(seen) > MAX_TEMPLATES or not within(str(path), roots):
+        if len(seen) > MAX_TEMPLATES or not within(filename, roots):
             return frozenset(QUANTITIES)
-        facts = _template_facts(game, path)
+        facts = _template_facts(game, Path(filename))
         if facts is None:
             return frozenset(QUANTITIES)
         quantities, references = facts
@@ -102,7 +102,7 @@ def _template_facts(game: Game, path: Path) -> Facts | None:
     (:mod:`cardgen.templatetrees`: parsed once for both). So an edited template (``cardgen
     serve``) is read again, and an unchanged one is not parsed again on this machine."""
     try:
-        data = template_bytes(str(path))   # bounded: the renderer refuses a larger one
+        data = template_bytes(path)   # bounded: the renderer refuses a larger one
         if data is None:
             return None
         source = data.decode("utf-8")
