@@ -167,11 +167,18 @@ def test_a_component_the_game_no_longer_has_leaves_no_faces_behind(game_copy, tm
     assert scopes() == {"qcd/en/deck": 50} and _rows(out)["orphans"] == 0
 
 
-def test_copies_of_a_game_checked_into_one_folder_keep_one_set_of_template_facts(tmp_path):
+def test_copies_of_a_game_checked_into_one_folder_keep_one_set_of_template_facts(tmp_path, monkeypatch):
     """A template's facts are kept by game and template name, not by folder: a copy of a game
     elsewhere (a designer's experiment, a test's game) replaces them instead of adding its own."""
+    from cardgen import checkfaces
+    from cardgen.rules import pdg_values
+
     from .conftest import GameCopy
 
+    # every template's facts found afresh and kept in the check's cache: none from this
+    # process's memory or the machine's cache, where other checks of QCD may have left them
+    monkeypatch.setattr(pdg_values, "_FACTS", {})
+    monkeypatch.setattr(checkfaces, "keeps_on_machine", lambda: False)
     out = tmp_path / "out"
     first = GameCopy(tmp_path / "a", "qcd")
     cardgen.check(first.load(), cache=out / ".cache")
