@@ -287,18 +287,19 @@ class FaceCache:
     def __init__(self, root: Path | None) -> None:
         self.store = open_store(cache_file(root)) if root is not None else None
 
-    def vouch(self, folder: str, rows: Iterable[Any]) -> None:
-        """Note the files this user's build wrote into ``folder`` (one game in one language),
+    def vouch(self, folders: dict[str, Iterable[Any]]) -> None:
+        """Note the files this user's build wrote into each folder (one game in one language),
         each by its sha256 with its manifest row (a :class:`cardgen.build.results.BuiltFile`;
         authenticated like every entry): a file of the last build is kept without being made
         again only if it is one of them, and then with that row — a manifest proves nothing,
-        whoever replaces a file or edits its row (pages, cards) can rewrite it. ``rows``: every
-        file of the folder's manifest; the files the folder no longer holds are forgotten."""
+        whoever replaces a file or edits its row (pages, cards) can rewrite it. ``folders``:
+        every file of each folder's manifest; the files a folder no longer holds are forgotten."""
         import dataclasses
 
         if self.store is not None:
-            self.store.put_only("drawn", ((f"written:{r.sha256}", _row_text(dataclasses.asdict(r)), b"") for r in rows),
-                                f"written:{folder}")
+            self.store.put_only("drawn", {f"written:{folder}": [
+                (f"written:{r.sha256}", _row_text(dataclasses.asdict(r)), b"") for r in rows]
+                for folder, rows in folders.items()})
 
     def vouched(self, row: Any) -> bool:
         """Whether this user's build wrote a file with the bytes ``row`` (a manifest's

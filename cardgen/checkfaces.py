@@ -107,7 +107,7 @@ class _DrawnFaces:
         is written when they are the ones already kept (a checkpoint syncs the file)."""
         keys = {self._key(k) for k in face_keys}
         if keys != self._store.keys("drawn", self._scope):
-            self._store.put_only("drawn", ((k, "", b"") for k in sorted(keys)), self._scope)
+            self._store.put_only("drawn", {self._scope: [(k, "", b"") for k in sorted(keys)]})
 
 
 @dataclass(frozen=True)

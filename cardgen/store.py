@@ -368,17 +368,20 @@ class Store:
         except (sqlite3.Error, OSError) as exc:   # e.g. a read-only folder
             self._failed(exc)
 
-    def put_only(self, kind: str, entries: Iterable[tuple[str, str, bytes]], scope: str) -> None:
-        """:meth:`put` ``entries`` as all that ``scope`` holds of ``kind``: the scope's other
-        entries are dropped (:meth:`keep_only`). For what a build or a check makes anew each
-        time — a written file's row, a face's drawing verdict, a template's facts — kept
-        under :meth:`put` alone, the cache grew with every edit (a one-card edit and its check
-        added 2.6 KB: ``bench/bench_pdfsize.py --edits``); kept so, it holds what the latest
-        build or check made. Each entry is compressed alone: a base would be an entry the next
-        call drops."""
-        entries = list(entries)
-        self.put(kind, entries, scope, based=False)
-        self.keep_only(kind, {scope: [key for key, _meta, _data in entries]})
+    def put_only(self, kind: str, scoped: dict[str, Iterable[tuple[str, str, bytes]]]) -> None:
+        """:meth:`put` each scope's entries as all that the scope holds of ``kind``: its other
+        entries are dropped (:meth:`keep_only`, once for all the scopes: it sweeps every table
+        for what nothing uses any more). For what a build or a check makes anew each time — a
+        written file's row, a face's drawing verdict, a template's facts — kept under
+        :meth:`put` alone, the cache grew with every edit (a one-card edit and its check added
+        2.6 KB: ``bench/bench_pdfsize.py --edits``); kept so, it holds what the latest build or
+        check made. Each entry is compressed alone: a base would be an entry the next call drops."""
+        kept: dict[str, list[str]] = {}
+        for scope, entries in scoped.items():
+            listed = list(entries)
+            self.put(kind, listed, scope, based=False)
+            kept[scope] = [key for key, _meta, _data in listed]
+        self.keep_only(kind, kept)
 
     def _packed(self, conn: sqlite3.Connection, kind: str, scope: str,
                 blobs: dict[str, bytes]) -> list[tuple[str, str | None, bytes]]:

@@ -147,8 +147,7 @@ def _vouch(options: BuildOptions, results: list[GameBuild]) -> None:
     """Note every file just written, with its manifest row, as this user's (see
     :meth:`FaceCache.vouch`): the next build keeps a file, and its row, only if it is."""
     cache = FaceCache(options.cache_root)
-    for r in results:
-        cache.vouch(f"{r.game}/{r.lang}", r.files)
+    cache.vouch({f"{r.game}/{r.lang}": r.files for r in results})
     cache.finish()   # after the languages' own: the write-ahead log folded back again
 
 

@@ -158,7 +158,7 @@ def _kept_facts(key: str, scan: Callable[[], Facts | None], scope: str) -> Facts
     facts = scan()
     data = json.dumps(None if facts is None else [sorted(facts[0]), list(facts[1])]).encode("utf-8")
     if store is not None:
-        store.put_only("template_facts", [(key, "", data)], scope)
+        store.put_only("template_facts", {scope: [(key, "", data)]})
     if machine is not None:
         machine.keep_facts(key, data)
     return facts
