@@ -49,11 +49,13 @@ except ImportError:  # pragma: no cover - platforms without ISA-L
     LEVEL = 6
 
 #: The kinds of entry, one table each (their bytes live in ``blobs``; "drawn": faces
-#: ``cardgen check`` drew without error, with no bytes; "template_facts": what the
-#: ``pdg-values`` rule read from a template source).
+#: ``cardgen check`` drew without error, with no bytes, and the rows vouching for the files a
+#: build wrote; "template_facts": what the ``pdg-values`` rule read from a template source).
 KINDS = ("faces", "templates", "drawn", "template_facts")
-#: The tables' layout; a file made with another is emptied (``PRAGMA user_version``).
-SCHEMA = 6
+#: The tables' layout; a file made with another is emptied (``PRAGMA user_version``). 7: the
+#: "drawn" and "template_facts" rows are scoped and replaced (:meth:`Store.put_only`); a file
+#: of 6 holds rows of no scope, which nothing would ever drop.
+SCHEMA = 7
 #: Errors saying the file is no usable database: it is replaced by an empty one.
 _BROKEN = ("file is not a database", "database disk image is malformed", "disk I/O error")
 #: Connections a forked child inherited from its parent: SQLite forbids using or closing them
