@@ -111,6 +111,87 @@ def test_templates_cannot_reach_python_internals(tmp_path):
     assert "unsafe" in info.value.message or "undefined" in info.value.message
 
 
+def _attribute_cases():
+    """Objects a template may meet, and attribute names, safe and not, of each kind Jinja tells apart."""
+    import collections
+    import dataclasses
+    import types
+
+    import markupsafe
+
+    def gen():
+        yield 1
+
+    async def coro():
+        return 1
+
+    async def agen():
+        yield 1
+
+    @dataclasses.dataclass
+    class Record:
+        name: str = "x"
+
+    class Claims:   # objects of one type naming other classes than it: isinstance believes them
+        def __init__(self, claimed):
+            self.claimed = claimed
+
+        __class__ = property(lambda self: self.claimed)   # type: ignore[assignment]
+
+    try:
+        raise ValueError
+    except ValueError as exc:
+        traceback = exc.__traceback__
+        frame = traceback.tb_frame
+    started = coro()
+    objects = [["a"], {"k": 1}, {1}, collections.deque(), "text", markupsafe.Markup("m"), 3, 2.5, Record(), Record,
+               gen(), started, agen(), (lambda: 1), Record.__init__, Record().__repr__, "s".upper, traceback, frame,
+               (lambda: 1).__code__, Claims(object), Claims(list), types.MappingProxyType({}), jinja2.Undefined()]
+    names = ["append", "pop", "clear", "keys", "items", "update", "add", "discard", "upper", "format", "name", "mro",
+             "gi_frame", "gi_code", "cr_frame", "ag_code", "f_locals", "tb_frame", "co_code", "func_code",
+             "__globals__", "__class__", "_private", "real", "extend", "setdefault", "popleft", "im_func"]
+    try:
+        yield from ((obj, name) for obj in objects for name in names)
+    finally:
+        started.close()
+
+
+def test_the_sandbox_answers_attribute_safety_as_jinja_does_when_it_keeps_its_answers():
+    """The environment keeps its answers by type and name: each one, asked twice, must be
+    Jinja's own, for every kind of object Jinja treats apart (mutable containers, functions,
+    methods, generators, frames, code, a type, an object claiming another class)."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from cardgen.budget import BudgetedEnvironment
+
+    env = BudgetedEnvironment()
+    for obj, name in _attribute_cases():
+        try:
+            value = getattr(obj, name, None)
+        except jinja2.UndefinedError:
+            value = None
+        expected = ImmutableSandboxedEnvironment.is_safe_attribute(env, obj, name, value)
+        assert env.is_safe_attribute(obj, name, value) is expected, (type(obj), name)
+        assert env.is_safe_attribute(obj, name, value) is expected, (type(obj), name)   # the kept answer
+
+
+def test_the_sandbox_forgets_its_answers_when_an_abstract_class_gains_a_member():
+    """A type registered as a mutable sequence after its attribute was judged safe: the kept
+    answer is dropped, and its ``append`` is refused as a list's is."""
+    from collections.abc import MutableSequence
+
+    from cardgen.budget import BudgetedEnvironment
+
+    class Stack:
+        def append(self, item):
+            pass
+
+    env = BudgetedEnvironment()
+    assert env.is_safe_attribute(Stack(), "append", Stack().append)
+    MutableSequence.register(Stack)
+    assert not env.is_safe_attribute(Stack(), "append", Stack().append)
+
+
 def test_templates_cannot_include_files_outside_their_folders(tmp_path):
     template = HELLO.replace("{% endblock %}", '{% include "../../../../etc/passwd" %}\n{% endblock %}')
     with pytest.raises(TemplateError):
