@@ -7,7 +7,7 @@ cache, a build must load every game (YAML, the physics data), run the check gate
 every face and import the renderer, cairo, Jinja and pikepdf — most of a second before it
 learns that there is nothing to do. The stamp answers the whole question from file metadata.
 
-What a successful build records in ``OUT/.cache/uptodate-<request>.json``:
+What a successful build records in ``OUT/.cache/uptodate-<request>.stamp`` (JSON, compressed):
 
 * the request, as its key: the games as named, the folders searched (``--games-dir``,
   ``--font-dir``), every option that changes a file or whether the build may succeed (not
@@ -46,6 +46,7 @@ import json
 import os
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -54,17 +55,21 @@ from . import __version__
 from .filedigest import sha256_file
 from .installed import open_cairo, site_folders
 
-FORMAT = "cardgen-uptodate/2"
-#: The folder under ``--out`` that holds one stamp per request, ``uptodate-<request>.json``: the
+FORMAT = "cardgen-uptodate/3"
+#: The folder under ``--out`` that holds one stamp per request, ``uptodate-<request>.stamp``: the
 #: cache folder, which is disposable and no build product (deleting it makes the next build run,
 #: and fill it again).
 FOLDER = ".cache"
 PREFIX = "uptodate-"
+#: A stamp's file name ends so: its first line is the HMAC of the rest, the rest its JSON
+#: compressed with zlib. A stamp lists every input with its digest, 55–67 KB of JSON for one
+#: request (18–20 KB stored), and an output folder keeps up to MAX_STAMPS of them.
+SUFFIX = ".stamp"
 #: Files walked for one request at most: beyond that, no stamp (a --games-dir that is a home folder).
 MAX_FILES = 20_000
 #: Stamps kept per output folder (one per request: other games, languages or papers); the oldest go.
 MAX_STAMPS = 16
-#: A stamp larger than this is not read.
+#: A stamp larger than this, stored or inflated, is not read.
 MAX_STAMP_BYTES = 32 << 20
 #: A file whose mtime or ctime lies this close to the stamp's time is hashed whatever its signature.
 RACY_NS = 2_000_000_000
@@ -145,7 +150,7 @@ class Request:
 
     @property
     def path(self) -> Path:
-        return self.out / FOLDER / f"{PREFIX}{self.key}.json"
+        return self.out / FOLDER / f"{PREFIX}{self.key}{SUFFIX}"
 
 
 def request(out: Path, games: Iterable[str | Path], games_dirs: Iterable[Path], font_dirs: Iterable[Path],
@@ -255,7 +260,8 @@ def _read(req: Request) -> dict | None:
     """The stamp of a request, if this user's cardgen wrote it: its first line is the HMAC of
     the rest with the user's key (:mod:`cardgen.userkey`). A stamp copied in with someone
     else's output folder, or edited, proves nothing and is no stamp: a stamp vouches for
-    the files beside it, and whoever can replace a PDF can rewrite a stamp's digest of it."""
+    the files beside it, and whoever can replace a PDF can rewrite a stamp's digest of it.
+    The rest is inflated only once its HMAC is proved, and no further than MAX_STAMP_BYTES."""
     import hmac
 
     from .userkey import sign
@@ -265,11 +271,15 @@ def _read(req: Request) -> dict | None:
             data = fh.read(MAX_STAMP_BYTES + 1)
         if len(data) > MAX_STAMP_BYTES:
             return None
-        mac, _, body = data.partition(b"\n")
-        if not hmac.compare_digest(mac, sign(body).encode()):
+        mac, _, packed = data.partition(b"\n")
+        if not hmac.compare_digest(mac, sign(packed).encode()):
+            return None
+        inflate = zlib.decompressobj()
+        body = inflate.decompress(packed, MAX_STAMP_BYTES)
+        if inflate.unconsumed_tail or not inflate.eof:
             return None
         stamp = json.loads(body)
-    except (OSError, ValueError):
+    except (OSError, ValueError, zlib.error):
         return None
     if not isinstance(stamp, dict) or stamp.get("format") != FORMAT or stamp.get("key") != req.key:
         return None
@@ -509,24 +519,25 @@ def _config_file() -> str:
 
 
 def write(req: Request, stamp: dict) -> bool:
-    """Write a stamp atomically (a temporary file renamed into place); keep the newest
-    :data:`MAX_STAMPS`. Best effort: a stamp that cannot be written is simply not there."""
+    """Write a stamp, compressed (see :data:`SUFFIX`), atomically (a temporary file renamed
+    into place); keep the newest :data:`MAX_STAMPS`. Best effort: a stamp that cannot be written is simply not there."""
     from .userkey import sign
 
     folder = req.path.parent
     temp = folder / f".{PREFIX}{req.key}.{os.getpid()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        body = json.dumps(stamp, separators=(",", ":")).encode("utf-8")
-        temp.write_bytes(sign(body).encode() + b"\n" + body)
+        packed = zlib.compress(json.dumps(stamp, separators=(",", ":")).encode("utf-8"))
+        temp.write_bytes(sign(packed).encode() + b"\n" + packed)
         os.replace(temp, req.path)
     except OSError:
         temp.unlink(missing_ok=True)
         return False
     try:
-        stamps = sorted(folder.glob(f"{PREFIX}*.json"), key=lambda p: p.stat().st_mtime_ns)
-        for old in stamps[:-MAX_STAMPS]:
-            old.unlink(missing_ok=True)
+        stamps = sorted(folder.glob(f"{PREFIX}*"), key=lambda p: p.stat().st_mtime_ns)
+        current = [p for p in stamps if p.name.endswith(SUFFIX)]
+        for old in [p for p in stamps if not p.name.endswith(SUFFIX)] + current[:-MAX_STAMPS]:
+            old.unlink(missing_ok=True)   # the oldest, and any an earlier cardgen wrote in another layout
     except OSError:
         pass
     return True

@@ -195,7 +195,7 @@ def test_a_rule_sheet_in_an_output_folder_from_elsewhere_is_made_again(tmp_path,
         if f["component"] == "rules":
             f["sha256"] = hashlib.sha256(doctored).hexdigest()
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    for stamp in (out / ".cache").glob("uptodate-*.json"):
+    for stamp in (out / ".cache").glob("uptodate-*.stamp"):
         stamp.unlink()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "me"))
     store.user_key.cache_clear()

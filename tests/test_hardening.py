@@ -348,7 +348,7 @@ def test_a_build_killed_at_any_file_system_step_leaves_folders_that_agree_with_t
     out, counter = tmp_path / "out", tmp_path / "steps"
 
     def build_killed_at(step: int, paper: str) -> int:
-        for stamp in (out / ".cache").glob("uptodate-*.json"):   # each build has work to do, and steps to count
+        for stamp in (out / ".cache").glob("uptodate-*.stamp"):   # each build has work to do, and steps to count
             stamp.unlink()
         args = ["build", "qcd", "--lang", "all", "--paper", paper, "--jobs", "1",
                 "--out", str(out)]
@@ -402,7 +402,7 @@ def test_a_signal_while_the_folders_are_swapped_in_waits_for_all_of_them_and_say
     assert len(folders) > 2
     for at in (1, len(folders)):
         paper = "letter" if at == 1 else "a3"
-        for stamp in (out / ".cache").glob("uptodate-*.json"):
+        for stamp in (out / ".cache").glob("uptodate-*.stamp"):
             stamp.unlink()
         done = subprocess.run([sys.executable, "-c", SIGNAL_AT_SWAP, str(int(signum)), str(at), *args,
                                "--paper", paper], cwd=ROOT, capture_output=True, text=True, timeout=300)

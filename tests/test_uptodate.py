@@ -4,6 +4,7 @@ input or an output — or a stamp that cannot be trusted — makes the build run
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -26,7 +27,14 @@ HEAVY = ("cairo", "cairocffi", "cairosvg", "jinja2", "pikepdf", "particle", "pan
 
 
 def stamps(out: Path) -> list[Path]:
-    return list((out / uptodate.FOLDER).glob(f"{uptodate.PREFIX}*.json"))
+    return list((out / uptodate.FOLDER).glob(f"{uptodate.PREFIX}*{uptodate.SUFFIX}"))
+
+
+def stamp_text(stamp: Path) -> str:
+    """A stamp's JSON: the file's second line on, inflated."""
+    import zlib
+
+    return zlib.decompress(stamp.read_bytes().split(b"\n", 1)[1]).decode()
 
 
 def built_again(folder: Path, before: os.stat_result) -> bool:
@@ -94,7 +102,7 @@ def test_every_kind_of_change_makes_the_build_run_again(game_copy, tmp_path):
     assert not ran(lambda: None)
     assert not ran(lambda: os.utime(g.path / "game.yaml"))   # touched, not changed: its hash says so
     stamp = stamps(out)[0]
-    assert str(os.stat(g.path / "game.yaml").st_mtime_ns) in stamp.read_text()   # the stamp took the new time
+    assert str(os.stat(g.path / "game.yaml").st_mtime_ns) in stamp_text(stamp)   # the stamp took the new time
 
     def edit_card():
         g.edit("components/cards.yaml", "colour: [anti-red, anti-green, anti-blue]",
@@ -150,6 +158,45 @@ def test_a_stamp_that_cannot_be_trusted_means_a_normal_build(game_copy, tmp_path
     again = command("build", str(g.path), "--out", str(out))
     assert (again.returncode, again.stdout) == (0, result.stdout) and built_again(folder, before)
     assert uptodate._read(uptodate.Request(out, key, ())) is not None   # a good stamp again
+
+
+def test_a_stamp_is_stored_compressed_and_one_inflating_past_the_limit_is_no_stamp(game_copy, tmp_path, monkeypatch):
+    """A stamp lists every input's digest: it is stored compressed, a third of its JSON or
+    less, and read back whole. One that would inflate past MAX_STAMP_BYTES is not inflated
+    further, even signed with this user's key: the build runs."""
+    import zlib
+
+    from cardgen import userkey
+
+    g = game_copy("particles-in-circle")
+    out = tmp_path / "out"
+    folder = out / "particles-in-circle/en"
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    (stamp,) = stamps(out)
+    packed = stamp.read_bytes().split(b"\n", 1)[1]
+    body = zlib.decompress(packed)
+    assert json.loads(body)["format"] == uptodate.FORMAT and len(packed) * 2.5 < len(body)
+    key = stamp.name.removeprefix(uptodate.PREFIX).removesuffix(uptodate.SUFFIX)
+    assert uptodate._read(uptodate.Request(out, key, ())) == json.loads(body)
+    monkeypatch.setattr(uptodate, "MAX_STAMP_BYTES", len(body) - 1)
+    assert uptodate._read(uptodate.Request(out, key, ())) is None
+    monkeypatch.setattr(uptodate, "MAX_STAMP_BYTES", len(body))
+    bomb = zlib.compress(body + b" " * (64 << 20))   # valid JSON, 64 MB of it past the stamp
+    stamp.write_bytes(userkey.sign(bomb).encode() + b"\n" + bomb)
+    assert uptodate._read(uptodate.Request(out, key, ())) is None
+    before = (folder / "manifest.json").stat()
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    assert built_again(folder, before)
+
+
+def test_a_stamp_an_earlier_layout_left_is_removed_when_a_build_writes_its_own(game_copy, tmp_path):
+    g = game_copy("particles-in-circle")
+    out = tmp_path / "out"
+    (out / uptodate.FOLDER).mkdir(parents=True)
+    old = out / uptodate.FOLDER / f"{uptodate.PREFIX}{'0' * 32}.json"
+    old.write_bytes(b"0" * 64 + b"\n{}")
+    cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
+    assert not old.exists() and len(stamps(out)) == 1
 
 
 def test_the_gate_checks_only_the_games_whose_files_changed(game_copy, tmp_path, monkeypatch):
@@ -241,11 +288,13 @@ def test_an_input_changed_while_the_build_ran_leaves_no_stamp(game_copy, tmp_pat
 
 
 def test_a_stamp_this_user_did_not_write_vouches_for_nothing(game_copy, tmp_path):
-    """A stamp is plain JSON beside the files it vouches for: a PDF replaced together with the
-    stamp's digest of it (or an output folder brought with a stamp from someone else) was kept
-    by a build that found nothing to do."""
+    """A stamp is compressed JSON beside the files it vouches for, which anyone may inflate,
+    edit and compress again: a PDF replaced together with the stamp's digest of it (or an
+    output folder brought with a stamp from someone else) was kept by a build that found
+    nothing to do."""
     import hashlib
     import json
+    import zlib
 
     from cardgen import userkey
 
@@ -255,17 +304,19 @@ def test_a_stamp_this_user_did_not_write_vouches_for_nothing(game_copy, tmp_path
     folder = out / "particles-in-circle/en"
     good = (folder / "cards.pdf").read_bytes()
     (stamp,) = stamps(out)
-    mac, body = stamp.read_bytes().split(b"\n", 1)
-    assert mac == userkey.sign(body).encode()
+    mac, packed = stamp.read_bytes().split(b"\n", 1)
+    assert mac == userkey.sign(packed).encode()
+    body = zlib.decompress(packed)
     doctored = (folder / "rules.pdf").read_bytes()
     (folder / "cards.pdf").write_bytes(doctored)
     text = body.decode().replace(hashlib.sha256(good).hexdigest(), hashlib.sha256(doctored).hexdigest())
     assert text != body.decode()
-    for signed in (b"0" * 64, hashlib.sha256(text.encode()).hexdigest().encode()):   # no key, or a checksum
-        stamp.write_bytes(signed + b"\n" + text.encode())
+    repacked = zlib.compress(text.encode())
+    for signed in (b"0" * 64, hashlib.sha256(repacked).hexdigest().encode()):   # no key, or a checksum
+        stamp.write_bytes(signed + b"\n" + repacked)
         before = (folder / "manifest.json").stat()
         cardgen.build(str(g.path), BuildOptions(out=out), jobs=1)
         assert built_again(folder, before) and (folder / "cards.pdf").read_bytes() == good
         (folder / "cards.pdf").write_bytes(doctored)
         (stamp,) = stamps(out)
-    json.loads(stamp.read_bytes().split(b"\n", 1)[1])   # the build wrote a signed stamp again
+    json.loads(zlib.decompress(stamp.read_bytes().split(b"\n", 1)[1]))   # the build wrote a signed stamp again
