@@ -1,6 +1,6 @@
 """What a build's PDFs weigh and carry: bytes per distinct face, fonts, and the face cache.
 
-Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER] [--edits N]   (prints a table; asserts nothing)
+Run: .venv/bin/python bench/bench_pdfsize.py [--out FOLDER] [--edits N] [--checks N]   (prints a table; asserts nothing)
 
 Without ``--out`` the four shipped games are built (English, A4) into a temporary folder; with
 it, an existing build is read. For every PDF: its size, its distinct faces (the Form XObjects
@@ -14,6 +14,10 @@ print shop's preflight would read the file.
 built and checked, then one card is edited, built and checked N times (through the library,
 as ``cardgen build`` and ``cardgen check`` do it); the cache's entries and size after the
 first edit and after the last, beside the PDFs (issue #18: the cache no larger than the PDFs).
+
+``--checks N``: a process that keeps the cache open, as the preview does: the copy is built
+once, then one card is edited and checked N times in that process; the cache's files (the
+database, its write-ahead log and the log's index) after the first check and after the last.
 """
 
 from __future__ import annotations
@@ -136,24 +140,57 @@ def report(out: Path) -> None:
     print(f"cache: {cache / 1e6:.2f} MB beside {pdfs / 1e6:.2f} MB of PDFs ({cache / pdfs:.0%})")
 
 
+CARD = "{id: H,     particle: H,     points: 5}"
+
+
+def _particle_builder(tmp: str) -> tuple[Path, Path]:
+    """A copy of Particle Builder with its templates, and an output folder beside it."""
+    import shutil
+
+    game, out = Path(tmp) / "games" / "particle-builder", Path(tmp) / "out"
+    shutil.copytree(ROOT / "data/games/particle-builder", game)
+    shutil.copytree(ROOT / "templates/particle-builder", game / "templates")
+    return game, out
+
+
+def check_session(checks: int) -> None:
+    """See ``--checks`` in the module's text."""
+    import cardgen
+
+    with tempfile.TemporaryDirectory() as tmp:
+        game, out = _particle_builder(tmp)
+        cards = game / "components/particles.yaml"
+        text = cards.read_text(encoding="utf-8")
+        cardgen.build([cardgen.load_game(game)], cardgen.BuildOptions(out=out))
+        pdfs = sum(p.stat().st_size for p in out.rglob("*.pdf"))
+
+        def checked(n: int) -> str:
+            cards.write_text(text.replace(CARD, CARD.replace("points: 5", f"points: {100 + n}")), encoding="utf-8")
+            cardgen.check(cardgen.load_game(game), cache=out / ".cache")
+            files = {p.name: p.stat().st_size for p in (out / ".cache").iterdir() if p.name.startswith("cache.sqlite")}
+            return (f"cache files {sum(files.values()) / 1e3:6.0f} KB beside {pdfs / 1e3:.0f} KB of PDFs ("
+                    + ", ".join(f"{name} {size / 1e3:.0f} KB" for name, size in sorted(files.items())) + ")")
+
+        print(f"Particle Builder, after 1 check in one process:  {checked(1)}")
+        for n in range(2, checks):
+            checked(n)
+        print(f"Particle Builder, after {checks} checks in one process: {checked(checks)}")
+
+
 def edit_session(edits: int) -> None:
     """See ``--edits`` in the module's text."""
-    import shutil
     import sqlite3
 
     import cardgen
     from cardgen.store import KINDS
 
-    card = "{id: H,     particle: H,     points: 5}"
     with tempfile.TemporaryDirectory() as tmp:
-        game, out = Path(tmp) / "games" / "particle-builder", Path(tmp) / "out"
-        shutil.copytree(ROOT / "data/games/particle-builder", game)
-        shutil.copytree(ROOT / "templates/particle-builder", game / "templates")
+        game, out = _particle_builder(tmp)
         cards = game / "components/particles.yaml"
         text = cards.read_text(encoding="utf-8")
 
         def edited(n: int) -> str:
-            cards.write_text(text.replace(card, card.replace("points: 5", f"points: {100 + n}")), encoding="utf-8")
+            cards.write_text(text.replace(CARD, CARD.replace("points: 5", f"points: {100 + n}")), encoding="utf-8")
             cardgen.build([cardgen.load_game(game)], cardgen.BuildOptions(out=out))
             cardgen.check(cardgen.load_game(game), cache=out / ".cache")
             with sqlite3.connect(out / ".cache/cache.sqlite") as db:
@@ -173,9 +210,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="read this build's output folder instead of building")
     parser.add_argument("--edits", type=int, help="the cache after this many edits of one card, each built and checked")
+    parser.add_argument("--checks", type=int, help="the cache after this many edits, each checked in one process")
     args = parser.parse_args()
     if args.edits:
         edit_session(args.edits)
+        return
+    if args.checks:
+        check_session(args.checks)
         return
     if args.out:
         report(args.out)
