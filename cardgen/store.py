@@ -439,15 +439,13 @@ class Store:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.execute("CREATE TEMP TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY) WITHOUT ROWID")
                 for scope, keys in scopes.items():
-                    conn.execute("DELETE FROM kept")
-                    conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((k,) for k in keys))
+                    _keeping(conn, keys)
                     conn.execute(f"DELETE FROM {kind} WHERE scope = ? AND key NOT IN (SELECT key FROM kept)", (scope,))
                 for prefix, existing in (within or {}).items():
-                    conn.execute("DELETE FROM kept")
-                    conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((s,) for s in existing))
+                    _keeping(conn, existing)
                     conn.execute(f"DELETE FROM {kind} WHERE substr(scope, 1, ?) = ? AND scope NOT IN "
                                  "(SELECT key FROM kept)", (len(prefix), prefix))
-                conn.execute("DELETE FROM kept")
+                _keeping(conn, ())
                 self._scope_bases.clear()   # a base may go with the entries evicted here
                 # twice: a base that only evicted blobs were compressed with goes in the second round
                 for _round in range(2):
@@ -480,6 +478,12 @@ class Store:
             self._conn = None
             self._bases.clear()
             self._scope_bases.clear()
+
+
+def _keeping(conn: sqlite3.Connection, values: Iterable[str]) -> None:
+    """Fill the temporary table ``kept`` (see :meth:`Store.keep_only`) with ``values`` alone."""
+    conn.execute("DELETE FROM kept")
+    conn.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((v,) for v in values))
 
 
 def finish_all() -> None:
