@@ -35,6 +35,7 @@ cairocffi = cairoffi.import_cairocffi()
 
 from . import svgtree  # noqa: E402
 from . import directdraw  # noqa: E402
+from . import directpdf  # noqa: E402
 from . import glyphforms  # noqa: E402
 
 import cairosvg.surface  # noqa: E402
@@ -394,6 +395,11 @@ def direct_drawing(face: Face) -> directdraw.Drawing | None:
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     drawing = direct_drawing(face)
     if drawing is not None:
+        if surface_class is _SharingPDFSurface:
+            written = _written(drawing, face.texts)
+            if written is not None:
+                output.write(written.data)
+                return written.runs
         surface = directdraw.draw(drawing, surface_class, output, dpi, face.texts, draw_placed_text)
     elif not internals_supported():
         return _draw_svg(face, surface_class, dpi, output)
@@ -410,6 +416,33 @@ def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> list
         surface.cairo.set_metadata(cairocffi.PDF_METADATA_KEYWORDS, glyphforms.payload(runs))
     surface.finish()
     return runs
+
+
+def _written(drawing: directdraw.Drawing, texts: tuple) -> directpdf.Written | None:
+    """The face's PDF written by :mod:`cardgen.directpdf`, or None when cairo must write it."""
+    page = _page(drawing.root)
+    if page is None:
+        return None
+    try:
+        return directpdf.write(drawing, page, texts)
+    except (directpdf.Unwritable, ArithmeticError, ValueError):   # cairo draws it, or says what is wrong
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _page(root: tuple[tuple[str, str], ...]) -> directpdf.Page | None:
+    """The page cairosvg sets up for a face's root (its size, its matrix), or None when it
+    clips the drawing to less than the page."""
+    surface = _RecordingSurface(directdraw._root_tree(root), None, 96)
+    ctx = surface.context
+    matrix = tuple(ctx.get_matrix().as_tuple())
+    x0, y0, x1, y1 = ctx.clip_extents()
+    a, b, c, d, e, f = matrix
+    xs = [a * x + c * y + e for x in (x0, x1) for y in (y0, y1)]
+    ys = [b * x + d * y + f for x in (x0, x1) for y in (y0, y1)]
+    if min(xs) > 0 or min(ys) > 0 or max(xs) < surface.width or max(ys) < surface.height:
+        return None
+    return directpdf.Page(surface.width, surface.height, matrix)   # type: ignore[arg-type]
 
 
 def _draw_svg(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
@@ -431,7 +464,7 @@ def render_pdf(face: Face) -> bytes:
     if face.texts:
         out = io.BytesIO()
         runs = _draw(face, _SharingPDFSurface, 96, out)
-        if not runs or glyphforms.marks_intact(out.getvalue(), runs):
+        if not runs or isinstance(runs, directpdf.Runs) or glyphforms.marks_intact(out.getvalue(), runs):
             return out.getvalue()
     out = io.BytesIO()
     _draw(face, _PDFSurface, 96, out)
@@ -455,7 +488,8 @@ def drawing_fingerprint() -> str:
     :mod:`cardgen.svgtree`'s and :mod:`cardgen.directdraw`'s code and the versions of cairosvg and cairo (a verdict kept for one is void for another)."""
     import hashlib
 
-    code = b"".join(Path(file).read_bytes() for file in (__file__, svgtree.__file__, directdraw.__file__))
+    code = b"".join(Path(file).read_bytes()
+                    for file in (__file__, svgtree.__file__, directdraw.__file__, directpdf.__file__))
     return hashlib.sha256(code + f"\0{cairosvg.VERSION}\0{cairocffi.cairo_version_string()}".encode()).hexdigest()
 
 

@@ -18,6 +18,7 @@ import pytest
 from PIL import Image, ImageChops
 
 import cardgen
+from cardgen import draw
 from cardgen.build import BuildOptions, build, card_keys
 from cardgen.cache import FaceCache
 from cardgen.draw import render_pdf, render_png
@@ -148,10 +149,12 @@ def test_pdf_rasterises_like_the_svg(tmp_path):
     assert ink(got).getbbox() is not None
 
 
-def test_pdf_is_written_whole_to_a_stream_with_a_fixed_date(tmp_path):
+def test_pdf_is_written_whole_to_a_stream_with_a_fixed_date(tmp_path, monkeypatch):
     """cairo writes a face to an in-memory stream, compressed as cairo always does, dated
     with the fixed epoch, carrying its marked runs of glyphs for the print stage
-    (cardgen.glyphforms): the same face drawn twice is the same bytes."""
+    (cardgen.glyphforms): the same face drawn twice is the same bytes. (The face here is
+    left to cairo: cardgen.directpdf would write it, see the next test.)"""
+    monkeypatch.setattr(draw, "_written", lambda *_: None)
     face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5) }}')
     first, second = render_pdf(face), render_pdf(face)
     assert first == second
@@ -159,6 +162,20 @@ def test_pdf_is_written_whole_to_a_stream_with_a_fixed_date(tmp_path):
     with pikepdf.open(io.BytesIO(first)) as pdf:
         assert pdf.pages[0].Contents.Filter == pikepdf.Name.FlateDecode
         assert str(pdf.docinfo.CreationDate).startswith("19700101")
+        assert str(pdf.docinfo.Keywords).startswith("cardgen-glyph-runs/")
+
+
+def test_pdf_written_without_cairo_is_whole_undated_and_carries_its_runs(tmp_path):
+    """The same face as written by cardgen.directpdf: one whole file, no date at all (so the
+    same bytes every time), its drawing in one content stream left for the print stage to
+    compress, its marked runs of glyphs carried as cairo's are."""
+    face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=5) }}')
+    first, second = render_pdf(face), render_pdf(face)
+    assert first == second
+    assert first.startswith(b"%PDF-") and first.rstrip().endswith(b"%%EOF")
+    with pikepdf.open(io.BytesIO(first)) as pdf:
+        assert "/Filter" not in pdf.pages[0].Contents and b"BDC" in pdf.pages[0].Contents.read_bytes()
+        assert "/CreationDate" not in pdf.docinfo and str(pdf.docinfo.Producer) == "cardgen"
         assert str(pdf.docinfo.Keywords).startswith("cardgen-glyph-runs/")
 
 
@@ -175,8 +192,8 @@ def test_build_workers_draw_faces_as_the_callers_process_does(tmp_path):
         in_worker, in_caller = (FaceCache(tmp_path / run / ".cache").get(key) for run in ("two", "one"))
         assert in_worker is not None and in_caller is not None
         assert in_worker.pdf == in_caller.pdf
-        with pikepdf.open(io.BytesIO(in_worker.pdf)) as pdf:
-            assert pdf.pages[0].Contents.Filter == pikepdf.Name.FlateDecode
+        with pikepdf.open(io.BytesIO(in_worker.pdf)) as pdf:   # written by cardgen.directpdf, not cairo
+            assert "/Filter" not in pdf.pages[0].Contents and str(pdf.docinfo.Producer) == "cardgen"
     assert (tmp_path / "one/qcd/en/cards.pdf").read_bytes() == (tmp_path / "two/qcd/en/cards.pdf").read_bytes()
 
 

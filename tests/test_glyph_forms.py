@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageChops
 
 import cardgen
-from cardgen import facepdf, glyphforms, pdfdoc
+from cardgen import draw, facepdf, glyphforms, pdfdoc
 from cardgen.draw import render_pdf
 from cardgen.build import BuildOptions, build
 
@@ -34,8 +34,10 @@ def raster(pdf: bytes) -> Image.Image:
 
 
 def outlines_only(face, monkeypatch) -> bytes:
-    """The face drawn as before glyph forms: every glyph an outline in the page content."""
+    """The face drawn as before glyph forms: every glyph an outline in the page content
+    (by cairo: cardgen.directpdf, which writes its marks as recorded, switched off)."""
     with monkeypatch.context() as m:
+        m.setattr(draw, "_written", lambda *_: None)
         m.setattr(glyphforms, "marks_intact", lambda data, runs: False)
         return render_pdf(face)
 
@@ -129,6 +131,8 @@ def test_what_forms_cannot_reproduce_stays_outlines(tmp_path, monkeypatch, body)
 
 
 def test_marks_that_do_not_come_back_leave_the_face_as_outlines(tmp_path, monkeypatch):
+    """cairo's marks are checked (cardgen.directpdf's are written as recorded: it is off here)."""
+    monkeypatch.setattr(draw, "_written", lambda *_: None)
     face = one_card(tmp_path, '{{ text(card.title, 2, 20, size=6) }}')
     real = glyphforms.marks_intact
     calls = []
