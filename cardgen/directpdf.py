@@ -121,29 +121,31 @@ def _major_axis(m: Matrix, radius: float) -> float:
     return radius * math.sqrt(f + math.hypot(g, h))
 
 
-_FILL_RULE_EVEN_ODD = 1
-
-
-@dataclass
 class _State:
-    """cairo's graphics state, as far as a face's drawing sets it."""
+    """cairo's graphics state, as far as a face's drawing sets it (the source is not kept:
+    each fill or stroke is handed its paint)."""
 
-    ctm: Matrix
-    rgba: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
-    line_width: float = 2.0
-    cap: int = 0
-    join: int = 0
-    miter: float = 10.0
-    dash: tuple[tuple[float, ...], float] = ((), 0.0)
-    evenodd: bool = False
-    tolerance: float = 0.1
-    clip: tuple[float, float, float, float] | None = None   # the clip's bounds in device space
-    pattern: str | None = None   # the source when it is a pattern (its resource name), not ``rgba``
-    clips: int = 0   # the q operators written for clips since this state was saved
+    __slots__ = ("ctm", "cap", "join", "miter", "dash", "tolerance", "clip", "clips")
+
+    def __init__(self, ctm: Matrix) -> None:
+        self.ctm = ctm
+        self.cap = 0
+        self.join = 0
+        self.miter = 10.0
+        self.dash: tuple[tuple[float, ...], float] = ((), 0.0)
+        self.tolerance = 0.1
+        self.clip: tuple[float, float, float, float] | None = None   # the clip's bounds in device space
+        self.clips = 0   # the q operators written for clips since this state was saved
 
     def copy(self) -> "_State":
-        return _State(self.ctm, self.rgba, self.line_width, self.cap, self.join, self.miter, self.dash,
-                      self.evenodd, self.tolerance, self.clip, self.pattern)
+        other = _State.__new__(_State)
+        other.ctm, other.cap, other.join, other.miter, other.dash = self.ctm, self.cap, self.join, self.miter, self.dash
+        other.tolerance, other.clip, other.clips = self.tolerance, self.clip, 0
+        return other
+
+
+#: What a fill or stroke paints with: a colour (r, g, b, alpha), or a pattern's resource name.
+Paint = tuple[float, float, float, float] | str
 
 
 @dataclass
@@ -355,9 +357,6 @@ class _Canvas:
     def set_dash(self, dashes: Any, count: int, offset: float) -> None:
         self.state.dash = (tuple(dashes[i] for i in range(count)), offset)
 
-    def set_fill_rule(self, rule: int) -> None:
-        self.state.evenodd = rule == _FILL_RULE_EVEN_ODD
-
     def set_tolerance(self, tolerance: float) -> None:
         self.state.tolerance = tolerance
 
@@ -416,38 +415,40 @@ class _Canvas:
             name = self.alphas[(kind, alpha)] = f"/a{len(self.alphas)}"
         return name
 
-    def _fill_colour(self, rgba: tuple[float, float, float, float]) -> None:
+    def _fill_colour(self, paint: Paint) -> None:
         w = self.written
-        if self.state.pattern is not None:
-            if w.fill != (self.state.pattern,):
-                self.out.append(f"/Pattern cs {self.state.pattern} scn")
-                w.fill = (self.state.pattern,)
-            rgba = (*rgba[:3], 1.0)   # a pattern's tile carries its own opacities
-        elif rgba[:3] != w.fill:
-            self.out.append(" ".join([*(_num(v, 6) for v in rgba[:3]), "rg"]))
-            w.fill = rgba[:3]
-        if rgba[3] != w.fill_alpha:
-            self.out.append(f"{self._alpha('ca', rgba[3])} gs")
-            w.fill_alpha = rgba[3]
+        if isinstance(paint, str):
+            if w.fill != (paint,):
+                self.out.append(f"/Pattern cs {paint} scn")
+                w.fill = (paint,)
+            alpha = 1.0   # a pattern's tile carries its own opacities
+        else:
+            if paint[:3] != w.fill:
+                self.out.append("%s %s %s rg" % (_num(paint[0], 6), _num(paint[1], 6), _num(paint[2], 6)))
+                w.fill = paint[:3]
+            alpha = paint[3]
+        if alpha != w.fill_alpha:
+            self.out.append(f"{self._alpha('ca', alpha)} gs")
+            w.fill_alpha = alpha
 
-    def fill_preserve(self) -> None:
-        """Fill the current path. One whose bounds have no width or no height is not written,
-        as cairo writes none (a viewer may paint such a fill as a hairline)."""
+    def fill_preserve(self, paint: Paint, evenodd: bool) -> None:
+        """Fill the current path (kept). One whose bounds have no width or no height is not
+        written, as cairo writes none (a viewer may paint such a fill as a hairline)."""
         xs = [v for op in self.path for v in op[1::2]]
         ys = [v for op in self.path for v in op[2::2]]
         if not xs or min(xs) == max(xs) or min(ys) == max(ys):
             return
         path = self._device_path()
         if path:
-            self._fill_colour(self.state.rgba)
-            self.out.append(path + (" f*" if self.state.evenodd else " f"))
+            self._fill_colour(paint)
+            self.out.append(path + (" f*" if evenodd else " f"))
 
-    def stroke(self) -> None:
+    def stroke(self, paint: Paint, line_width: float) -> None:
         """Stroke the current path (then dropped) under the matrix it was built with: its
         line's width, dashes, caps, joins and miter limit set inside that matrix's ``q``, in
         the same units as the path (what every viewer reads alike); PDF's defaults left out."""
         s, w = self.state, self.written
-        if s.line_width <= 0:   # cairo strokes nothing (PDF's 0 would be the thinnest line a device draws)
+        if line_width <= 0:   # cairo strokes nothing (PDF's 0 would be the thinnest line a device draws)
             self.new_path()
             return
         a, b, c, d, e, f = s.ctm
@@ -459,21 +460,22 @@ class _Canvas:
             matrix, scale = s.ctm, 1.0
         path = self._user_path(_invert(matrix))
         if path:
-            alpha = s.rgba[3]
-            if s.pattern is not None:
-                if w.stroke != (s.pattern,):
-                    self.out.append(f"/Pattern CS {s.pattern} SCN")
-                    w.stroke = (s.pattern,)
+            if isinstance(paint, str):
+                if w.stroke != (paint,):
+                    self.out.append(f"/Pattern CS {paint} SCN")
+                    w.stroke = (paint,)
                 alpha = 1.0
-            elif s.rgba[:3] != w.stroke:
-                self.out.append(" ".join([*(_num(v, 6) for v in s.rgba[:3]), "RG"]))
-                w.stroke = s.rgba[:3]
+            else:
+                if paint[:3] != w.stroke:
+                    self.out.append("%s %s %s RG" % (_num(paint[0], 6), _num(paint[1], 6), _num(paint[2], 6)))
+                    w.stroke = paint[:3]
+                alpha = paint[3]
             if alpha != w.stroke_alpha:
                 self.out.append(f"{self._alpha('CA', alpha)} gs")
                 w.stroke_alpha = alpha
             style = [f"q {' '.join(_num(v, 8) for v in matrix)} cm"]
-            if s.line_width * scale != 1:
-                style.append(f"{_num(s.line_width * scale, 6)} w")
+            if line_width * scale != 1:
+                style.append(f"{_num(line_width * scale, 6)} w")
             if s.cap:
                 style.append(f"{s.cap} J")
             if s.join:
@@ -497,9 +499,7 @@ class _Canvas:
         a, b, c, d = (self.device(x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
         if not all(-_FAR < v < _FAR for v in (*a, *b, *c, *d)):
             raise Unwritable("a point far outside the page")
-        state, self.state.pattern = self.state.pattern, None
         self._fill_colour(rgba)
-        self.state.pattern = state
         self.out.append(_SYNC % (*a, *b, *c, *d, *a, *d, *c, *b) + (" f*" if evenodd else " f"))
         self.new_path()
 
@@ -517,20 +517,20 @@ class _Canvas:
         self.out.append("q")
         self.written_saved.append(self.written.copy())
         self.state.clips += 1
-        self.out.append(f"{path} W{'*' if self.state.evenodd else ''} n" if path else "0 0 m W n")
+        self.out.append(f"{path} W n" if path else "0 0 m W n")   # cairo's fill rule here: always winding
         self.state.clip = bounds
         self.new_path()
 
-    def pattern(self, size: tuple[float, float, float, float], tile: "_Canvas") -> None:
-        """Paint from here on with ``tile`` (drawn in its own space, ``size``: x, y, width,
-        height in the user space now) repeated, as cairosvg's surface pattern repeats it:
-        a tiling pattern whose matrix takes its space to the page's."""
+    def pattern(self, size: tuple[float, float, float, float], transform: Matrix | None, tile: "_Canvas") -> str:
+        """A paint of ``tile`` (drawn in its own space, ``size``: x, y, width, height in the
+        user space now, under ``transform``) repeated, as cairosvg's surface pattern repeats
+        it: a tiling pattern whose matrix takes its space to the page's. Its resource name."""
         x, y, width, height = size
+        ctm = self.state.ctm if transform is None else _multiply(transform, self.state.ctm)
         flip = (1.0, 0.0, 0.0, -1.0, 0.0, self.page.height)
-        matrix = _multiply(_multiply((1.0, 0.0, 0.0, 1.0, x, y), self.state.ctm), flip)
-        name = f"/p{len(self.patterns)}"
+        matrix = _multiply(_multiply((1.0, 0.0, 0.0, 1.0, x, y), ctm), flip)
         self.patterns.append((matrix, (width, height), tile.content(), tile.resources()))
-        self.state.pattern = name
+        return f"/p{len(self.patterns) - 1}"
 
     def content(self) -> bytes:
         """The content stream: what was drawn, every ``q`` closed."""
@@ -611,7 +611,6 @@ class _Painter:
             self.element(el.clip, False, as_group=True)
             cv.restore()
             cv.clip()
-            cv.set_fill_rule(0)
         for fn, args in el.ops:
             op = _OPS.get(fn)
             if op is None:
@@ -619,18 +618,9 @@ class _Painter:
             op(cv, *args)
         if paint and el.visible and el.tag in directdraw._SHAPES:
             if el.fill is not None:
-                cv.save()
-                if el.evenodd:
-                    cv.set_fill_rule(_FILL_RULE_EVEN_ODD)
-                self.source(el.fill)
-                cv.fill_preserve()
-                cv.restore()
+                cv.fill_preserve(self.paint(el.fill), el.evenodd)
             if el.stroke is not None:
-                cv.save()
-                cv.state.line_width = el.stroke_width
-                self.source(el.stroke)
-                cv.stroke()
-                cv.restore()
+                cv.stroke(self.paint(el.stroke), el.stroke_width)
             else:
                 cv.new_path()
         elif not el.visible:
@@ -639,25 +629,21 @@ class _Painter:
             self.children(el.children, paint)
         cv.restore()
 
-    def source(self, paint: Any) -> None:
-        if len(paint) == 4:
-            self.canvas.state.rgba, self.canvas.state.pattern = paint, None
-        else:
-            self.pattern(*paint)
+    def paint(self, paint: Any) -> Paint:
+        """A shape's fill or stroke as :class:`directdraw._Painter` sets it as cairo's source."""
+        return paint if len(paint) == 4 else self.pattern(*paint)
 
-    def pattern(self, pattern: Any, opacity: float) -> None:
+    def pattern(self, pattern: Any, opacity: float) -> str:
         """:meth:`directdraw._Painter.pattern`: the tile drawn in its own space, its opacity
         multiplied by each use's as cairosvg multiplies it."""
         key = id(pattern)
         tile_opacity = self.pattern_opacity[key] = self.pattern_opacity.get(key, pattern.opacity) * opacity
-        cv = self.canvas
-        if pattern.pattern_matrix is not None:
-            cv.transform(tuple(pattern.pattern_matrix.as_tuple()))
         width, height = pattern.size[2:]
         tile = _Canvas(Page(width, height, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)), flip=False)   # clipped by its box
         tile.move_to(0, 0)
         _Painter(tile, (), self.pattern_opacity).element(pattern, True, opacity=tile_opacity, as_group=True)
-        cv.pattern(pattern.size, tile)
+        transform = tuple(pattern.pattern_matrix.as_tuple()) if pattern.pattern_matrix is not None else None
+        return self.canvas.pattern(pattern.size, transform, tile)
 
     def text(self, el: Any, paint: bool) -> None:
         """A text placeholder, as :func:`cardgen.draw.draw_placed_text` draws one that can be
