@@ -149,17 +149,25 @@ class _State:
 Paint = tuple[float, float, float, float] | str
 
 
-@dataclass
 class _Written:
-    """What the content stream has set so far (PDF's initial state, then each operator)."""
+    """What the content stream has set so far, for fills (False) and strokes (True): PDF's
+    initial state, then each operator."""
 
-    fill: tuple = (0.0, 0.0, 0.0)     # a colour, or a pattern's name
-    stroke: tuple = (0.0, 0.0, 0.0)
-    fill_alpha: float = 1.0
-    stroke_alpha: float = 1.0
+    __slots__ = ("colour", "alpha")
+
+    def __init__(self) -> None:
+        self.colour: dict[bool, tuple] = {False: (0.0, 0.0, 0.0), True: (0.0, 0.0, 0.0)}   # or (a pattern's name,)
+        self.alpha = {False: 1.0, True: 1.0}
 
     def copy(self) -> "_Written":
-        return _Written(self.fill, self.stroke, self.fill_alpha, self.stroke_alpha)
+        other = _Written()
+        other.colour, other.alpha = dict(self.colour), dict(self.alpha)
+        return other
+
+
+#: The operators setting a fill's (False) or a stroke's (True) colour, colour space and
+#: pattern, and the graphics state's key for its opacity.
+_PAINT_OPS = {False: ("rg", "cs", "scn", "ca"), True: ("RG", "CS", "SCN", "CA")}
 
 
 def _num(v: float, places: int = 3) -> str:
@@ -428,21 +436,23 @@ class _Canvas:
             name = self.alphas[(kind, alpha)] = f"/a{len(self.alphas)}"
         return name
 
-    def _fill_colour(self, paint: Paint) -> None:
+    def _paint(self, paint: Paint, stroking: bool) -> None:
+        """Set what a fill (or a stroke) paints with, where it differs from what is set."""
+        colour_op, space_op, pattern_op, alpha_key = _PAINT_OPS[stroking]
         w = self.written
         if isinstance(paint, str):
-            if w.fill != (paint,):
-                self.out.append(f"/Pattern cs {paint} scn")
-                w.fill = (paint,)
+            if w.colour[stroking] != (paint,):
+                self.out.append(f"/Pattern {space_op} {paint} {pattern_op}")
+                w.colour[stroking] = (paint,)
             alpha = 1.0   # a pattern's tile carries its own opacities
         else:
-            if paint[:3] != w.fill:
-                self.out.append("%s %s %s rg" % (_num(paint[0], 6), _num(paint[1], 6), _num(paint[2], 6)))
-                w.fill = paint[:3]
+            if paint[:3] != w.colour[stroking]:
+                self.out.append("%s %s %s %s" % (_num(paint[0], 6), _num(paint[1], 6), _num(paint[2], 6), colour_op))
+                w.colour[stroking] = paint[:3]
             alpha = paint[3]
-        if alpha != w.fill_alpha:
-            self.out.append(f"{self._alpha('ca', alpha)} gs")
-            w.fill_alpha = alpha
+        if alpha != w.alpha[stroking]:
+            self.out.append(f"{self._alpha(alpha_key, alpha)} gs")
+            w.alpha[stroking] = alpha
 
     def fill_preserve(self, paint: Paint, evenodd: bool) -> None:
         """Fill the current path (kept). One whose bounds have no width or no height is not
@@ -453,14 +463,14 @@ class _Canvas:
             return
         path = self._device_path()
         if path:
-            self._fill_colour(paint)
+            self._paint(paint, False)
             self.out.append(path + (" f*" if evenodd else " f"))
 
     def stroke(self, paint: Paint, line_width: float) -> None:
         """Stroke the current path (then dropped) under the matrix it was built with: its
         line's width, dashes, caps, joins and miter limit set inside that matrix's ``q``, in
         the same units as the path (what every viewer reads alike); PDF's defaults left out."""
-        s, w = self.state, self.written
+        s = self.state
         if line_width <= 0:   # cairo strokes nothing (PDF's 0 would be the thinnest line a device draws)
             self.new_path()
             return
@@ -474,19 +484,7 @@ class _Canvas:
             matrix, scale, formats = s.ctm, 1.0, _USER_OPS
         path = self._user_path(_invert(matrix), formats)
         if path:
-            if isinstance(paint, str):
-                if w.stroke != (paint,):
-                    self.out.append(f"/Pattern CS {paint} SCN")
-                    w.stroke = (paint,)
-                alpha = 1.0
-            else:
-                if paint[:3] != w.stroke:
-                    self.out.append("%s %s %s RG" % (_num(paint[0], 6), _num(paint[1], 6), _num(paint[2], 6)))
-                    w.stroke = paint[:3]
-                alpha = paint[3]
-            if alpha != w.stroke_alpha:
-                self.out.append(f"{self._alpha('CA', alpha)} gs")
-                w.stroke_alpha = alpha
+            self._paint(paint, True)
             style = [f"q {' '.join(_num(v, 8) for v in matrix)} cm"]
             if line_width * scale != 1:
                 style.append(f"{_num(line_width * scale, 6)} w")
@@ -513,7 +511,7 @@ class _Canvas:
         a, b, c, d = (self.device(x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
         if not all(-_FAR < v < _FAR for v in (*a, *b, *c, *d)):
             raise Unwritable("a point far outside the page")
-        self._fill_colour(rgba)
+        self._paint(rgba, False)
         self.out.append(_SYNC % (*a, *b, *c, *d, *a, *d, *c, *b) + (" f*" if evenodd else " f"))
         self.new_path()
 
