@@ -456,7 +456,10 @@ class _Canvas:
 
     def fill_preserve(self, paint: Paint, evenodd: bool) -> None:
         """Fill the current path (kept). One whose bounds have no width or no height is not
-        written, as cairo writes none (a viewer may paint such a fill as a hairline)."""
+        written, as cairo writes none (a viewer may paint such a fill as a hairline; a
+        diagonal one cairo does write, merged into the stroke's ``B`` when the element is
+        stroked too, where this writer writes ``f`` then ``S``: one pixel of pdfium's may
+        differ at its end)."""
         xs = [v for op in self.path for v in op[1::2]]
         ys = [v for op in self.path for v in op[2::2]]
         if not xs or min(xs) == max(xs) or min(ys) == max(ys):

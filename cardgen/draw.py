@@ -395,7 +395,7 @@ def direct_drawing(face: Face) -> directdraw.Drawing | None:
 def _draw_face(face: Face, surface_class: type, dpi: float, output: Any) -> list[glyphforms.Run]:
     drawing = direct_drawing(face)
     if drawing is not None:
-        if surface_class is _SharingPDFSurface:
+        if surface_class is _SharingPDFSurface or surface_class is _PDFSurface and not face.texts:
             written = _written(drawing, face.texts)
             if written is not None:
                 output.write(written.data)
