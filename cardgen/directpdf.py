@@ -36,6 +36,8 @@ from typing import Any, Callable
 
 from . import directdraw, glyphforms   # directdraw first: it brings in cairosvg the fast way (see cardgen.cairoffi)
 from .budget import current as current_budget
+from .glyphforms import fmt_number as _num
+from .imposition import compose
 
 from cairosvg.colors import color  # noqa: E402
 from cairosvg.helpers import paint as svg_paint  # noqa: E402
@@ -72,14 +74,6 @@ class Written:
 
 
 Matrix = tuple[float, float, float, float, float, float]   # cairo's xx, yx, xy, yy, x0, y0
-
-
-def _multiply(m: Matrix, n: Matrix) -> Matrix:
-    """``m`` then ``n`` (cairo_matrix_multiply(result, m, n))."""
-    a, b, c, d, e, f = m
-    na, nb, nc, nd, ne, nf = n
-    return (a * na + b * nc, a * nb + b * nd, c * na + d * nc, c * nb + d * nd,
-            e * na + f * nc + ne, e * nb + f * nd + nf)
 
 
 def _invert(m: Matrix) -> Matrix:
@@ -170,11 +164,6 @@ class _Written:
 _PAINT_OPS = {False: ("rg", "cs", "scn", "ca"), True: ("RG", "CS", "SCN", "CA")}
 
 
-def _num(v: float, places: int = 3) -> str:
-    text = f"{v:.{places}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 #: Path operators with their numbers, in device space (points: a thousandth is 0.35 µm) and
 #: in a user space under a stroke's matrix stretched unevenly (millimetres, most often).
 _DEVICE_OPS = {"m": "%.3f %.3f m", "l": "%.3f %.3f l", "c": "%.3f %.3f %.3f %.3f %.3f %.3f c", "h": "h"}
@@ -228,7 +217,7 @@ class _Canvas:
         self.state = self.saved.pop()
 
     def transform(self, m: Matrix) -> None:
-        self.state.ctm = _multiply(m, self.state.ctm)
+        self.state.ctm = compose(self.state.ctm, m)   # cairo_transform: m first, then the matrix so far
 
     def device(self, x: float, y: float) -> tuple[float, float]:
         """A point in device space, on cairo's grid of 1/256 (its paths are fixed-point)."""
@@ -392,33 +381,31 @@ class _Canvas:
 
     # -- painting ------------------------------------------------------------------------
 
-    def _device_path(self) -> str:
-        """The current path as PDF operators, in device space."""
-        parts = []
-        ops = self.path
-        while ops and ops[-1][0] == "m":
-            ops = ops[:-1]   # a move nothing follows draws nothing
-        for op in ops:
-            if len(op) > 1 and not (-_FAR < min(op[1:]) and max(op[1:]) < _FAR):
-                raise Unwritable("a point far outside the page")
-        box = _rectangle(ops)
-        if box is not None:
-            return "%.3f %.3f %.3f %.3f re" % box
-        for op in ops:
-            parts.append(_DEVICE_OPS[op[0]] % op[1:])
-        return " ".join(parts)
-
-    def _user_path(self, inverse: Matrix, formats: dict[str, str]) -> str:
-        """The current path as PDF operators, in the user space ``inverse`` maps device space
-        to (its numbers written as ``formats`` says)."""
-        ia, ib, ic, id_, ie, if_ = inverse
-        parts = []
+    def _drawn(self) -> list[tuple]:
+        """The current path's operations but its last moves (a move nothing follows draws
+        nothing); Unwritable for a point far off the page."""
         ops = self.path
         while ops and ops[-1][0] == "m":
             ops = ops[:-1]
         for op in ops:
             if len(op) > 1 and not (-_FAR < min(op[1:]) and max(op[1:]) < _FAR):
                 raise Unwritable("a point far outside the page")
+        return ops
+
+    def _device_path(self) -> str:
+        """The current path as PDF operators, in device space."""
+        ops = self._drawn()
+        box = _rectangle(ops)
+        if box is not None:
+            return "%.3f %.3f %.3f %.3f re" % box
+        return " ".join(_DEVICE_OPS[op[0]] % op[1:] for op in ops)
+
+    def _user_path(self, inverse: Matrix, formats: dict[str, str]) -> str:
+        """The current path as PDF operators, in the user space ``inverse`` maps device space
+        to (its numbers written as ``formats`` says)."""
+        ia, ib, ic, id_, ie, if_ = inverse
+        parts = []
+        for op in self._drawn():
             values = op[1:]
             user: list[Any] = [op[0]]
             for i in range(0, len(values), 2):
@@ -460,9 +447,8 @@ class _Canvas:
         diagonal one cairo does write, merged into the stroke's ``B`` when the element is
         stroked too, where this writer writes ``f`` then ``S``: one pixel of pdfium's may
         differ at its end)."""
-        xs = [v for op in self.path for v in op[1::2]]
-        ys = [v for op in self.path for v in op[2::2]]
-        if not xs or min(xs) == max(xs) or min(ys) == max(ys):
+        bounds = _bounds(self.path)
+        if bounds is None or bounds[0] == bounds[2] or bounds[1] == bounds[3]:
             return
         path = self._device_path()
         if path:
@@ -521,10 +507,7 @@ class _Canvas:
     def clip(self) -> None:
         """Intersect the clip with the current path (then dropped), as cairo_clip: written
         inside a ``q`` the matching restore closes."""
-        ops = [op for op in self.path if op[0] != "h"]
-        xs = [v for op in ops for v in op[1::2]]
-        ys = [v for op in ops for v in op[2::2]]
-        bounds = (min(xs), min(ys), max(xs), max(ys)) if xs else (0.0, 0.0, 0.0, 0.0)
+        bounds = _bounds(self.path) or (0.0, 0.0, 0.0, 0.0)
         old = self.state.clip
         if old is not None:
             bounds = (max(bounds[0], old[0]), max(bounds[1], old[1]), min(bounds[2], old[2]), min(bounds[3], old[3]))
@@ -541,9 +524,9 @@ class _Canvas:
         user space now, under ``transform``) repeated, as cairosvg's surface pattern repeats
         it: a tiling pattern whose matrix takes its space to the page's. Its resource name."""
         x, y, width, height = size
-        ctm = self.state.ctm if transform is None else _multiply(transform, self.state.ctm)
+        ctm = self.state.ctm if transform is None else compose(self.state.ctm, transform)
         flip = (1.0, 0.0, 0.0, -1.0, 0.0, self.page.height)
-        matrix = _multiply(_multiply((1.0, 0.0, 0.0, 1.0, x, y), ctm), flip)
+        matrix = compose(flip, compose(ctm, (1.0, 0.0, 0.0, 1.0, x, y)))
         self.patterns.append((matrix, (width, height), tile.content(), tile.resources()))
         return f"/p{len(self.patterns) - 1}"
 
@@ -698,6 +681,13 @@ class _Painter:
         self.runs.append(glyphforms.Run(tuple((g.face, g.gid, glyphforms.device_matrix(ctm, g.x, g.y, g.scale))
                                               for g in placed.glyphs), evenodd))
         cv.out.append(f"/{glyphforms.TAG.decode()} << /MCID {len(self.runs) - 1} >> BDC\nEMC")
+
+
+def _bounds(ops: list[tuple]) -> tuple[float, float, float, float] | None:
+    """The bounds of a path's points, control points included (None: it has none)."""
+    xs = [v for op in ops for v in op[1::2]]
+    ys = [v for op in ops for v in op[2::2]]
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
 
 
 def _rectangle(ops: list[tuple]) -> tuple[float, float, float, float] | None:

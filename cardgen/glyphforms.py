@@ -199,13 +199,14 @@ def device_matrix(ctm: Matrix, x: float, y: float, s: float) -> Matrix:
     return (s * a, s * b, -s * c, -s * d, a * x + c * y + e, b * x + d * y + f)
 
 
-def _fmt(v: float, places: int) -> str:
+def fmt_number(v: float, places: int) -> str:
+    """``v`` with at most ``places`` decimals, trailing zeros dropped (as PDF writers do)."""
     text = f"{v:.{places}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
 def _matrix(m: Matrix) -> str:
-    return " ".join([*(_fmt(v, 8) for v in m[:4]), _fmt(m[4], 3), _fmt(m[5], 3)])
+    return " ".join([*(fmt_number(v, 8) for v in m[:4]), fmt_number(m[4], 3), fmt_number(m[5], 3)])
 
 
 def _inverse(m: Matrix) -> Matrix | None:
