@@ -112,7 +112,24 @@ def files_under(folder: Path, code: bool = False) -> list[Path]:
 
 def code_digest() -> str:
     """Every file of the cardgen package: code, fonts, declarations (found, not listed)."""
+    if _held_code is not None:
+        return _held_code
     return _content_digest(files_under(PACKAGE, code=True), PACKAGE)
+
+
+#: :func:`code_digest` as found once by a process that vouches for the package's files (see
+#: :func:`hold_code_digest`); None: found anew on each call.
+_held_code: str | None = None
+
+
+def hold_code_digest() -> None:
+    """Find :func:`code_digest` once and keep it for this process and every process it
+    forks. For the daemon alone (:mod:`cardgen.daemon.server`): it forks no command once any
+    file of the package has changed since it started, so walking and stat'ing the package
+    again cost each command 10 ms of its planning (and its check gate as much) for nothing."""
+    global _held_code
+    _held_code = None
+    _held_code = code_digest()
 
 
 @functools.cache

@@ -357,6 +357,40 @@ def test_a_command_of_the_daemon_hashes_none_of_cardgens_files_again(tmp_path: P
     assert after_touch == [str(ROOT / "templates" / "_shared" / "base.svg.j2")]
 
 
+def test_a_command_of_the_daemon_walks_no_file_of_the_package(tmp_path: Path) -> None:
+    """The daemon finds the digest of cardgen's files once, after it took the signature of the
+    files it watches: a build forked from it fingerprints its games without walking cardgen's package
+    (a process that is no daemon walks it on every build), and prints the same files."""
+    script = (
+        "import json, os, sys\n"
+        "from pathlib import Path\n"
+        "import cardgen, cardgen.cache as cache\n"
+        "walked = []\n"
+        "real = cache.files_under\n"
+        "cache.files_under = lambda folder, code=False: walked.append(str(folder)) or real(folder, code)\n"
+        "if sys.argv[1] == 'daemon':\n"
+        "    from cardgen.daemon.server import Daemon\n"
+        "    daemon = Daemon.open(60)\n"
+        "    walked.clear()\n"
+        "out = Path(sys.argv[2])\n"
+        "cardgen.build('qcd', cardgen.BuildOptions(out=out), jobs=1)\n"
+        "if sys.argv[1] == 'daemon':\n"
+        "    daemon.close()\n"
+        "print(json.dumps(walked))\n")
+    walked, files = {}, {}
+    sockets = Path(tempfile.mkdtemp(prefix="cgd-"))   # short: a socket's name is at most 107 bytes
+    for how in ("daemon", "here"):
+        env = {**os.environ, "CARDGEN_DAEMON_DIR": str(sockets)}
+        res = subprocess.run([sys.executable, "-c", script, how, str(tmp_path / how)], capture_output=True, text=True,
+                             cwd=ROOT, env=env, timeout=600)
+        assert res.returncode == 0, res.stderr
+        walked[how] = json.loads(res.stdout.splitlines()[-1])
+        files[how] = pdfs(tmp_path / how / "qcd" / "en")
+    shutil.rmtree(sockets, ignore_errors=True)
+    package = str(ROOT / "cardgen")
+    assert package in walked["here"] and package not in walked["daemon"], walked
+    assert files["daemon"] == files["here"] and files["here"]
+
 def test_messages_survive_any_split_and_refuse_what_is_too_big() -> None:
     a, b = socket.socketpair()
     with a, b:

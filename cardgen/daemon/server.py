@@ -77,6 +77,9 @@ class Daemon:
         _preload()
         self.files = watched_files()
         self.signature = signature(self.files)
+        from ..cache import hold_code_digest
+
+        hold_code_digest()   # after the signature: a file changed from now on makes stale() refuse commands
         self.path = socket_path()
         try:
             self.path.unlink()   # a socket left by a daemon that was killed: the lock is ours
