@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -297,3 +298,29 @@ def test_a_new_cache_file_has_small_pages(tmp_path):
     with sqlite3.connect(tmp_path / ".cache/cache.sqlite") as conn:
         assert conn.execute("PRAGMA page_size").fetchone()[0] == 2048
     conn.close()
+
+
+def test_a_build_lays_out_each_band_of_a_shared_sheet_once(tmp_path, monkeypatch):
+    """Planning, sorting the kept faces and writing each PDF all ask for the band plans of
+    the components that may share a sheet: each grid is searched once per process (three
+    times each before), and the files are those a build without the memory writes."""
+    from cardgen.imposition import bands
+
+    searched: list[tuple] = []
+    real = bands.plan_grid
+
+    def counting(*args, **kwargs):
+        searched.append((args, tuple(sorted(kwargs.items()))))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bands, "plan_grid", counting)
+    getattr(bands.band_plan, "cache_clear", lambda: None)()   # nothing remembered from other tests
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path / "a"), jobs=1)
+    assert searched and len(searched) == len(set(searched)), searched
+    plain = getattr(bands.band_plan, "__wrapped__", bands.band_plan)   # no memory: each plan found anew
+    monkeypatch.setattr(bands, "band_plan", plain)
+    monkeypatch.setattr(sys.modules["cardgen.build.plan"], "band_plan", plain)
+    build([cardgen.load_game("tutti-quantum")], BuildOptions(out=tmp_path / "b"), jobs=1)
+    folder = Path("tutti-quantum/en")
+    made = {p.name: p.read_bytes() for p in (tmp_path / "a" / folder).glob("*.pdf")}
+    assert made and made == {p.name: p.read_bytes() for p in (tmp_path / "b" / folder).glob("*.pdf")}

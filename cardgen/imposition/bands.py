@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from .geometry import CardGeometry, ImpositionError, bbox
@@ -27,10 +28,17 @@ def plan_band(plan: GridPlan, count: int, top: float) -> GridPlan:
     return replace(plan, slots=tuple(moved), rows=rows)
 
 
+@functools.lru_cache(maxsize=256)
 def band_plan(paper_w: float, paper_h: float, card: CardGeometry, count: int, *, margin: float = 5.0,
               gutter: float | None = None, bleed: float | None = None, paper_label: str | None = None) -> GridPlan | None:
     """The flattest grid holding all ``count`` pieces on one sheet as given (upright or
-    turned), for a component that shares its sheet; None if they need more than a sheet."""
+    turned), for a component that shares its sheet; None if they need more than a sheet.
+
+    Kept per process (its arguments and its plan are frozen values): a build asks it for
+    every component while planning, again when it sorts the faces the cache keeps, and each
+    PDF's worker again to find its job — 7 ms each time for Particle Builder, three times on
+    the way from a one-card edit to its PDFs. The workers are forked after planning and
+    inherit the answers."""
     best: tuple[float, GridPlan] | None = None
     for rotate in (False, True):
         try:
