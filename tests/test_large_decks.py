@@ -578,6 +578,21 @@ def test_a_component_of_fifty_thousand_distinct_cards_loads_from_a_csv_and_one_m
     assert info.value.location.cell == "A50002" and info.value.fix == "split the component"
 
 
+def test_cards_the_cache_holds_weigh_little_in_a_piece_of_work():
+    """After a one-card edit a deck's cards are taken from the cache but one: one piece of work,
+    not one per handful of cards; pieces of cards to render are cut as before, and a long run
+    of cached cards weighs what rendering a few would (counted in cards, the 24 cards to draw
+    below went into two pieces of 31 cards, and the other four pieces had nothing to draw)."""
+    cached, drawn = build_plan.CACHED_WEIGHT, 1.0
+    assert [len(c) for c in build_plan.chunks(list(range(36)), 2, [cached] * 20 + [drawn] + [cached] * 15)] == [36]
+    assert ([len(c) for c in build_plan.chunks(list(range(30)), 2, [drawn] * 30)]
+            == [len(c) for c in build_plan.chunks(list(range(30)), 2)] == [5] * 6)
+    weights = [drawn] * 12 + [cached] * 160 + [drawn] * 12
+    pieces = build_plan.chunks(list(range(len(weights))), 2, weights)
+    assert [k for c in pieces for k in c] == list(range(len(weights)))
+    assert [sum(weights[k] for k in c) for c in pieces] == [6, 6, 6, 6, 6, 4]   # a sixth of 34 each, the last less
+
+
 def test_a_large_component_is_split_into_pieces_a_process_can_take_from_another():
     """Three pieces per process, but none above MAX_CHUNK cards: a process that runs out of
     work takes pieces from the other, so neither is left with a sixth of a large deck; the
