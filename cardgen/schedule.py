@@ -48,14 +48,18 @@ OnResult = Callable[[Task, Any], Iterable[Task]]
 
 def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = None,
         initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = (),
-        on_started: Callable[[], None] | None = None) -> None:
+        on_started: Callable[[], Future[Any] | None] | None = None,
+        on_wake: Callable[[], Iterable[Task]] | None = None) -> None:
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
     run and propagates; tasks not yet started are cancelled. Whatever a task raises reaches
     the caller as a :class:`CardgenError` (see :func:`call`), the same for every ``jobs``;
     an exception ``on_result`` raises stops the run too. ``on_started``: called once every
     worker process is running (none is started later, so a thread started then never meets
-    a fork), with the first tasks handed out; not called for a run in this process."""
+    a fork), with the first tasks handed out; not called for a run in this process. It may
+    return a future of something the caller waits for besides the tasks: when that is done,
+    ``on_wake`` says which tasks it lets run (each onto the least busy process) — without
+    it, tasks held back for it waited until some task finished, however long after."""
     # The objects that exist now (modules, loaded games) live through the run: the garbage
     # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
     # that — Python's documented recipe for fork() — so their collections no longer walk
@@ -63,14 +67,15 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
     # neither do the main process's own while it gathers results.
     gc.freeze()
     try:
-        _run(tasks, jobs, on_result, mp_context, initializer, initargs, on_started)
+        _run(tasks, jobs, on_result, mp_context, initializer, initargs, on_started, on_wake)
     finally:
         gc.unfreeze()
 
 
 def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
          initializer: Callable[..., None] | None, initargs: tuple[Any, ...],
-         on_started: Callable[[], None] | None) -> None:
+         on_started: Callable[[], Future[Any] | None] | None,
+         on_wake: Callable[[], Iterable[Task]] | None) -> None:
     if jobs <= 1:
         _run_here(tasks, on_result)
         return
@@ -90,9 +95,8 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
                     for lane in lanes:
                         if not lane.busy:
                             lane.pool.submit(int).result()
-            if on_started is not None:
-                on_started()
-            _drain(lanes, running, on_result, finished)
+            wake = on_started() if on_started is not None else None
+            _drain(lanes, running, on_result, finished, wake if on_wake is not None else None, on_wake)
         except _Failed as failure:
             failed = failure
         except BrokenProcessPool:
@@ -149,10 +153,16 @@ def _first_error(tasks: list[Task], failed: _Failed, finished: set[int]) -> Base
 
 
 def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult,
-           finished: set[int]) -> None:
+           finished: set[int], wake: Future[Any] | None = None,
+           on_wake: Callable[[], Iterable[Task]] | None = None) -> None:
     while running:
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        done, _ = wait([*running, wake] if wake is not None else running, return_when=FIRST_COMPLETED)
         for fut in done:
+            if fut is wake:
+                wake = None
+                for woken in on_wake():   # type: ignore[misc]
+                    min(lanes, key=lambda ln: ln.busy + len(ln.urgent)).urgent.append(woken)
+                continue
             lane, task = running.pop(fut)
             lane.busy -= 1
             lane.running.remove(task)

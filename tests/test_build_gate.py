@@ -119,6 +119,34 @@ def test_a_gate_whose_child_is_lost_runs_here(tmp_path):
     assert calls == ["here"] and not gate.forked
 
 
+def test_a_forked_gate_says_when_it_has_answered(tmp_path, monkeypatch):
+    """Once the workers run, a gate running in a child gives the build a future that is done
+    when the child has answered — not before (the build then releases the PDFs it held) —
+    and its verdict is read as before; a gate on a thread gives none (its own thread ends)."""
+    from cardgen.build.workers import Alongside
+
+    monkeypatch.setattr(forkpair, "cores", lambda: [0, 1])   # a second core, whatever this machine has
+    go = tmp_path / "go"
+
+    def fn():
+        while not go.exists():
+            time.sleep(0.01)
+
+    gate = Alongside(fn)
+    gate.fork()
+    answered = gate.start()
+    assert answered is not None
+    time.sleep(0.2)
+    assert not answered.done() and not gate.passed()
+    go.touch()
+    answered.result(timeout=30)
+    assert gate.passed() and not gate.forked
+    on_thread = Alongside(lambda: None)
+    assert on_thread.start() is None
+    on_thread.wait()
+    assert on_thread.passed()
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_deck_the_rules_refuse_leaves_no_file(slow_gate, game_copy, tmp_path, jobs):
     g = game_copy("particles-in-circle")

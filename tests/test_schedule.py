@@ -155,6 +155,41 @@ def test_a_follow_up_waiting_for_a_busy_process_is_taken_by_an_idle_one():
     assert seen["write1"] == seen["card"] and seen["write2"] != seen["write1"]
 
 
+def wait_for_file(path: str) -> tuple[str, int]:
+    """A task that ends once ``path`` exists (30 s at most): whether it appeared is its name."""
+    for _ in range(3000):
+        if os.path.exists(path):
+            return "saw it", os.getpid()
+        time.sleep(0.01)
+    return "gave up", os.getpid()
+
+
+def touch(path: str) -> tuple[str, int]:
+    open(path, "w").close()
+    return "touched", os.getpid()
+
+
+def test_tasks_released_by_a_wake_run_while_the_others_still_run(tmp_path):
+    """The check gate answers while both processes are busy: what it held back is handed to a
+    process then, not once some task next ends. Here a task that only ends when the released
+    one has run: released at the next task's end, it would wait its 30 s out in vain."""
+    import threading
+    from concurrent.futures import Future
+
+    flag = str(tmp_path / "flag")
+    tasks = [Task(wait_for_file, (flag,), group="a"), Task(where, ("long", 0.3), group="b")]
+    woken: Future = Future()
+
+    def started() -> Future:
+        threading.Timer(0.1, woken.set_result, (None,)).start()
+        return woken
+
+    seen: list[tuple[str, int]] = []
+    schedule.run(tasks, 2, lambda task, result: seen.append(result) or [], mp_context=FORK, on_started=started,
+                 on_wake=lambda: [Task(touch, (flag,), group="c")])
+    assert sorted(name for name, _ in seen) == ["long", "saw it", "touched"], seen
+
+
 def test_one_process_runs_in_order_here():
     tasks = [Task(where, (n,), group=g) for n, g in (("x", "1"), ("y", "2"), ("z", "1"))]
 

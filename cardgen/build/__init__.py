@@ -194,7 +194,8 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, lock_fd
         try:
             measured = frozenset(g.id for g in games if gates.measures_faces(g))
             run = _Run(games, options, plan(games, options, jobs, cache, measured), gate, check, measured)
-            run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate)
+            run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate,
+                      run.released)
         except Exception:
             if gate is not None:
                 gate.wait()   # the rules' verdict comes first, whatever else failed
@@ -272,6 +273,10 @@ class _Run:
     def on_result(self, task: Task, result: object) -> list[Task]:
         self.outstanding -= 1
         self.held.extend(self._follow_ups(task, result))
+        return self.released()
+
+    def released(self) -> list[Task]:
+        """What was held back for the check gate, once it has passed (nothing before)."""
         if not self._may_write():
             return []
         released, self.held = self.held, []

@@ -29,6 +29,7 @@ import os
 import select
 import signal
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -129,11 +130,31 @@ class Alongside:
         os.close(write)
         self._child = (pid, read)
 
-    def start(self) -> None:
-        """Run it on a thread (workers are running: no fork will follow), unless a child runs it."""
-        if self._child is None and self._thread is None and not self._done:
+    def start(self) -> Future[None] | None:
+        """Run it on a thread (workers are running: no fork will follow), unless a child runs it:
+        then watch the child on a thread, and return a future done once it has answered (the
+        build releases what waited for the gate then, not when some task next finishes: after
+        a one-card edit the rules passed while both workers were busy for 35 ms more, and the
+        deck's PDF, whose faces were ready, waited for them)."""
+        if self._child is not None:
+            answered: Future[None] = Future()
+            threading.Thread(target=self._watch, args=(self._child[1], answered), name="cardgen check gate answer",
+                             daemon=True).start()
+            return answered
+        if self._thread is None and not self._done:
             self._thread = threading.Thread(target=self._run, name="cardgen check gate", daemon=True)
             self._thread.start()
+        return None
+
+    def _watch(self, read: int, answered: Future[None]) -> None:
+        """Until the child's answer can be read (it is read by :meth:`passed`, in the build's
+        thread) or the build took it already; polled, as the build's thread closes the pipe."""
+        try:
+            while self._child is not None and self._child[1] == read and not select.select([read], [], [], 0.05)[0]:
+                pass
+        except (OSError, ValueError):   # closed meanwhile: the build's thread has the answer
+            pass
+        answered.set_result(None)
 
     def _run(self) -> None:
         try:
@@ -198,10 +219,12 @@ class Alongside:
 
 
 def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: schedule.OnResult,
-        games: dict[str, Game], lock_fd: int | None, alongside: Alongside | None = None) -> None:
+        games: dict[str, Game], lock_fd: int | None, alongside: Alongside | None = None,
+        on_passed: Callable[[], list[schedule.Task]] | None = None) -> None:
     """Run a build's tasks (and their follow-ups) on up to ``jobs`` processes, and
     ``alongside`` in this process: on a thread once the workers run, or first when the tasks
-    run here (it would only take turns with them)."""
+    run here (it would only take turns with them). ``on_passed``: the tasks to run once a
+    child running ``alongside`` has answered (see :meth:`Alongside.start`)."""
     global _BENCH
     _BENCH = Workbench(dict(games))   # data may have changed since the last build in this process
     workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
@@ -212,7 +235,7 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
     if alongside is not None and workers <= 1 and not alongside.forked:
         alongside.wait()   # on a thread it would only take turns with the tasks
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
-                 initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start)
+                 initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start, on_wake=on_passed)
 
 
 def _worker_init(lock_fd: int | None, games: dict[str, Game]) -> None:
