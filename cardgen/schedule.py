@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import traceback
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -29,6 +30,12 @@ from .errors import CardgenError, InternalError, file_system_error
 #: waits for the main process between two tasks of its own (while enough work is left for
 #: the other lanes: see _may_queue_ahead).
 _AHEAD = 1
+#: How often threads take turns with the interpreter while a run hands tasks out (Python's
+#: default is 5 ms). Handing a task to a worker takes the build's thread, the pool's manager
+#: thread and its queue's feeder thread a moment each; beside a thread of rules (the check
+#: gate on a thread, the legibility rules), each waited its turn: after a one-card edit a
+#: deck's PDF reached its worker 22 ms after its faces were ready, 2 ms at this interval.
+SWITCH_SECONDS = 0.0005
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ OnResult = Callable[[Task, Any], Iterable[Task]]
 def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = None,
         initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = (),
         on_started: Callable[[], Future[Any] | None] | None = None,
-        on_wake: Callable[[], Iterable[Task]] | None = None) -> None:
+        on_wake: Callable[[], Iterable[Task]] | None = None, on_fed: Callable[[], None] | None = None) -> None:
     """Run ``tasks`` (and the follow-ups ``on_result`` returns for each finished task) on
     ``jobs`` processes, or in this process when ``jobs`` is 1. A task's exception stops the
     run and propagates; tasks not yet started are cancelled. Whatever a task raises reaches
@@ -59,25 +66,31 @@ def run(tasks: list[Task], jobs: int, on_result: OnResult, *, mp_context: Any = 
     a fork), with the first tasks handed out; not called for a run in this process. It may
     return a future of something the caller waits for besides the tasks: when that is done,
     ``on_wake`` says which tasks it lets run (each onto the least busy process) — without
-    it, tasks held back for it waited until some task finished, however long after."""
+    it, tasks held back for it waited until some task finished, however long after.
+    ``on_fed``: called each time the tasks that are due have been handed out (here, after
+    each task), for work the caller does in this process meanwhile: started from
+    ``on_result``, a thread of it holds up the handing out of the tasks it returned."""
     # The objects that exist now (modules, loaded games) live through the run: the garbage
     # collector is told to leave them alone until it ends. Workers forked meanwhile inherit
     # that — Python's documented recipe for fork() — so their collections no longer walk
     # everything the main process had loaded (0.04–0.07 s per full collection, measured), and
     # neither do the main process's own while it gathers results.
     gc.freeze()
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_SECONDS)
     try:
-        _run(tasks, jobs, on_result, mp_context, initializer, initargs, on_started, on_wake)
+        _run(tasks, jobs, on_result, mp_context, initializer, initargs, on_started, on_wake, on_fed or (lambda: None))
     finally:
+        sys.setswitchinterval(switch)
         gc.unfreeze()
 
 
 def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
          initializer: Callable[..., None] | None, initargs: tuple[Any, ...],
          on_started: Callable[[], Future[Any] | None] | None,
-         on_wake: Callable[[], Iterable[Task]] | None) -> None:
+         on_wake: Callable[[], Iterable[Task]] | None, on_fed: Callable[[], None]) -> None:
     if jobs <= 1:
-        _run_here(tasks, on_result)
+        _run_here(tasks, on_result, on_fed)
         return
     lanes = [_Lane(ProcessPoolExecutor(1, mp_context=mp_context, initializer=_start_worker,
                                        initargs=(initializer, *initargs)))
@@ -96,7 +109,8 @@ def _run(tasks: list[Task], jobs: int, on_result: OnResult, mp_context: Any,
                         if not lane.busy:
                             lane.pool.submit(int).result()
             wake = on_started() if on_started is not None else None
-            _drain(lanes, running, on_result, finished, wake if on_wake is not None else None, on_wake)
+            on_fed()
+            _drain(lanes, running, on_result, finished, on_fed, wake if on_wake is not None else None, on_wake)
         except _Failed as failure:
             failed = failure
         except BrokenProcessPool:
@@ -153,7 +167,7 @@ def _first_error(tasks: list[Task], failed: _Failed, finished: set[int]) -> Base
 
 
 def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], on_result: OnResult,
-           finished: set[int], wake: Future[Any] | None = None,
+           finished: set[int], on_fed: Callable[[], None], wake: Future[Any] | None = None,
            on_wake: Callable[[], Iterable[Task]] | None = None) -> None:
     while running:
         done, _ = wait([*running, wake] if wake is not None else running, return_when=FIRST_COMPLETED)
@@ -174,6 +188,7 @@ def _drain(lanes: list[_Lane], running: dict[Future[Any], tuple[_Lane, Task]], o
             lane.urgent.extend(on_result(task, result))
         for lane in sorted(lanes, key=lambda ln: ln.busy):
             _feed(lane, lanes, running)
+        on_fed()
 
 
 def call(fn: Callable[..., Any], *args: Any) -> Any:
@@ -193,11 +208,13 @@ def call(fn: Callable[..., Any], *args: Any) -> Any:
         raise InternalError(f"{type(exc).__name__}: {exc}{detail}") from None
 
 
-def _run_here(tasks: list[Task], on_result: OnResult) -> None:
+def _run_here(tasks: list[Task], on_result: OnResult, on_fed: Callable[[], None]) -> None:
     queue = deque(tasks)
+    on_fed()
     while queue:
         task = queue.popleft()
         queue.extendleft(reversed(list(on_result(task, call(task.fn, *task.args)))))
+        on_fed()
 
 
 class _Lane:

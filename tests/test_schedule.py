@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import sys
 import time
 
 import pytest
@@ -188,6 +189,35 @@ def test_tasks_released_by_a_wake_run_while_the_others_still_run(tmp_path):
     schedule.run(tasks, 2, lambda task, result: seen.append(result) or [], mp_context=FORK, on_started=started,
                  on_wake=lambda: [Task(touch, (flag,), group="c")])
     assert sorted(name for name, _ in seen) == ["long", "saw it", "touched"], seen
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_caller_hears_each_time_the_due_tasks_are_handed_out(jobs):
+    """``on_fed`` comes once the first tasks are out, before any result, and after each
+    result's follow-ups are handed out (here: queued): the build starts work of its own on a
+    thread then, which would otherwise hold up the handing out."""
+    events: list[str] = []
+    tasks = [Task(where, (f"t{i}",), group="ab"[i % 2]) for i in range(4)]
+
+    def on_result(task: Task, result: tuple[str, int]) -> list[Task]:
+        events.append("result")
+        return [Task(where, ("after",), group="a")] if result[0] == "t0" else []
+
+    schedule.run(tasks, jobs, on_result, mp_context=FORK, on_fed=lambda: events.append("fed"))
+    assert events[0] == "fed" and events.count("result") == 5
+    assert all(events[i + 1] == "fed" for i, e in enumerate(events) if e == "result" and jobs == 1)
+    assert events[-1] == "fed"
+
+
+def test_threads_switch_often_while_tasks_are_handed_out():
+    """While a run hands tasks to its workers, threads switch every SWITCH_SECONDS: the
+    threads that hand a task over (the pool's, the build's) waited up to 5 ms each for the
+    interpreter while a thread of rules ran beside them; afterwards, as before."""
+    before = sys.getswitchinterval()
+    during: list[float] = []
+    schedule.run([Task(where, ("a",))], 2, lambda task, result: during.append(sys.getswitchinterval()) or [],
+                 mp_context=FORK)
+    assert during == [pytest.approx(schedule.SWITCH_SECONDS)] and sys.getswitchinterval() == before
 
 
 def test_one_process_runs_in_order_here():

@@ -195,7 +195,7 @@ def _build_language(games: list[Game], options: BuildOptions, jobs: int, lock_fd
             measured = frozenset(g.id for g in games if gates.measures_faces(g))
             run = _Run(games, options, plan(games, options, jobs, cache, measured), gate, check, measured)
             run_tasks(run.tasks(), run.plan.misses + run.sheets_cost(), jobs, run.on_result, run.refs, lock_fd, gate,
-                      run.released)
+                      run.released, run.start_measuring)
         except Exception:
             if gate is not None:
                 gate.wait()   # the rules' verdict comes first, whatever else failed
@@ -346,8 +346,8 @@ class _Run:
         return res
 
     def _measure(self, game: Game) -> None:
-        """Start the legibility rules on the faces of ``game`` once all are rendered, on a
-        thread (see :class:`.workers.Alongside`): the build's process has little else to do
+        """Set up the legibility rules on the faces of ``game`` once all are rendered, to run on
+        a thread (see :meth:`start_measuring`): the build's process has little else to do
         while the workers write its PDFs, and :meth:`finish_game` takes the verdict where
         the other gates are. What the rules read is gathered here, on the build's thread."""
         if not self.check or game.id not in self.measured or game.id in self.legibility:
@@ -356,9 +356,15 @@ class _Run:
         issues = [i for jp in jobs for hit in jp.notes for i in hit.issues]
         issues += [i for parts in rendered.values() for _w, chunk in parts for i in chunk.issues]
         faces = partial(gates.measured_faces, game, issues, self.options, jobs, rendered)
-        gate = Alongside(lambda: gates.check_legibility(gates.legibility_errors(game, faces())))
-        self.legibility[game.id] = gate
-        gate.start()
+        self.legibility[game.id] = Alongside(lambda: gates.check_legibility(gates.legibility_errors(game, faces())))
+
+    def start_measuring(self) -> None:
+        """Start the legibility rules :meth:`_measure` set up, once the tasks that game's last
+        piece of work led to are handed out: started on the spot, their thread took the
+        interpreter from the build's thread while it was handing the game's last PDF to a
+        worker (which waited 19 ms for it after a one-card edit)."""
+        for gate in self.legibility.values():
+            gate.start()
 
     def _sheet(self, gid: str, sp: SheetPlan, res: GameBuild) -> BuiltFile:
         """A sheet's manifest row, what its rendering reported added to the game's."""

@@ -220,11 +220,12 @@ class Alongside:
 
 def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: schedule.OnResult,
         games: dict[str, Game], lock_fd: int | None, alongside: Alongside | None = None,
-        on_passed: Callable[[], list[schedule.Task]] | None = None) -> None:
+        on_passed: Callable[[], list[schedule.Task]] | None = None, on_fed: Callable[[], None] | None = None) -> None:
     """Run a build's tasks (and their follow-ups) on up to ``jobs`` processes, and
     ``alongside`` in this process: on a thread once the workers run, or first when the tasks
     run here (it would only take turns with them). ``on_passed``: the tasks to run once a
-    child running ``alongside`` has answered (see :meth:`Alongside.start`)."""
+    child running ``alongside`` has answered (see :meth:`Alongside.start`); ``on_fed``: see
+    :func:`cardgen.schedule.run`."""
     global _BENCH
     _BENCH = Workbench(dict(games))   # data may have changed since the last build in this process
     workers = jobs if faces_to_render >= MIN_FACES_FOR_WORKERS else 1
@@ -235,7 +236,8 @@ def run(tasks: list[schedule.Task], faces_to_render: int, jobs: int, on_result: 
     if alongside is not None and workers <= 1 and not alongside.forked:
         alongside.wait()   # on a thread it would only take turns with the tasks
     schedule.run(tasks, workers, on_result, mp_context=ctx, initializer=_worker_init,
-                 initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start, on_wake=on_passed)
+                 initargs=(lock_fd, _BENCH.games), on_started=alongside and alongside.start, on_wake=on_passed,
+                 on_fed=on_fed)
 
 
 def _worker_init(lock_fd: int | None, games: dict[str, Game]) -> None:
