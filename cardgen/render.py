@@ -83,10 +83,23 @@ def _checked(helper: Callable[..., Any]) -> Callable[..., Any]:
     """A drawing helper whose numbers are checked like :func:`_coordinates` first (arguments
     that do not fit it are the template environment's to explain: see :func:`_misfit`)."""
     signature = inspect.signature(helper)   # once: working it out took longer than the check
+    params = signature.parameters.values()
+    positional = tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
+    required = frozenset(p.name for p in params if p.default is p.empty)
+    plain = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params)
 
     @functools.wraps(helper)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        numbers = signature.bind(*args, **kwargs).arguments
+        # the arguments by name as Signature.bind names them, without it for a call that plainly
+        # fits (binding was a twentieth of a face's templating); any other call is bound, and
+        # one that does not fit raises bind's TypeError, which the environment explains
+        numbers = dict(zip(positional, args)) if plain and len(args) <= len(positional) else None
+        if numbers is None or any(k in numbers or k not in signature.parameters for k in kwargs) \
+                or not required.issubset(numbers.keys() | kwargs.keys()):
+            numbers = signature.bind(*args, **kwargs).arguments
+        elif kwargs:   # in the parameters' order, as bind gives them: the first bad one is reported
+            numbers.update(kwargs)
+            numbers = {name: numbers[name] for name in signature.parameters if name in numbers}
         _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
         return helper(*args, **kwargs)
     return checked

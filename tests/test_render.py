@@ -421,3 +421,47 @@ def test_asking_whether_a_field_is_there_stays_allowed(tmp_path):
     test = "is undefined and card.title is defined and 'upper' is filter and 'even' is test"
     face, _ = face_of(make_game(tmp_path, TESTED.replace("FIELD", "titel").replace("TEST", test)))
     assert "<circle" in face.svg
+
+
+def _bound_check(helper, *args, **kwargs):
+    """What a checked helper did before its fast path: Signature.bind, then the number check."""
+    import inspect
+
+    from cardgen.render import _coordinates
+
+    numbers = inspect.signature(helper).bind(*args, **kwargs).arguments
+    _coordinates(**{k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+    return helper(*args, **kwargs)
+
+
+def _outcome(fn, args, kwargs):
+    try:
+        return "returned", fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 any error, compared by kind and message
+        return type(exc).__name__, getattr(exc, "message", str(exc))
+
+
+from hypothesis import example, given, settings, strategies as st  # noqa: E402
+
+_VALUES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**6, 10**6), st.booleans(),
+                    st.sampled_from(["fermion", "photon", "gluon", "scalar", "#123456", "x"]), st.none())
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.sampled_from(sorted(__import__("cardgen.artwork", fromlist=["TEMPLATE_HELPERS"]).TEMPLATE_HELPERS)),
+       st.lists(_VALUES, max_size=10),
+       st.dictionaries(st.sampled_from(["x1", "y1", "x2", "y2", "size", "at", "r", "sides", "cx", "cy", "degrees",
+                                        "style", "width", "stroke", "amplitude", "radius", "sise", "rotation",
+                                        "colour", "background", "arrow_size", "pitch", "wavelength"]),
+                       _VALUES, max_size=4))
+@example("arrow", [0, 0, 1, 1], {"at": float("inf"), "size": float("nan")})   # two bad: the first in order is named
+def test_a_checked_helper_answers_every_call_as_binding_its_arguments_did(name, args, kwargs):
+    """The helpers templates call check their numbers after naming the arguments; a call that
+    plainly fits is named without Signature.bind. Any call — too many or too few arguments,
+    a name twice or unknown, numbers out of range, wrong types — gets what binding gave it:
+    the same value, or the same error with the same message."""
+    from cardgen.artwork import TEMPLATE_HELPERS
+    from cardgen.render import _HELPERS
+
+    assert _outcome(_HELPERS[name], args, kwargs) == _outcome(
+        lambda *a, **k: _bound_check(TEMPLATE_HELPERS[name], *a, **k), args, kwargs)
