@@ -213,3 +213,26 @@ def test_an_id_or_name_pdg_does_not_know_is_an_unknown_particle(key):
 
     with pytest.raises(pdg.UnknownParticle):
         pdg.lookup.__wrapped__(key)
+
+
+def test_a_quantum_total_is_the_exact_sum_of_its_particles_numbers():
+    """Totals are summed as integers over a common denominator from numbers worked out once
+    per particle: every set of up to four of the shipped particles (and none) totals each
+    quantum number exactly as adding their Fractions does; a name that is none is refused."""
+    import itertools
+
+    from cardgen.particles import QUANTUM_NUMBERS, quantum_total
+
+    for name in QUANTUM_NUMBERS:
+        for size in range(5):
+            for group in itertools.islice(itertools.combinations_with_replacement(PARTICLES, size), 400):
+                assert quantum_total(group, name) == sum((p.quantum_number(name) for p in group), Fraction(0))
+                assert quantum_total(group, name) == sum((getattr(p, name) if name in ("charge", "baryon_number")
+                                                          else _lepton(p, name) for p in group), Fraction(0))
+    with pytest.raises(KeyError):
+        quantum_total(PARTICLES[:1], "strangeness")
+    assert PARTICLES[0].is_fermion == (PARTICLES[0].spin.denominator == 2)
+
+
+def _lepton(p, name: str) -> int:
+    return sum(p.lepton_numbers.values()) if name == "lepton_number" else p.lepton_numbers.get(name[7:], 0)
