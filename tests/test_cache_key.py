@@ -59,6 +59,38 @@ def test_artwork_a_face_placed_is_part_of_its_key(game_copy, tmp_path, renders):
     assert _rebuild(g, out, renders)[0] == set()         # and then they are cached again
 
 
+def test_a_face_cache_looks_at_each_read_once_and_a_new_one_sees_it_changed(game_copy, tmp_path, monkeypatch):
+    """Taking faces from the cache, a FaceCache (one build's, one task's) looks at each file
+    the faces read once — a deck's faces read the same fonts and artwork — and the next
+    FaceCache sees the file changed: the faces that read it are no longer taken."""
+    g = game_copy("qcd")
+    (g.path / "art").mkdir()
+    (g.path / "art/a.png").write_bytes(_png("black"))
+    g.edit("templates/card-back.svg.j2", '<circle cx="{{ cx }}"',
+           '{{ image("art/a.png", 1, 1, 8, 8) }}<circle cx="{{ cx }}"')
+    game, out = g.load(), tmp_path / "out"
+    build([game], BuildOptions(out=out), jobs=1)
+    keys = [k for comp in game.components.values() if comp.id == "cards"
+            for _card, _n, front, back, _mark in build_plan_keys(game, comp) for k in (front, back) if k]
+    looked: list[tuple[str, str, str]] = []
+    real = cache._reads_unchanged
+    monkeypatch.setattr(cache, "_reads_unchanged", lambda reads, roots: looked.extend(reads) or real(reads, roots))
+    faces = cache.FaceCache(out / ".cache")
+    hits = [faces.get(k, roots=game.artwork_roots) for k in keys]
+    assert all(hits) and len(looked) == len(set(looked)) and any("a.png" in r[0] for r in looked)
+    (g.path / "art/a.png").write_bytes(_png("white"))
+    assert all(faces.get(k, roots=game.artwork_roots) for k in keys)   # this one has looked already
+    again = cache.FaceCache(out / ".cache")
+    backs = [k for k in keys if any("a.png" in r[0] for r in (faces.get(k, roots=game.artwork_roots).reads))]
+    assert backs and all(again.get(k, roots=game.artwork_roots) is None for k in backs)
+
+
+def build_plan_keys(game, comp):
+    from cardgen.build import marked_keys
+
+    return marked_keys(card_keys(game, comp, "en"), [None])
+
+
 def test_an_included_template_is_part_of_every_key(game_copy, tmp_path, renders):
     g = game_copy("qcd")
     g.write("templates/extra.svg.j2", '<rect x="1" y="1" width="3" height="3" fill="#f00"/>\n')
