@@ -130,6 +130,34 @@ def test_nothing_is_taken_or_kept_when_switched_off(tmp_path):
         assert yamlcache.parsed("a: 1\n", "a.yaml", lambda _t, _f: "parsed", tmp_path) == "parsed"
 
 
+def test_the_folder_is_looked_over_once_a_minute_or_after_a_sixteenth_of_its_limit(tmp_path, monkeypatch):
+    """A small write into a folder looked over less than a minute ago lists nothing (a
+    one-card edit's parsed file listed 1,800 files); a minute later, or once this process has
+    written a sixteenth of the limit since it last looked, the oldest files go as before."""
+    import os
+    import time
+
+    for n in range(4):
+        (tmp_path / f"{n}.x").write_bytes(bytes(1000))
+        os.utime(tmp_path / f"{n}.x", ns=(n * 10**9, n * 10**9))   # 0.x the oldest
+    (tmp_path / machinefiles.LOOKED).touch()   # another process looked the folder over just now
+    monkeypatch.setattr(machinefiles, "_WRITTEN", {})   # as a process that has written nothing yet
+    listed: list[Path] = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(Path(path)) or real(path))
+    small = TaggedFiles(tmp_path, 3500, (".x",))   # a limit below what the folder holds
+    assert small.write(tmp_path / "4.x", bytes(100)) and listed == []
+    assert (tmp_path / "0.x").exists()   # over its limit, for now
+    looked = tmp_path / machinefiles.LOOKED
+    then = time.time() - machinefiles.LOOK_SECONDS - 1
+    os.utime(looked, (then, then))
+    monkeypatch.setattr(machinefiles, "_WRITTEN", {})   # another process, a minute later
+    assert small.write(tmp_path / "5.x", bytes(100)) and listed == [tmp_path]
+    assert not (tmp_path / "0.x").exists() and sum(p.stat().st_size for p in tmp_path.glob("*.x")) <= 3500
+    listed.clear()
+    assert small.write(tmp_path / "6.x", bytes(300)) and listed == [tmp_path]   # 132 + 332 bytes > 3500 / 16
+
+
 def test_the_folder_stays_bounded(tmp_path, monkeypatch):
     yamlcache.parsed("a: 1\n", "a.yaml", parse_yaml, tmp_path)
     size = _entries(tmp_path)[0].stat().st_size
