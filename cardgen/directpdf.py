@@ -37,7 +37,7 @@ from typing import Any, Callable
 from . import directdraw, glyphforms   # directdraw first: it brings in cairosvg the fast way (see cardgen.cairoffi)
 from .budget import current as current_budget
 from .glyphforms import fmt_number as _num
-from .imposition import compose
+from .affine import compose, image_bounds
 
 from cairosvg.colors import color  # noqa: E402
 from cairosvg.helpers import paint as svg_paint  # noqa: E402
@@ -547,11 +547,7 @@ class _Canvas:
     def clip_extents(self) -> tuple[float, float, float, float]:
         """The clip's bounds in user space (cairo_clip_extents; the page's when unclipped)."""
         box = self.state.clip if self.state.clip is not None else (0.0, 0.0, self.page.width, self.page.height)
-        inverse = _invert(self.state.ctm)
-        ia, ib, ic, id_, ie, if_ = inverse
-        corners = [(ia * x + ic * y + ie, ib * x + id_ * y + if_) for x in (box[0], box[2]) for y in (box[1], box[3])]
-        return (min(c[0] for c in corners), min(c[1] for c in corners),
-                max(c[0] for c in corners), max(c[1] for c in corners))
+        return image_bounds(_invert(self.state.ctm), *box)
 
 
 #: The cairo functions :mod:`cardgen.directdraw` puts in a shape's operations, by what they do here.

@@ -44,6 +44,7 @@ from cairosvg.helpers import paint  # noqa: E402
 
 from .budget import BudgetExceeded, FaceBudget, current as current_budget  # noqa: E402
 from .errors import CardgenError, Location  # noqa: E402
+from .affine import image_bounds  # noqa: E402
 from .render import Face, TemplateError  # noqa: E402
 from .text.fonts import Face as FontFace  # noqa: E402
 from .text.svg import PLACEHOLDER_NS, PlacedText  # noqa: E402
@@ -436,11 +437,8 @@ def _page(root: tuple[tuple[str, str], ...]) -> directpdf.Page | None:
     surface = _RecordingSurface(directdraw._root_tree(root), None, 96)
     ctx = surface.context
     matrix = tuple(ctx.get_matrix().as_tuple())
-    x0, y0, x1, y1 = ctx.clip_extents()
-    a, b, c, d, e, f = matrix
-    xs = [a * x + c * y + e for x in (x0, x1) for y in (y0, y1)]
-    ys = [b * x + d * y + f for x in (x0, x1) for y in (y0, y1)]
-    if min(xs) > 0 or min(ys) > 0 or max(xs) < surface.width or max(ys) < surface.height:
+    x0, y0, x1, y1 = image_bounds(matrix, *ctx.clip_extents())   # the clip on the page
+    if x0 > 0 or y0 > 0 or x1 < surface.width or y1 < surface.height:
         return None
     return directpdf.Page(surface.width, surface.height, matrix)   # type: ignore[arg-type]
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from . import cairoffi
+from .affine import compose
 
 cairoffi.import_cairosvg()   # before cairosvg's modules: see there
 
@@ -55,10 +56,7 @@ _PATH_RE = re.compile(r"([MmLlHhVvCcSsQqTtAaZz])|(" + _NUMBER + ")")
 
 def multiply(m: Matrix, n: Matrix) -> Matrix:
     """``m`` after ``n``: the matrix of applying ``n`` first, then ``m``."""
-    a, b, c, d, e, f = m
-    a2, b2, c2, d2, e2, f2 = n
-    return (a * a2 + c * b2, b * a2 + d * b2, a * c2 + c * d2, b * c2 + d * d2,
-            a * e2 + c * f2 + e, b * e2 + d * f2 + f)
+    return compose(m, n)
 
 
 def apply(m: Matrix, p: Point) -> Point:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from . import facegeometry as fg
+from .affine import image_bounds
 from .errors import CardgenError, Location, display_path
 from .i18n import SOURCE_LANG
 from .model import Game
@@ -375,11 +376,9 @@ def _measure(placed: PlacedText, mark: fg.TextMark, geo: fg.FaceGeometry) -> Pri
     upside_down = abs(angle) > UPSIDE_DOWN_DEG
     reading = reads_otherwise(mark.label) if upside_down else ""
     marked = upside_down and _has_mark_under((x0, y0, x1, y1), em, m, geo)
-    corners = [fg.apply(m, (x, y)) for x in (x0, x1) for y in (y0, y1)]
-    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    bx0, by0, bx1, by1 = image_bounds(m, x0, y0, x1, y1)
     return Printed(mark.label, mark.field, mark.group, size_pt, placed.fill, hex_colour(behind), worst, angle, reading,
-                   marked, mark.n, round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3),
-                   covered)
+                   marked, mark.n, round(bx0, 3), round(by0, 3), round(bx1, 3), round(by1, 3), covered)
 
 
 def _has_mark_under(box: tuple[float, float, float, float], em: float, m: fg.Matrix, geo: fg.FaceGeometry) -> bool:

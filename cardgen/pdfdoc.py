@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import facepdf, glyphforms
+from .affine import image_bounds
 from .glyphforms import GlyphForm
-from .imposition import Affine, CardGeometry, Duplex, Placement, apply
+from .imposition import Affine, CardGeometry, Duplex, Placement
 from .paper import fmt_mm
 from .pdfcontent import K, Canvas, GlyphFonts
 from .pdflib import Array, Dictionary, Name, pikepdf
@@ -592,9 +593,7 @@ def _form_box(xobj: pikepdf.Object) -> tuple[float, float, float, float]:
     """Visible box of a form in the space it is drawn in (BBox under its /Matrix)."""
     x0, y0, x1, y1 = (float(v) for v in xobj.BBox)
     matrix = tuple(float(v) for v in xobj.get("/Matrix", [1, 0, 0, 1, 0, 0]))
-    pts = [apply(matrix, x, y) for x in (x0, x1) for y in (y0, y1)]  # type: ignore[arg-type]
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-    return (min(xs), min(ys), max(xs), max(ys))
+    return image_bounds(matrix, x0, y0, x1, y1)  # type: ignore[arg-type]
 
 
 def _box_size_mm(box: tuple[float, float, float, float]) -> tuple[float, float]:

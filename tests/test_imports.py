@@ -21,7 +21,7 @@ STAGE_OF = {
     "check": "check", "rules": "check", "fitcheck": "check", "rendercheck": "check", "proof": "check",
     "checkfaces": "check", "legibility": "check", "facegeometry": "check", "verdicts": "check",
     "render": "render", "text": "render", "budget": "render", "images": "render",
-    "draw": "draw", "svgtree": "draw", "directdraw": "draw",
+    "draw": "draw", "svgtree": "draw", "directdraw": "draw", "directpdf": "draw",
     "imposition": "layout",
     "pdfwrite": "write", "pdfdoc": "write", "pdfcontent": "write", "pdfmarks": "write", "build": "write",
     "sheets": "write", "sheetlayout": "write", "textlayer": "write", "cutfile": "write", "output": "write",

@@ -7,7 +7,8 @@ page.  The PDF writer converts to points and flips y only when it writes.
 One module a concern, all names importable from here:
 
 - :mod:`.geometry` — the card, its slot, rectangles, polygons and the affine maps that
-  place artwork and flip a sheet for its back;
+  place artwork and flip a sheet for its back (their arithmetic is :mod:`cardgen.affine`'s,
+  which the drawing stage uses too);
 - :mod:`.plan` — the :class:`GridPlan` of one sheet that the writers follow;
 - :mod:`.grid` — the grid planner (orientation, rotation, bleed or edge to edge);
 - :mod:`.tessellation` — lozenges packed edge to edge by their outline, and
@@ -17,8 +18,9 @@ One module a concern, all names importable from here:
 """
 
 from .bands import BAND_GAP, band_plan, plan_band, share_sheets, stack_bands
-from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Placement, Point, Polygon,
-                       Rect, Segment, Slot, apply, compose, sheet_flip, transform_rect)
+from ..affine import Affine, apply, compose, image_bounds
+from .geometry import (CardGeometry, Duplex, ImpositionError, LayoutKind, Placement, Point, Polygon, Rect, Segment,
+                       Slot, sheet_flip, transform_rect)
 from .grid import plan_grid
 from .plan import FOOTER_ROOM, MARK_ROOM, REGISTRATION_GAP, REGISTRATION_SIZE, GridPlan
 from .tessellation import plan_sheet, plan_tessellation
@@ -28,6 +30,6 @@ __all__ = [
     "BAND_GAP", "FOOTER_ROOM", "MARK_ROOM", "REGISTRATION_GAP", "REGISTRATION_SIZE", "Affine", "CardGeometry",
     "Duplex", "GridPlan",
     "ImpositionError", "LayoutKind", "Placement", "Point", "Polygon", "Rect", "Segment", "Slot", "Tile", "TilePlan",
-    "apply", "band_plan", "compose", "plan_band", "plan_grid", "plan_sheet", "plan_tessellation", "plan_tiles",
+    "apply", "band_plan", "compose", "image_bounds", "plan_band", "plan_grid", "plan_sheet", "plan_tessellation", "plan_tiles",
     "share_sheets", "sheet_flip", "stack_bands", "transform_rect",
 ]

@@ -12,13 +12,11 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from ..affine import Affine, image_bounds
 from ..paper import PaperError, check_size, fmt_mm
 
 LayoutKind = Literal["bleed", "edge", "tessellated"]
 Duplex = Literal["long", "short", "none"]
-
-# An affine map in PDF's convention: (x, y) -> (a·x + c·y + e, b·x + d·y + f).
-Affine = tuple[float, float, float, float, float, float]
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
@@ -152,32 +150,10 @@ def sheet_flip(paper_w: float, paper_h: float, duplex: Duplex) -> Affine:
     return (1.0, 0.0, 0.0, -1.0, 0.0, float(paper_h))
 
 
-def compose(m1: Affine, m2: Affine) -> Affine:
-    """m1 ∘ m2: apply m2 first, then m1."""
-    a1, b1, c1, d1, e1, f1 = m1
-    a2, b2, c2, d2, e2, f2 = m2
-    return (
-        a1 * a2 + c1 * b2,
-        b1 * a2 + d1 * b2,
-        a1 * c2 + c1 * d2,
-        b1 * c2 + d1 * d2,
-        a1 * e2 + c1 * f2 + e1,
-        b1 * e2 + d1 * f2 + f1,
-    )
-
-
-def apply(m: Affine, x: float, y: float) -> tuple[float, float]:
-    """Image of one point under an affine map."""
-    a, b, c, d, e, f = m
-    return (a * x + c * y + e, b * x + d * y + f)
-
-
 def transform_rect(m: Affine, r: Rect) -> Rect:
     """Bounding box of a rectangle's image (exact for the quarter turns and flips used here)."""
-    pts = [apply(m, x, y) for x in (r.x, r.right) for y in (r.y, r.bottom)]
-    xs = [p[0] for p in pts]
-    ys = [p[1] for p in pts]
-    return Rect(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+    x0, y0, x1, y1 = image_bounds(m, r.x, r.y, r.right, r.bottom)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
 def bbox(rects: list[Rect]) -> Rect:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..affine import Affine, apply, compose
 from ..paper import fmt_mm
-from .geometry import (Affine, CardGeometry, Duplex, ImpositionError, LayoutKind, Polygon, Rect, Segment, Slot, apply,
-                       bbox, compose, distinct, edge_lines, sheet_flip, transform_rect)
+from .geometry import (CardGeometry, Duplex, ImpositionError, LayoutKind, Polygon, Rect, Segment, Slot, bbox, distinct,
+                       edge_lines, sheet_flip, transform_rect)
 from .words import Say, english, orientation
 
 REGISTRATION_SIZE = 5.0
