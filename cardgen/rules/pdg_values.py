@@ -537,7 +537,8 @@ def printed_pairs(game: Game) -> set[tuple[str, str]]:
     for comp in game.components.values():
         particles, _cards = card_particles(comp)
         if particles:
-            quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
+            printed = printed_quantities(game, comp)
+            quantities = [q for q in QUANTITIES if q in printed]
             out.update((p.id, q) for p in particles for q in quantities)
     return out
 
@@ -552,7 +553,8 @@ def pdg_values(game: Game) -> Iterator[Finding | Proof | Choice]:
         particles, cards = card_particles(comp)
         if not particles:   # its templates print no particle's values: not read
             continue
-        quantities = [q for q in QUANTITIES if q in printed_quantities(game, comp)]
+        printed = printed_quantities(game, comp)
+        quantities = [q for q in QUANTITIES if q in printed]
         if not quantities:
             continue
         printing = True
