@@ -181,15 +181,22 @@ def flavour_numbers(content: Counter[str]) -> dict[str, int]:
     return out
 
 
+# charge, spin and baryon number are kept per particle (the package's particles are compared
+# and hashed by PDG id): the package works each out from the id's digits every time it is
+# asked, and one check of Particle Builder asked for spins 300 times, of some ninety particles
+
+@lru_cache(maxsize=1024)
 def charge(p: PDGParticle) -> Fraction:
     return Fraction(p.three_charge, 3)
 
 
+@lru_cache(maxsize=1024)
 def spin(p: PDGParticle) -> Fraction | None:
     """The spin PDG gives, as the exact half-integer it is (None where it gives none)."""
     return Fraction(p.J).limit_denominator(2) if p.J is not None else None
 
 
+@lru_cache(maxsize=1024)
 def baryon_number(p: PDGParticle) -> Fraction:
     """+1 a baryon, +1/3 a quark, A a nucleus of A nucleons; the opposite for antiparticles."""
     if p.pdgid.is_baryon:

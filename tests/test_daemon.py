@@ -297,6 +297,24 @@ def test_the_daemon_imports_what_a_build_and_a_check_import(tmp_path: Path) -> N
     assert late == []
 
 
+def test_a_check_of_the_daemon_works_out_nothing_from_the_whole_particle_table_again() -> None:
+    """The lightest meson of each quark content comes from every meson PDG lists (9 ms of a
+    check gate's first use): the daemon works it out before any command, and a check forked
+    from it does not again."""
+    script = (
+        "import json\n"
+        "from cardgen.daemon.server import _preload\n"
+        "from cardgen.rules.hadron_thresholds import lightest_mesons\n"
+        "_preload()\n"
+        "ready = lightest_mesons.cache_info().currsize\n"
+        "import cardgen\n"
+        "assert cardgen.check(cardgen.load_game('particle-builder'), render=False).ok\n"
+        "print(json.dumps([ready, lightest_mesons.cache_info().misses]))\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.splitlines()[-1]) == [1, 1]
+
+
 def test_a_command_of_the_daemon_reads_no_bundled_font_again(tmp_path: Path) -> None:
     """The daemon draws a line of text in the bundled fonts and reads it back as the print
     stage does: a build forked from it opens none of their files again (without the daemon,
