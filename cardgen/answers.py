@@ -15,10 +15,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from itertools import combinations_with_replacement, product
 from typing import Any, Iterable
 
+from . import pdg
 from .model import Component, Game
 from .particles import MASS_UNITS, ColourCharge as Colour, Particle
 from .rules.common import total
@@ -185,11 +185,9 @@ def _latex_to_unicode(latex: str) -> str:
     return s.replace("{", "").replace("}", "")
 
 
-@lru_cache(maxsize=1)
+@pdg.from_whole_table
 def _hadrons_by_content() -> dict[tuple[str, ...], str]:
     """Lightest known hadron for each pure quark content (mixtures such as π⁰ are left out)."""
-    from . import pdg
-
     best: dict[tuple[str, ...], tuple[float, str]] = {}
     for p in pdg.particles():
         q = p.quarks or ""
@@ -201,13 +199,12 @@ def _hadrons_by_content() -> dict[tuple[str, ...], str]:
     return {k: name for k, (_m, name) in best.items()}
 
 
-@lru_cache(maxsize=1)
+@pdg.from_whole_table
 def _mixtures_by_term() -> dict[tuple[str, ...], str]:
     """Lightest meson for each quark–antiquark term of a mixed PDG content (π⁰ for u ū and for
     d d̄, η for s s̄): what the rules call a set of exactly those quarks. Where physics says one
     content dominates a meson (φ(1020) is s s̄: :mod:`cardgen.rules.meson_mixing`), only that
     content counts as the meson, as the hadron-identity rule holds a target to it."""
-    from . import pdg
     from .rules.meson_mixing import dominant
 
     best: dict[tuple[str, ...], tuple[float, str]] = {}

@@ -297,22 +297,30 @@ def test_the_daemon_imports_what_a_build_and_a_check_import(tmp_path: Path) -> N
     assert late == []
 
 
-def test_a_check_of_the_daemon_works_out_nothing_from_the_whole_particle_table_again() -> None:
-    """The lightest meson of each quark content comes from every meson PDG lists (9 ms of a
-    check gate's first use): the daemon works it out before any command, and a check forked
-    from it does not again."""
+def test_a_command_of_the_daemon_works_out_nothing_from_the_whole_particle_table_again(tmp_path: Path) -> None:
+    """The tables derived from every particle PDG lists (the lightest meson of each quark
+    content, the hadron an answer key names for a set of quarks: 10 ms in all) are worked
+    out by the daemon before any command: a check and a build forked from it read the whole
+    table no more."""
     script = (
         "import json\n"
+        "from pathlib import Path\n"
         "from cardgen.daemon.server import _preload\n"
-        "from cardgen.rules.hadron_thresholds import lightest_mesons\n"
+        "from cardgen import pdg\n"
         "_preload()\n"
-        "ready = lightest_mesons.cache_info().currsize\n"
+        "tables = [t.__wrapped__.__qualname__ for t in pdg._WHOLE_TABLE if t.cache_info().currsize]\n"
+        "scans = []\n"
+        "real = pdg.particles\n"
+        "pdg.particles = lambda: scans.append(1) or real()\n"
         "import cardgen\n"
-        "assert cardgen.check(cardgen.load_game('particle-builder'), render=False).ok\n"
-        "print(json.dumps([ready, lightest_mesons.cache_info().misses]))\n")
+        "games = [cardgen.load_game(g) for g in ('particle-builder', 'qcd')]\n"
+        "assert cardgen.check(games, render=False).ok\n"
+        f"cardgen.build(games, cardgen.BuildOptions(out=Path({str(tmp_path)!r})), jobs=1)\n"
+        "print(json.dumps([sorted(tables), len(scans)]))\n")
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout.splitlines()[-1]) == [1, 1]
+    tables, scans = json.loads(res.stdout.splitlines()[-1])
+    assert tables == ["_hadrons_by_content", "_mixtures_by_term", "lightest_mesons"] and scans == 0
 
 
 def test_a_command_of_the_daemon_reads_no_bundled_font_again(tmp_path: Path) -> None:

@@ -361,10 +361,10 @@ def _same_user(conn: socket.socket) -> bool:
 
 
 def _preload() -> None:
-    """Import what commands use, read the particle table the check gate reads (and the lightest
-    meson of each quark content, which its thresholds work out from the whole table) and the
-    physics data every game reads (a command in a working folder that shows their places
-    otherwise, such as the repository's, parses them again, from the machine's cache: see
+    """Import what commands use, read the particle table the check gate reads (and work out the
+    tables derived from all of it: :func:`cardgen.pdg.from_whole_table`) and the physics data
+    every game reads (a command in a working folder that shows their places otherwise, such as
+    the repository's, parses them again, from the machine's cache: see
     :func:`cardgen.loader.shipped_physics`), hash the files every game's fingerprint reads
     (:func:`_digest_shared_files`), open the bundled fonts by drawing with them
     (:func:`_warm_drawing`), and keep it all out of the garbage collector's way (a command's
@@ -377,10 +377,9 @@ def _preload() -> None:
         getTableModule(tag)
     from .. import loader, pdg
     from ..errors import CardgenError
-    from ..rules.hadron_thresholds import lightest_mesons
 
     pdg.particles()
-    lightest_mesons()   # derived from the whole table: 9 ms of every check gate's first use
+    pdg.work_out_tables()
     try:
         loader.shipped_physics()
     except (CardgenError, OSError):   # a broken file: each command reports it, as without the daemon

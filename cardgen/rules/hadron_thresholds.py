@@ -77,7 +77,7 @@ def _unicode_name(latex: str) -> str:
     return re.sub(r"_\{([^}]*)\}", r"_\1", text).replace("{", "").replace("}", "")
 
 
-@lru_cache(maxsize=1)
+@pdg.from_whole_table
 def lightest_mesons() -> dict[tuple[str, str], Meson]:
     """The lightest meson PDG lists for each quark–antiquark content, keyed by (quark letter,
     antiquark letter in upper case, PDG's notation). A mixture counts for each of its terms; of
