@@ -218,17 +218,24 @@ def test_an_id_or_name_pdg_does_not_know_is_an_unknown_particle(key):
 def test_a_quantum_total_is_the_exact_sum_of_its_particles_numbers():
     """Totals are summed as integers over a common denominator from numbers worked out once
     per particle: every set of up to four of the shipped particles (and none) totals each
-    quantum number exactly as adding their Fractions does; a name that is none is refused."""
+    quantum number exactly as adding their Fractions does, and is zero, or equal to another's
+    total, exactly when that sum is; a name that is none is refused."""
     import itertools
 
-    from cardgen.particles import QUANTUM_NUMBERS, quantum_total
+    from cardgen.particles import QUANTUM_NUMBERS, quantum_equal, quantum_total, quantum_zero
 
     for name in QUANTUM_NUMBERS:
+        totals = []
         for size in range(5):
             for group in itertools.islice(itertools.combinations_with_replacement(PARTICLES, size), 400):
-                assert quantum_total(group, name) == sum((p.quantum_number(name) for p in group), Fraction(0))
+                exact = sum((p.quantum_number(name) for p in group), Fraction(0))
+                assert quantum_total(group, name) == exact
                 assert quantum_total(group, name) == sum((getattr(p, name) if name in ("charge", "baryon_number")
                                                           else _lepton(p, name) for p in group), Fraction(0))
+                assert quantum_zero(group, name) == (exact == 0)
+                totals.append((group, exact))
+        for (a, total_a), (b, total_b) in itertools.islice(itertools.product(totals[::7], totals[::11]), 3000):
+            assert quantum_equal(a, b, name) == (total_a == total_b)
     with pytest.raises(KeyError):
         quantum_total(PARTICLES[:1], "strangeness")
     assert PARTICLES[0].is_fermion == (PARTICLES[0].spin.denominator == 2)

@@ -16,7 +16,7 @@ from .. import schema as S
 from ..errors import Finding, Location
 from ..proof import Proof
 from ..model import Card, Component, Game, Table
-from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData
+from ..particles import QUANTUM_NUMBERS, Particle, PhysicsData, quantum_equal
 from ..tables import Annihilation, Declared, DiceEntry, Roll, Transformation, walk_outcomes
 from . import declared
 from .common import component_param, fmt_fraction, names, particle_counts, particle_field, table_param, total
@@ -143,7 +143,7 @@ def transformations(game: Game, params: S.Fields) -> Iterator[Finding | Proof]:
         for src in fermions:
             for w in bosons:
                 for dst in fermions:
-                    if dst.id == src.id or not all(total((src, w), q) == total((dst,), q) for q in ALL_CONSERVED):
+                    if dst.id == src.id or not all(quantum_equal((src, w), (dst,), q) for q in ALL_CONSERVED):
                         continue
                     allowed += 1
                     if (src.id, w.id, dst.id) not in listed:

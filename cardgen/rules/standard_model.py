@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, Sequence
 
-from ..particles import LEPTON_FAMILIES, Particle, PhysicsData, quantum_total
+from ..particles import LEPTON_FAMILIES, Particle, PhysicsData, quantum_zero
 
 # |V_ij| of the CKM matrix, rows u c t, columns d s b (PDG 2024 review "CKM quark-mixing matrix",
 # global fit). The generation of each quark picks its row or column.
@@ -66,7 +66,7 @@ def is_up_type(q: Particle) -> bool:
 
 def _conserved(parts: Sequence[Particle]) -> bool:
     """Charge, baryon number and each lepton family number sum to zero (all lines incoming)."""
-    return all(quantum_total(parts, q) == 0
+    return all(quantum_zero(parts, q)
                for q in ("charge", "baryon_number", *(f"lepton_{fam}" for fam in LEPTON_FAMILIES)))
 
 
@@ -318,7 +318,7 @@ def never_meet(legs: Sequence[Particle]) -> str | None:
     cannot become one particle of another mass: energy and momentum are not both conserved); lines
     of odd charge-conjugation parity altogether (Furry, :func:`furry`). The key is one of :data:`NEVER`."""
     for q in NEVER[:5]:
-        if quantum_total(legs, q) != 0:
+        if not quantum_zero(legs, q):
             return q
     if sum(p.colour_charged for p in legs) == 1:
         return "colour"
