@@ -18,6 +18,7 @@ the loading (see ``bench_incremental.py`` and ``trace_edit.py`` for the whole co
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -69,8 +70,6 @@ def main() -> None:
     trees = {"after": ROOT, **{f"before: {t.name}": t.resolve() for t in args.before}}
     for tree in trees.values():
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "cardgen")], check=True)
-    import json
-
     cpu: dict[str, dict[str, list[float]]] = {label: {g: [] for g in args.games} for label in trees}
     order = list(trees.items())
     for i in range(ROUNDS):

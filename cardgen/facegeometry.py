@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from . import cairoffi
-from .affine import compose
+from .affine import apply as apply_affine, compose
 
 cairoffi.import_cairosvg()   # before cairosvg's modules: see there
 
@@ -60,7 +60,8 @@ def multiply(m: Matrix, n: Matrix) -> Matrix:
 
 
 def apply(m: Matrix, p: Point) -> Point:
-    return (m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5])
+    """The image of point ``p`` (:func:`cardgen.affine.apply` for a point given as a pair)."""
+    return apply_affine(m, *p)
 
 
 def invert(m: Matrix) -> Matrix:

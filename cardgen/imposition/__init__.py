@@ -30,6 +30,6 @@ __all__ = [
     "BAND_GAP", "FOOTER_ROOM", "MARK_ROOM", "REGISTRATION_GAP", "REGISTRATION_SIZE", "Affine", "CardGeometry",
     "Duplex", "GridPlan",
     "ImpositionError", "LayoutKind", "Placement", "Point", "Polygon", "Rect", "Segment", "Slot", "Tile", "TilePlan",
-    "apply", "band_plan", "compose", "image_bounds", "plan_band", "plan_grid", "plan_sheet", "plan_tessellation", "plan_tiles",
-    "share_sheets", "sheet_flip", "stack_bands", "transform_rect",
+    "apply", "band_plan", "compose", "image_bounds", "plan_band", "plan_grid", "plan_sheet", "plan_tessellation",
+    "plan_tiles", "share_sheets", "sheet_flip", "stack_bands", "transform_rect",
 ]
